@@ -1,0 +1,25 @@
+// Bandwidth-bound decode: every generated token reads all weights (and, at context c, c tokens of KV
+// cache) from DRAM once. time/token = bytes_read / (bandwidth x utilization) + per_token_overhead.
+// Source: reference chapter section 7.2 (memory.py); the overhead term follows the llama.cpp
+// measurements in accuracy.md. Documented in docs/model.md, section "decode".
+#pragma once
+
+#include "edgeplan/core/device.hpp"
+
+namespace edgeplan {
+
+struct DecodeInputs {
+  double weight_bytes = 0;       // weights read per token
+  double kv_bytes = 0;           // KV cache read per token (context x KV bytes per token); 0 ignores it
+};
+
+struct DecodeResult {
+  double bytes_per_token = 0;    // weights + KV read per token
+  double ceiling_tok_per_s = 0;  // bandwidth x utilization / bytes_per_token (no overhead)
+  double s_per_token = 0;        // bytes / effective bandwidth + per-token overhead
+  double tok_per_s = 0;          // 1 / s_per_token
+};
+
+DecodeResult decode(const DeviceSpec& device, const DecodeInputs& in);
+
+}  // namespace edgeplan

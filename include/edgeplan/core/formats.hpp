@@ -1,0 +1,66 @@
+// Quantization formats: the ggml tensor types (exact bytes per block) and the llama.cpp file types
+// ("mixes" such as Q4_K_M) with the per-tensor type rules of llama.cpp's quantizer (llama-quant.cpp).
+// Source: ggml.c type traits and llama.cpp llama_tensor_get_type, as summarised in
+// shared/spec/accuracy.md. Documented in docs/model.md, section "Weight sizes".
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+
+namespace edgeplan {
+
+// A ggml tensor type with its GGUF id and block layout.
+struct GgmlType {
+  std::string_view name;   // as ggml prints it: "Q4_K", "F16", ...
+  std::uint32_t id;        // type id stored in GGUF tensor infos
+  std::uint32_t block;     // weights per block
+  std::uint32_t bytes;     // bytes per block
+  [[nodiscard]] double bits_per_weight() const { return 8.0 * bytes / block; }
+};
+
+// All ggml types edgeplan knows (the table in accuracy.md), in id order.
+std::span<const GgmlType> ggml_types();
+const GgmlType* find_ggml_type(std::string_view name);  // case-insensitive; nullptr when unknown
+const GgmlType* find_ggml_type_id(std::uint32_t id);     // nullptr when unknown
+
+// Bytes of a tensor of `row_length` x `rows` weights in type t; nullopt when the row length is not a
+// multiple of the type's block (ggml cannot store it).
+std::optional<std::uint64_t> tensor_bytes(const GgmlType& t, std::uint64_t row_length, std::uint64_t rows);
+
+// A llama.cpp file type: the format a user asks for with --quant.
+struct FileType {
+  std::string_view name;       // "Q4_K_M"
+  std::string_view base;       // ggml type of most 2-D weights
+  std::optional<std::uint32_t> gguf_id;  // general.file_type value, where accuracy.md gives it
+};
+
+std::span<const FileType> file_types();
+const FileType* find_file_type(std::string_view name);  // case-insensitive; nullptr when unknown
+
+// What a tensor is, for the per-tensor rules.
+enum class TensorRole {
+  token_embd, output, attn_q, attn_k, attn_v, attn_output, ffn_gate, ffn_up, ffn_down,
+  norm, bias, rope_freqs
+};
+
+// Shape facts of the model that the rules look at.
+struct MixContext {
+  std::uint32_t layers = 0;       // n in use_more_bits(i, n)
+  std::uint32_t heads = 0;        // query heads
+  std::uint32_t kv_heads = 0;     // key/value heads
+  std::uint32_t experts = 0;      // routed experts (0 = dense)
+  bool tied_embeddings = false;   // token_embd doubles as the output matrix
+};
+
+// llama.cpp's use_more_bits(i, n): the layers in which Q4_K_M / Q5_K_M give attn_v and ffn_down Q6_K.
+bool use_more_bits(std::uint32_t layer, std::uint32_t layers);
+
+// The ggml type llama.cpp stores a tensor in for file type ft. `layer` is ignored for non-layer tensors;
+// `row_length` (weights per row) drives the k-quant fallbacks; a row no block type divides stays F16.
+const GgmlType& tensor_type(const FileType& ft, TensorRole role, std::uint32_t layer,
+                            std::uint64_t row_length, const MixContext& mix);
+
+}  // namespace edgeplan

@@ -1,0 +1,13 @@
+// The resolved inputs as JSON: what a result was computed from, repeated beside it (docs/json.md).
+#pragma once
+
+#include "edgeplan/core/device.hpp"
+#include "edgeplan/core/model.hpp"
+#include "edgeplan/io/report.hpp"
+
+namespace edgeplan::io {
+
+Json to_json(const DeviceSpec& d);
+Json to_json(const ModelSpec& m);
+
+}  // namespace edgeplan::io

@@ -1,0 +1,80 @@
+// Finding and loading TOML profiles. A name resolves through the search path: the --profiles
+// directories, then EDGEPLAN_PROFILE_PATH (colon-separated), then the installed share directory
+// (<prefix>/share/edgeplan/profiles beside the binary), then the profiles compiled into the binary. An
+// argument that names a .toml file (or contains a '/') is read as a path. Each directory holds one
+// sub-directory per kind: devices/, models/, ... Schema: docs/profiles.md.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <toml++/toml.h>
+
+#include "edgeplan/core/device.hpp"
+#include "edgeplan/core/model.hpp"
+#include "edgeplan/core/result.hpp"
+#include "edgeplan/io/fields.hpp"
+
+namespace edgeplan::io {
+
+struct SearchPath {
+  std::vector<std::string> dirs;  // searched in order, before the compiled-in profiles
+};
+
+// --profiles dirs, then EDGEPLAN_PROFILE_PATH, then the share directory next to the running binary.
+SearchPath default_search_path(const std::vector<std::string>& flag_dirs);
+
+// The text of one profile and where it came from.
+struct ProfileText {
+  std::string name;     // "phone8g"
+  std::string display;  // path shown in messages: "profiles/devices/phone8g.toml" or "builtin:devices/phone8g.toml"
+  std::string origin;   // "builtin" or the directory / file it was read from
+  std::string text;
+};
+
+// `kind` is the sub-directory: "devices", "models", ...
+Result<ProfileText> find_profile(const std::string& kind, const std::string& name_or_path, const SearchPath& path);
+
+// Every profile of `kind` visible through the path, first match per name, sorted by name.
+std::vector<ProfileText> list_profiles(const std::string& kind, const SearchPath& path);
+
+// One `--set PROFILE.KEY=VALUE`.
+struct Override {
+  std::string profile;   // "device", "model", ...
+  std::string key;       // "bandwidth_gbps", "units.npu.ops"
+  std::string value;     // TOML value text
+  std::string original;  // "--set device.bandwidth_gbps=120", for messages
+};
+
+// Parses the --set arguments; `profiles` are the accepted first segments.
+Result<std::vector<Override>> parse_overrides(const std::vector<std::string>& args,
+                                              const std::vector<std::string>& profiles);
+
+// Parses a profile's TOML and applies the overrides for `profile`; fills `source` for Fields messages.
+Result<toml::table> parse_profile(const ProfileText& text, const std::string& profile,
+                                  const std::vector<Override>& overrides, FieldSource& source);
+
+// Reads a parsed profile with `read`, turning a FieldError into an Error.
+template <class T, class Read>
+Result<T> read_profile(const ProfileText& text, const std::string& profile, const std::vector<Override>& overrides,
+                       Read read) {
+  FieldSource source;
+  auto table = parse_profile(text, profile, overrides, source);
+  if (!table) return table.error();
+  try {
+    Fields fields(*table, source, profile);
+    T value = read(fields);
+    fields.finish();
+    return value;
+  } catch (const FieldError& e) {
+    return Error{e.what()};
+  }
+}
+
+Result<DeviceSpec> load_device(const ProfileText& text, const std::vector<Override>& overrides);
+Result<ModelSpec> load_model(const ProfileText& text, const std::vector<Override>& overrides);
+
+// Section readers of the device profile, one per mechanism, called by load_device.
+void read_device_core(Fields& f, DeviceSpec& d);
+
+}  // namespace edgeplan::io

@@ -1,0 +1,31 @@
+// --require 'FIELD OP VALUE': a gate on one figure of a result, for CI. FIELD is a path into the JSON
+// results: `fits`, `budget_gib`, `formats[Q4_K_M].tok_per_s` (an array element is picked by the value of
+// its first field, or by index). OP is one of < <= > >= == !=; VALUE a number, true/false, or text.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "edgeplan/core/result.hpp"
+#include "edgeplan/io/report.hpp"
+
+namespace edgeplan::io {
+
+struct Requirement {
+  std::string field;
+  std::string op;
+  Json bound;
+  std::string text;  // as the user wrote it
+};
+
+Result<Requirement> parse_requirement(std::string_view text);
+
+// Looks FIELD up in results. Fails (a usage error) when the field does not exist, naming the nearest.
+Result<Json> lookup_field(const Json& results, const std::string& field);
+
+// One message per failed requirement ("fits == true failed: fits is false"); an Error when a requirement
+// cannot be evaluated (unknown field, comparing text with <).
+Result<std::vector<std::string>> check_requirements(const Json& results, const std::vector<Requirement>& reqs);
+
+}  // namespace edgeplan::io

@@ -1,0 +1,152 @@
+// edgeplan decode: weight bytes per format and the bandwidth-bound decode rate (core/decode.hpp).
+#include <charconv>
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "cli/command.hpp"
+#include "edgeplan/core/decode.hpp"
+#include "edgeplan/core/kv.hpp"
+#include "edgeplan/core/spec.hpp"
+#include "edgeplan/core/units.hpp"
+#include "edgeplan/io/suggest.hpp"
+
+namespace edgeplan::cli {
+namespace {
+
+struct DecodeOptions {
+  std::string device, model, quant = "Q4_K_M,Q8_0,F16", kv_type = "f16", spec;
+  std::uint64_t context = 0;
+};
+
+double parse_number(const std::string& text, const std::string& what) {
+  double v = 0;
+  auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (ec != std::errc() || p != text.data() + text.size() || !std::isfinite(v)) {
+    throw UsageError(fmt::format("{}: '{}' is not a number", what, text));
+  }
+  return v;
+}
+
+SpecParams parse_spec(const std::string& text) {
+  SpecParams p;
+  bool alpha = false, gamma = false, cost = false;
+  for (const std::string& item : split_list(text, "--spec")) {
+    const auto eq = item.find('=');
+    const std::string key = item.substr(0, eq);
+    if (eq == std::string::npos) throw UsageError(fmt::format("--spec '{}': expected KEY=VALUE", item));
+    const double v = parse_number(item.substr(eq + 1), "--spec " + key);
+    if (key == "alpha") {
+      if (v < 0 || v > 1) throw UsageError(fmt::format("--spec alpha must be in [0, 1] (got {})", v));
+      p.alpha = v;
+      alpha = true;
+    } else if (key == "gamma") {
+      if (v < 0 || v != std::floor(v) || v > 64) {
+        throw UsageError(fmt::format("--spec gamma must be a whole number from 0 to 64 (got {})", v));
+      }
+      p.gamma = static_cast<std::uint32_t>(v);
+      gamma = true;
+    } else if (key == "cost") {
+      if (v < 0) throw UsageError(fmt::format("--spec cost must be 0 or more (got {})", v));
+      p.cost = v;
+      cost = true;
+    } else {
+      const std::vector<std::string> keys{"alpha", "gamma", "cost"};
+      throw UsageError(fmt::format("--spec: unknown key '{}'{}", key, io::did_you_mean(key, keys)));
+    }
+  }
+  if (!alpha || !gamma || !cost) throw UsageError("--spec needs alpha, gamma and cost, e.g. alpha=0.75,gamma=4,cost=0.15");
+  return p;
+}
+
+const FileType& need_format(const std::string& name) {
+  if (const FileType* ft = find_file_type(name)) return *ft;
+  std::vector<std::string> names;
+  for (const FileType& t : file_types()) names.emplace_back(t.name);
+  throw UsageError(fmt::format("--quant: unknown format '{}'{}", name, io::did_you_mean(name, names)));
+}
+
+}  // namespace
+
+const KvType& need_kv_type(const std::string& name) {
+  if (const KvType* t = find_kv_type(name)) return *t;
+  std::vector<std::string> names;
+  for (const KvType& t : kv_types()) names.emplace_back(t.name);
+  throw UsageError(fmt::format("--kv-type: unknown cache type '{}'{}", name, io::did_you_mean(name, names)));
+}
+
+Runner setup_decode(CLI::App& app) {
+  auto o = std::make_shared<DecodeOptions>();
+  app.add_option("--device", o->device, "Device profile name or .toml path")->required();
+  app.add_option("--model", o->model, "Model profile name or .toml path")->required();
+  app.add_option("--quant", o->quant, "Comma-separated formats, e.g. Q4_K_M,F16")->capture_default_str();
+  app.add_option("--context", o->context, "Tokens in the KV cache; each decoded token also reads them")
+      ->capture_default_str();
+  app.add_option("--kv-type", o->kv_type, "KV-cache type read at --context: f16, q8_0, q4_0, int8, int4")
+      ->capture_default_str();
+  app.add_option("--spec", o->spec, "Speculative decoding / MTP: alpha=A,gamma=G,cost=C");
+  return [o](const Context& ctx) {
+    io::Report r;
+    r.command = "decode";
+    const DeviceSpec device = ctx.device(o->device, r.inputs);
+    const ModelSpec model = ctx.model(o->model, r.inputs);
+    const KvType& kv = need_kv_type(o->kv_type);
+    std::vector<const FileType*> formats;
+    for (const std::string& q : split_list(o->quant, "--quant")) formats.push_back(&need_format(q));
+    const std::optional<SpecParams> spec = o->spec.empty() ? std::nullopt : std::optional(parse_spec(o->spec));
+
+    const double kv_bytes = static_cast<double>(o->context) * kv_bytes_per_token(model, kv);
+    r.inputs["context_tokens"] = o->context;
+    r.inputs["kv_type"] = kv.name;
+    if (spec) r.inputs["spec"] = {{"alpha", spec->alpha}, {"gamma", spec->gamma}, {"cost", spec->cost}};
+
+    std::vector<DecodeResult> rates;
+    std::vector<WeightSize> sizes;
+    for (const FileType* ft : formats) {
+      sizes.push_back(unwrap(weight_size(model, *ft)));
+      rates.push_back(decode(device, {sizes.back().bytes, kv_bytes}));
+    }
+    const double baseline = rates.back().tok_per_s;
+    const double usable = device.memory_bytes - device.reserved_bytes;
+
+    io::Table t{"formats", {{"format", "format"},
+                            {"bits/weight", "bits_per_weight", 3},
+                            {"weights (GB)", "weights_bytes", 2, false, units::kGB},
+                            {"size from", "size_source"},
+                            {"fits", "fits"},
+                            {"ms/token", "ms_per_token", 2},
+                            {"tok/s", "tok_per_s", 2},
+                            {fmt::format("x vs {}", formats.back()->name), "relative", 2}}, {}};
+    if (spec) t.columns.push_back({"spec tok/s", "spec_tok_per_s", 2});
+    const double speedup = spec ? spec_speedup(*spec) : 1.0;
+    for (std::size_t i = 0; i < formats.size(); ++i) {
+      std::vector<io::Cell> row{std::string(formats[i]->name), sizes[i].bits_per_weight, sizes[i].bytes,
+                                std::string(to_string(sizes[i].source)), sizes[i].bytes + kv_bytes <= usable,
+                                rates[i].s_per_token * units::kMsPerS, rates[i].tok_per_s,
+                                rates[i].tok_per_s / baseline};
+      if (spec) row.emplace_back(rates[i].tok_per_s * speedup);
+      t.add(std::move(row));
+    }
+    r.tables.push_back(std::move(t));
+
+    r.title = fmt::format("decode: {} on {}", model.name, device.name);
+    r.header.push_back(fmt::format("bandwidth {:.1f} GB/s x utilization {:.2f}, overhead {:.2f} ms/token",
+                                   device.bandwidth_bytes_per_s / units::kGBps, device.utilization,
+                                   device.per_token_overhead_s * units::kMsPerS));
+    if (o->context > 0) {
+      r.header.push_back(fmt::format("context {} tokens of {} KV: {:.3f} GB read per token besides the weights",
+                                     o->context, kv.name, kv_bytes / units::kGB));
+    }
+    if (spec) {
+      r.results["spec_expected_tokens"] = spec_expected_tokens(spec->alpha, spec->gamma);
+      r.results["spec_speedup"] = speedup;
+      r.notes.push_back(fmt::format("speculation (alpha {}, gamma {}, cost {}): {:.2f} tokens per target step, {:.2f}x",
+                                    spec->alpha, spec->gamma, spec->cost,
+                                    spec_expected_tokens(spec->alpha, spec->gamma), speedup));
+      if (speedup < 1) r.notes.push_back("speculation does not pay at these settings: it is slower than plain decode");
+    }
+    return r;
+  };
+}
+
+}  // namespace edgeplan::cli

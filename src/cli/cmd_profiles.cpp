@@ -1,0 +1,43 @@
+// edgeplan profiles: every profile visible through the search path, and where each comes from.
+#include <fmt/format.h>
+
+#include "cli/command.hpp"
+
+namespace edgeplan::cli {
+namespace {
+
+// The kinds of profile, by sub-directory.
+const std::vector<std::string> kKinds{"devices", "models"};
+
+std::string description_of(const io::ProfileText& p) {
+  try {
+    const toml::table t = toml::parse(p.text, p.display);
+    return t["description"].value_or(std::string());
+  } catch (const toml::parse_error&) {
+    return "(invalid TOML)";
+  }
+}
+
+}  // namespace
+
+Runner setup_profiles(CLI::App& app) {
+  (void)app;
+  return [](const Context& ctx) {
+    io::Report r;
+    r.command = "profiles";
+    r.title = "profiles (first match wins: --profiles, EDGEPLAN_PROFILE_PATH, share directory, builtin)";
+    io::Json dirs = io::Json::array();
+    for (const std::string& d : ctx.search_path().dirs) dirs.push_back(d);
+    r.inputs["search_path"] = dirs;
+    io::Table t{"profiles", {{"name", "name"}, {"kind", "kind"}, {"from", "source"}, {"description", "description"}}, {}};
+    for (const std::string& kind : kKinds) {
+      for (const io::ProfileText& p : io::list_profiles(kind, ctx.search_path())) {
+        t.add({p.name, kind.substr(0, kind.size() - 1), p.display, description_of(p)});
+      }
+    }
+    r.tables.push_back(std::move(t));
+    return r;
+  };
+}
+
+}  // namespace edgeplan::cli

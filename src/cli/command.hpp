@@ -1,0 +1,88 @@
+// The subcommand table and what every subcommand shares: the profile search path, --set overrides,
+// --format and --require. Each subcommand lives in its own cmd_*.cpp and is registered in commands.cpp.
+#pragma once
+
+#include <functional>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include "edgeplan/core/device.hpp"
+#include "edgeplan/core/kv.hpp"
+#include "edgeplan/core/model.hpp"
+#include "edgeplan/core/result.hpp"
+#include "edgeplan/io/profiles.hpp"
+#include "edgeplan/io/report.hpp"
+
+namespace edgeplan::cli {
+
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitRequirementFailed = 1;
+inline constexpr int kExitUsage = 2;
+
+// A usage or input error: printed as `edgeplan: error: ...`, exit code 2.
+struct UsageError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+template <class T>
+T unwrap(Result<T> r) {
+  if (!r) throw UsageError(r.error().message);
+  return std::move(r).value();
+}
+
+// Options every subcommand takes.
+struct CommonOptions {
+  std::vector<std::string> profile_dirs;  // --profiles
+  std::vector<std::string> sets;          // --set
+  std::string format = "table";           // --format
+  std::vector<std::string> requirements;  // --require
+};
+
+// What a subcommand runs with once the command line is parsed.
+class Context {
+ public:
+  explicit Context(const CommonOptions& options);
+
+  // Loads a profile by name or path, records it under inputs[kind] and returns it.
+  DeviceSpec device(const std::string& name, io::Json& inputs) const;
+  ModelSpec model(const std::string& name, io::Json& inputs) const;
+  io::ProfileText find(const std::string& kind, const std::string& name) const;
+
+  const io::SearchPath& search_path() const { return path_; }
+  const std::vector<io::Override>& overrides() const { return overrides_; }
+
+ private:
+  io::SearchPath path_;
+  std::vector<io::Override> overrides_;
+};
+
+using Runner = std::function<io::Report(const Context&)>;
+
+struct Command {
+  const char* name;
+  const char* description;
+  // Adds the subcommand's own options to `app` and returns what runs it.
+  Runner (*setup)(CLI::App& app);
+};
+
+std::span<const Command> commands();
+
+// Per-subcommand setup functions (one cmd_*.cpp each).
+Runner setup_decode(CLI::App& app);
+Runner setup_kv(CLI::App& app);
+Runner setup_profiles(CLI::App& app);
+
+// Looks up a KV-cache type by name (--kv-type); a usage error suggests the nearest.
+const KvType& need_kv_type(const std::string& name);
+
+// Parses "a,b,c" into its items, trimming blanks; a usage error names the option when an item is empty.
+std::vector<std::string> split_list(const std::string& text, const std::string& option);
+
+// Runs the whole CLI: parses argv, runs the subcommand, prints, checks --require. Returns the exit code.
+int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err);
+
+}  // namespace edgeplan::cli

@@ -1,0 +1,234 @@
+#include "edgeplan/io/fields.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <fmt/format.h>
+
+#include "edgeplan/io/suggest.hpp"
+
+namespace edgeplan::io {
+namespace {
+
+std::string type_name(const toml::node& n) {
+  switch (n.type()) {
+    case toml::node_type::table: return "a table";
+    case toml::node_type::array: return "an array";
+    case toml::node_type::string: return "a string";
+    case toml::node_type::integer: return "an integer";
+    case toml::node_type::floating_point: return "a number";
+    case toml::node_type::boolean: return "a boolean";
+    default: return "a date or time";
+  }
+}
+
+std::string show(double v) { return fmt::format("{}", v); }
+
+std::string range_text(Range r) {
+  switch (r) {
+    case Range::positive: return "greater than 0";
+    case Range::non_negative: return "0 or more";
+    case Range::unit_interval: return "in (0, 1]";
+    case Range::probability: return "in [0, 1]";
+    case Range::any: return "finite";
+  }
+  return "";
+}
+
+bool in_range(double v, Range r) {
+  switch (r) {
+    case Range::positive: return v > 0;
+    case Range::non_negative: return v >= 0;
+    case Range::unit_interval: return v > 0 && v <= 1;
+    case Range::probability: return v >= 0 && v <= 1;
+    case Range::any: return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+Fields::Fields(const toml::table& table, const FieldSource& source, std::string prefix)
+    : table_(&table), source_(&source), prefix_(std::move(prefix)) {}
+
+std::string Fields::full_key(std::string_view key) const {
+  if (key.empty()) return prefix_;
+  return prefix_.empty() ? std::string(key) : prefix_ + "." + std::string(key);
+}
+
+std::string Fields::where(std::string_view key) const {
+  const std::string full = full_key(key);
+  if (auto it = source_->overrides.find(full); it != source_->overrides.end()) {
+    return fmt::format("{} ({})", source_->file, it->second);
+  }
+  const toml::node* node = key.empty() ? table_ : table_->get(key);
+  const toml::source_region& region = node ? node->source() : table_->source();
+  if (region.begin.line == 0) return source_->file;
+  return fmt::format("{}:{}:{}", source_->file, region.begin.line, region.begin.column);
+}
+
+void Fields::fail(std::string_view key, const std::string& what) const {
+  throw FieldError(fmt::format("{}: {} {}", where(key), full_key(key), what));
+}
+
+const toml::node* Fields::find(std::string_view key) {
+  read_.emplace_back(key);
+  return table_->get(key);
+}
+
+std::optional<double> Fields::optional_number(std::string_view key, Range range) {
+  const toml::node* n = find(key);
+  if (!n) return std::nullopt;
+  double v = 0;
+  if (auto i = n->as_integer()) {
+    v = static_cast<double>(i->get());
+  } else if (auto f = n->as_floating_point()) {
+    v = f->get();
+  } else {
+    fail(key, "must be a number, not " + type_name(*n));
+  }
+  if (!std::isfinite(v)) fail(key, "must be a finite number (got " + show(v) + ")");
+  if (!in_range(v, range)) fail(key, "must be " + range_text(range) + " (got " + show(v) + ")");
+  return v;
+}
+
+double Fields::number(std::string_view key, Range range) {
+  auto v = optional_number(key, range);
+  if (!v) fail({}, "is missing the required key " + std::string(key));
+  return *v;
+}
+
+double Fields::number_or(std::string_view key, Range range, double fallback) {
+  return optional_number(key, range).value_or(fallback);
+}
+
+std::optional<std::uint32_t> Fields::optional_count(std::string_view key, std::uint32_t min) {
+  const toml::node* n = find(key);
+  if (!n) return std::nullopt;
+  auto i = n->as_integer();
+  if (!i) fail(key, "must be a whole number, not " + type_name(*n));
+  const std::int64_t v = i->get();
+  if (v < static_cast<std::int64_t>(min)) fail(key, fmt::format("must be at least {} (got {})", min, v));
+  if (v > 0xFFFFFFFFLL) fail(key, fmt::format("is too large (got {})", v));
+  return static_cast<std::uint32_t>(v);
+}
+
+std::uint32_t Fields::count(std::string_view key, std::uint32_t min) {
+  auto v = optional_count(key, min);
+  if (!v) fail({}, "is missing the required key " + std::string(key));
+  return *v;
+}
+
+std::optional<std::string> Fields::optional_string(std::string_view key) {
+  const toml::node* n = find(key);
+  if (!n) return std::nullopt;
+  auto s = n->as_string();
+  if (!s) fail(key, "must be a string, not " + type_name(*n));
+  return s->get();
+}
+
+std::string Fields::string(std::string_view key) {
+  auto v = optional_string(key);
+  if (!v) fail({}, "is missing the required key " + std::string(key));
+  return *v;
+}
+
+bool Fields::boolean_or(std::string_view key, bool fallback) {
+  const toml::node* n = find(key);
+  if (!n) return fallback;
+  auto b = n->as_boolean();
+  if (!b) fail(key, "must be true or false, not " + type_name(*n));
+  return b->get();
+}
+
+bool Fields::boolean(std::string_view key) {
+  if (!table_->get(key)) {
+    read_.emplace_back(key);
+    fail({}, "is missing the required key " + std::string(key));
+  }
+  return boolean_or(key, false);
+}
+
+std::vector<std::string> Fields::strings(std::string_view key) {
+  const toml::node* n = find(key);
+  if (!n) fail({}, "is missing the required key " + std::string(key));
+  auto a = n->as_array();
+  if (!a) fail(key, "must be an array of strings, not " + type_name(*n));
+  std::vector<std::string> out;
+  for (const toml::node& e : *a) {
+    auto s = e.as_string();
+    if (!s) fail(key, "must be an array of strings, but holds " + type_name(e));
+    out.push_back(s->get());
+  }
+  return out;
+}
+
+std::optional<std::string> Fields::optional_choice(std::string_view key, const std::vector<std::string>& choices) {
+  auto v = optional_string(key);
+  if (!v) return std::nullopt;
+  for (const std::string& c : choices) {
+    if (c == *v) return v;
+  }
+  std::string list;
+  for (const std::string& c : choices) list += (list.empty() ? "" : ", ") + c;
+  fail(key, fmt::format("must be one of {} (got \"{}\"){}", list, *v, did_you_mean(*v, choices)));
+}
+
+std::string Fields::choice(std::string_view key, const std::vector<std::string>& choices) {
+  auto v = optional_choice(key, choices);
+  if (!v) fail({}, "is missing the required key " + std::string(key));
+  return *v;
+}
+
+std::optional<Fields> Fields::table(std::string_view key) {
+  const toml::node* n = find(key);
+  if (!n) return std::nullopt;
+  auto t = n->as_table();
+  if (!t) fail(key, "must be a table, not " + type_name(*n));
+  return Fields(*t, *source_, full_key(key));
+}
+
+std::vector<std::string> Fields::remaining_keys() const {
+  std::vector<std::string> out;
+  for (const auto& [k, v] : *table_) {
+    if (std::find(read_.begin(), read_.end(), std::string(k.str())) == read_.end()) out.emplace_back(k.str());
+  }
+  return out;
+}
+
+void Fields::finish() const {
+  for (const auto& [k, v] : *table_) {
+    if (std::find(read_.begin(), read_.end(), std::string(k.str())) != read_.end()) continue;
+    std::vector<std::string> known;
+    for (const std::string& r : read_) known.push_back(full_key(r));
+    throw FieldError(fmt::format("{}: unknown key {}{}", where(k.str()), full_key(k.str()),
+                                 did_you_mean(full_key(k.str()), known)));
+  }
+}
+
+void apply_override(toml::table& root, std::string_view key, std::string_view value, const std::string& original) {
+  toml::table* table = &root;
+  std::string_view rest = key;
+  for (auto dot = rest.find('.'); dot != std::string_view::npos; dot = rest.find('.')) {
+    const std::string segment(rest.substr(0, dot));
+    rest.remove_prefix(dot + 1);
+    if (segment.empty()) throw FieldError(original + ": empty key segment");
+    toml::node* next = table->get(segment);
+    if (!next) next = &table->insert_or_assign(segment, toml::table{}).first->second;
+    if (!next->is_table()) throw FieldError(original + ": " + segment + " is not a table");
+    table = next->as_table();
+  }
+  if (rest.empty()) throw FieldError(original + ": empty key");
+  std::optional<toml::table> parsed;
+  try {
+    parsed = toml::parse("v = " + std::string(value));
+  } catch (const toml::parse_error&) {
+    parsed.reset();
+  }
+  if (parsed && parsed->size() == 1) {
+    parsed->get("v")->visit([&](auto&& node) { table->insert_or_assign(std::string(rest), node); });
+  } else {
+    table->insert_or_assign(std::string(rest), std::string(value));
+  }
+}
+
+}  // namespace edgeplan::io

@@ -1,0 +1,220 @@
+#include "edgeplan/io/profiles.hpp"
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "edgeplan/io/embedded.hpp"
+#include "edgeplan/io/suggest.hpp"
+
+namespace fs = std::filesystem;
+
+namespace edgeplan::io {
+namespace {
+
+bool looks_like_path(const std::string& s) {
+  return s.find('/') != std::string::npos || (s.size() > 5 && s.ends_with(".toml"));
+}
+
+std::optional<std::string> read_file(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  if (!in) return std::nullopt;
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+std::string singular(const std::string& kind) { return kind.ends_with("s") ? kind.substr(0, kind.size() - 1) : kind; }
+
+}  // namespace
+
+SearchPath default_search_path(const std::vector<std::string>& flag_dirs) {
+  SearchPath p;
+  p.dirs = flag_dirs;
+  if (const char* env = std::getenv("EDGEPLAN_PROFILE_PATH")) {
+    std::string_view rest = env;
+    while (!rest.empty()) {
+      const auto colon = rest.find(':');
+      std::string_view dir = rest.substr(0, colon);
+      if (!dir.empty()) p.dirs.emplace_back(dir);
+      if (colon == std::string_view::npos) break;
+      rest.remove_prefix(colon + 1);
+    }
+  }
+  std::error_code ec;
+  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  if (!ec) {
+    const fs::path share = exe.parent_path().parent_path() / EDGEPLAN_SHARE_SUBDIR;
+    if (fs::is_directory(share, ec)) p.dirs.push_back(share.string());
+  }
+  return p;
+}
+
+Result<ProfileText> find_profile(const std::string& kind, const std::string& name_or_path, const SearchPath& path) {
+  if (name_or_path.empty()) return Error{"empty " + singular(kind) + " name"};
+  if (looks_like_path(name_or_path)) {
+    auto text = read_file(name_or_path);
+    if (!text) return Error{fmt::format("cannot read {} profile '{}': no such file", singular(kind), name_or_path)};
+    return ProfileText{fs::path(name_or_path).stem().string(), name_or_path, name_or_path, std::move(*text)};
+  }
+  for (const std::string& dir : path.dirs) {
+    const fs::path file = fs::path(dir) / kind / (name_or_path + ".toml");
+    std::error_code ec;
+    if (!fs::is_regular_file(file, ec)) continue;
+    auto text = read_file(file);
+    if (!text) return Error{fmt::format("cannot read {}", file.string())};
+    return ProfileText{name_or_path, file.string(), dir, std::move(*text)};
+  }
+  const std::string wanted = kind + "/" + name_or_path + ".toml";
+  for (const EmbeddedFile& f : embedded_profiles()) {
+    if (f.path == wanted) {
+      return ProfileText{name_or_path, "builtin:" + wanted, "builtin", std::string(f.text)};
+    }
+  }
+  std::vector<std::string> names;
+  for (const ProfileText& p : list_profiles(kind, path)) names.push_back(p.name);
+  return Error{fmt::format("unknown {} '{}'{} (`edgeplan profiles` lists them)", singular(kind), name_or_path,
+                           did_you_mean(name_or_path, names))};
+}
+
+std::vector<ProfileText> list_profiles(const std::string& kind, const SearchPath& path) {
+  std::map<std::string, ProfileText> found;
+  for (const std::string& dir : path.dirs) {
+    std::error_code ec;
+    for (const auto& entry : fs::directory_iterator(fs::path(dir) / kind, ec)) {
+      if (entry.path().extension() != ".toml") continue;
+      const std::string name = entry.path().stem().string();
+      if (found.contains(name)) continue;
+      found.emplace(name, ProfileText{name, entry.path().string(), dir, read_file(entry.path()).value_or("")});
+    }
+  }
+  const std::string prefix = kind + "/";
+  for (const EmbeddedFile& f : embedded_profiles()) {
+    if (!f.path.starts_with(prefix)) continue;
+    const std::string name = fs::path(std::string(f.path)).stem().string();
+    if (found.contains(name)) continue;
+    found.emplace(name, ProfileText{name, "builtin:" + std::string(f.path), "builtin", std::string(f.text)});
+  }
+  std::vector<ProfileText> out;
+  for (auto& [name, p] : found) out.push_back(std::move(p));
+  return out;
+}
+
+Result<std::vector<Override>> parse_overrides(const std::vector<std::string>& args,
+                                              const std::vector<std::string>& profiles) {
+  std::vector<Override> out;
+  for (const std::string& arg : args) {
+    const std::string original = "--set " + arg;
+    const auto eq = arg.find('=');
+    if (eq == std::string::npos) return Error{original + ": expected KEY=VALUE, for example device.bandwidth_gbps=120"};
+    const std::string key = arg.substr(0, eq);
+    const auto dot = key.find('.');
+    const std::string profile = key.substr(0, dot);
+    if (std::find(profiles.begin(), profiles.end(), profile) == profiles.end()) {
+      std::string list;
+      for (const std::string& p : profiles) list += (list.empty() ? "" : ", ") + p + ".";
+      return Error{fmt::format("{}: the key must start with one of {}{}", original, list,
+                               did_you_mean(profile, profiles))};
+    }
+    if (dot == std::string::npos || dot + 1 == key.size()) {
+      return Error{original + ": expected a key after '" + profile + ".'"};
+    }
+    out.push_back({profile, key.substr(dot + 1), arg.substr(eq + 1), original});
+  }
+  return out;
+}
+
+Result<toml::table> parse_profile(const ProfileText& text, const std::string& profile,
+                                  const std::vector<Override>& overrides, FieldSource& source) {
+  source.file = text.display;
+  toml::table table;
+  try {
+    table = toml::parse(text.text, text.display);
+  } catch (const toml::parse_error& e) {
+    const auto& at = e.source().begin;
+    return Error{fmt::format("{}:{}:{}: invalid TOML: {}", text.display, at.line, at.column, e.description())};
+  }
+  try {
+    for (const Override& o : overrides) {
+      if (o.profile != profile) continue;
+      apply_override(table, o.key, o.value, o.original);
+      source.overrides[profile + "." + o.key] = o.original;
+    }
+  } catch (const FieldError& e) {
+    return Error{e.what()};
+  }
+  return table;
+}
+
+void read_device_core(Fields& f, DeviceSpec& d) {
+  f.optional_string("description");
+  d.memory_bytes = f.number("memory_gib", Range::positive) * 1073741824.0;
+  d.reserved_bytes = f.number("reserved_gib", Range::non_negative) * 1073741824.0;
+  if (d.reserved_bytes >= d.memory_bytes) {
+    f.fail("reserved_gib", fmt::format("({} GiB) must be less than {} ({} GiB)", d.reserved_bytes / 1073741824.0,
+                                       f.full_key("memory_gib"), d.memory_bytes / 1073741824.0));
+  }
+  d.bandwidth_bytes_per_s = f.number("bandwidth_gbps", Range::positive) * 1e9;
+  d.utilization = f.number("utilization", Range::unit_interval);
+  d.per_token_overhead_s = f.number("per_token_overhead_ms", Range::non_negative) / 1e3;
+}
+
+Result<DeviceSpec> load_device(const ProfileText& text, const std::vector<Override>& overrides) {
+  return read_profile<DeviceSpec>(text, "device", overrides, [&](Fields& f) {
+    DeviceSpec d;
+    d.name = text.name;
+    read_device_core(f, d);
+    return d;
+  });
+}
+
+Result<ModelSpec> load_model(const ProfileText& text, const std::vector<Override>& overrides) {
+  return read_profile<ModelSpec>(text, "model", overrides, [&](Fields& f) {
+    ModelSpec m;
+    m.name = text.name;
+    f.optional_string("description");
+    f.optional_string("source");
+    m.params = f.optional_number("params", Range::positive);
+    m.layers = f.count("layers");
+    m.hidden = f.count("hidden");
+    m.heads = f.count("heads");
+    m.kv_heads = f.count("kv_heads");
+    if (m.heads % m.kv_heads != 0) {
+      f.fail("kv_heads", fmt::format("({}) must divide {} ({})", m.kv_heads, f.full_key("heads"), m.heads));
+    }
+    m.head_dim = f.count("head_dim");
+    m.ffn = f.count("ffn");
+    m.vocab = f.optional_count("vocab");
+    m.tied_embeddings = f.boolean_or("tied_embeddings", false);
+    m.qkv_bias = f.boolean_or("qkv_bias", false);
+    m.rope_freqs = f.boolean_or("rope_freqs", false);
+    if (!m.vocab && !m.params) f.fail({}, "needs params or vocab (to count its weights)");
+    if (auto formats = f.table("formats")) {
+      for (const std::string& name : formats->remaining_keys()) {
+        auto entry = formats->table(name);
+        if (!find_file_type(name)) {
+          std::vector<std::string> known;
+          for (const FileType& t : file_types()) known.emplace_back(t.name);
+          formats->fail(name, "is not a known format" + did_you_mean(name, known));
+        }
+        FormatSize size;
+        size.bits_per_weight = entry->optional_number("bits_per_weight", Range::positive);
+        size.bytes = entry->optional_number("bytes", Range::positive);
+        if (size.bits_per_weight.has_value() == size.bytes.has_value()) {
+          entry->fail({}, "needs exactly one of bits_per_weight and bytes");
+        }
+        entry->finish();
+        m.formats.emplace(name, size);
+      }
+      formats->finish();
+    }
+    return m;
+  });
+}
+
+}  // namespace edgeplan::io

@@ -1,0 +1,140 @@
+#include "edgeplan/io/require.hpp"
+
+#include <array>
+#include <charconv>
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "edgeplan/io/suggest.hpp"
+
+namespace edgeplan::io {
+namespace {
+
+std::string trim(std::string_view s) {
+  const auto b = s.find_first_not_of(" \t");
+  if (b == std::string_view::npos) return "";
+  const auto e = s.find_last_not_of(" \t");
+  return std::string(s.substr(b, e - b + 1));
+}
+
+Json parse_bound(const std::string& v) {
+  if (v == "true") return true;
+  if (v == "false") return false;
+  double d = 0;
+  const char* end = v.data() + v.size();
+  auto [ptr, ec] = std::from_chars(v.data(), end, d);
+  if (ec == std::errc() && ptr == end && std::isfinite(d)) return d;
+  if (v.size() >= 2 && (v.front() == '"' || v.front() == '\'') && v.back() == v.front()) {
+    return v.substr(1, v.size() - 2);
+  }
+  return v;
+}
+
+std::string show(const Json& j) {
+  if (j.is_string()) return j.get<std::string>();
+  if (j.is_number_float()) return fmt::format("{}", j.get<double>());
+  return j.dump();
+}
+
+void collect_paths(const Json& j, const std::string& prefix, std::vector<std::string>& out) {
+  if (!j.is_object()) return;
+  for (const auto& [k, v] : j.items()) {
+    const std::string path = prefix.empty() ? k : prefix + "." + k;
+    if (v.is_array() && !v.empty() && v.front().is_object()) {
+      const auto& first = v.front();
+      const std::string id = first.begin()->is_string() ? first.begin()->get<std::string>() : "0";
+      for (const auto& [fk, fv] : first.items()) out.push_back(path + "[" + id + "]." + fk);
+    } else if (v.is_object()) {
+      collect_paths(v, path, out);
+    } else {
+      out.push_back(path);
+    }
+  }
+}
+
+}  // namespace
+
+Result<Requirement> parse_requirement(std::string_view text) {
+  static constexpr std::array kOps{"<=", ">=", "==", "!=", "<", ">"};
+  for (const char* op : kOps) {
+    const auto at = text.find(op);
+    if (at == std::string_view::npos) continue;
+    Requirement r;
+    r.field = trim(text.substr(0, at));
+    r.op = op;
+    const std::string value = trim(text.substr(at + std::string_view(op).size()));
+    r.text = std::string(text);
+    if (r.field.empty() || value.empty()) break;
+    r.bound = parse_bound(value);
+    return r;
+  }
+  return Error{fmt::format("--require '{}': expected 'FIELD OP VALUE' with OP one of < <= > >= == !=, "
+                           "for example 'fits == true'", text)};
+}
+
+Result<Json> lookup_field(const Json& results, const std::string& field) {
+  const Json* at = &results;
+  std::string_view rest = field;
+  while (!rest.empty()) {
+    const auto dot = rest.find('.');
+    std::string segment(rest.substr(0, dot));
+    rest = dot == std::string_view::npos ? std::string_view{} : rest.substr(dot + 1);
+    std::string selector;
+    bool has_selector = false;
+    if (const auto open = segment.find('['); open != std::string::npos && segment.back() == ']') {
+      selector = segment.substr(open + 1, segment.size() - open - 2);
+      segment.resize(open);
+      has_selector = true;
+    }
+    const Json* next = at->is_object() && at->contains(segment) ? &(*at)[segment] : nullptr;
+    if (next && has_selector) {
+      const Json* picked = nullptr;
+      if (next->is_array()) {
+        for (const Json& e : *next) {
+          if (e.is_object() && !e.empty() && show(*e.begin()) == selector) {
+            picked = &e;
+            break;
+          }
+        }
+        std::size_t index = 0;
+        auto [p, ec] = std::from_chars(selector.data(), selector.data() + selector.size(), index);
+        if (!picked && ec == std::errc() && p == selector.data() + selector.size() && index < next->size()) {
+          picked = &(*next)[index];
+        }
+      }
+      next = picked;
+    }
+    if (!next || (!has_selector && next->is_array())) {
+      std::vector<std::string> paths;
+      collect_paths(results, "", paths);
+      return Error{fmt::format("--require: no field '{}' in the results{}", field, did_you_mean(field, paths))};
+    }
+    at = next;
+  }
+  return *at;
+}
+
+Result<std::vector<std::string>> check_requirements(const Json& results, const std::vector<Requirement>& reqs) {
+  std::vector<std::string> failures;
+  for (const Requirement& r : reqs) {
+    auto value = lookup_field(results, r.field);
+    if (!value) return value.error();
+    const Json& v = *value;
+    bool pass = false;
+    if (v.is_number() && r.bound.is_number()) {
+      const double a = v.get<double>(), b = r.bound.get<double>();
+      pass = r.op == "<" ? a < b : r.op == "<=" ? a <= b : r.op == ">" ? a > b : r.op == ">=" ? a >= b
+           : r.op == "==" ? a == b : a != b;
+    } else if (r.op == "==" || r.op == "!=") {
+      const bool same = v.type() == r.bound.type() ? v == r.bound : show(v) == show(r.bound);
+      pass = r.op == "==" ? same : !same;
+    } else {
+      return Error{fmt::format("--require '{}': cannot compare {} ({}) with {}", r.text, r.field, show(v), r.op)};
+    }
+    if (!pass) failures.push_back(fmt::format("requirement failed: {} (got {} = {})", r.text, r.field, show(v)));
+  }
+  return failures;
+}
+
+}  // namespace edgeplan::io

@@ -1,0 +1,62 @@
+#include "edgeplan/core/formats.hpp"
+
+#include <gtest/gtest.h>
+
+namespace edgeplan {
+namespace {
+
+TEST(Formats, BlockLayoutsMatchGgml) {
+  EXPECT_EQ(find_ggml_type("Q4_0")->bytes, 18u);
+  EXPECT_EQ(find_ggml_type("Q4_K")->bytes, 144u);
+  EXPECT_EQ(find_ggml_type("Q6_K")->bytes, 210u);
+  EXPECT_DOUBLE_EQ(find_ggml_type("Q6_K")->bits_per_weight(), 6.5625);
+  EXPECT_DOUBLE_EQ(find_ggml_type("q8_0")->bits_per_weight(), 8.5);
+  EXPECT_EQ(find_ggml_type_id(30)->name, "BF16");
+  EXPECT_EQ(find_ggml_type_id(4), nullptr);  // removed Q4_2: unknown ids are rejected, not guessed
+  EXPECT_EQ(find_ggml_type("Q9_9"), nullptr);
+}
+
+TEST(Formats, TensorBytesNeedWholeBlocks) {
+  EXPECT_EQ(tensor_bytes(*find_ggml_type("Q4_0"), 4096, 2), 2u * 128 * 18);
+  EXPECT_FALSE(tensor_bytes(*find_ggml_type("Q4_K"), 896, 1).has_value());
+}
+
+TEST(Formats, UseMoreBitsForThirtyTwoLayersIsSixteenLayers) {
+  int n = 0;
+  for (std::uint32_t i = 0; i < 32; ++i) n += use_more_bits(i, 32) ? 1 : 0;
+  EXPECT_EQ(n, 16);
+  EXPECT_TRUE(use_more_bits(0, 16));
+  EXPECT_TRUE(use_more_bits(4, 16));
+  EXPECT_FALSE(use_more_bits(3, 16));
+  EXPECT_TRUE(use_more_bits(15, 16));
+}
+
+TEST(Formats, PerTensorRules) {
+  const FileType& q4km = *find_file_type("Q4_K_M");
+  const MixContext mix{32, 32, 8, 0, false};
+  EXPECT_EQ(tensor_type(q4km, TensorRole::attn_v, 0, 4096, mix).name, "Q6_K");
+  EXPECT_EQ(tensor_type(q4km, TensorRole::attn_v, 5, 4096, mix).name, "Q4_K");
+  EXPECT_EQ(tensor_type(q4km, TensorRole::output, 0, 4096, mix).name, "Q6_K");
+  EXPECT_EQ(tensor_type(q4km, TensorRole::token_embd, 0, 4096, mix).name, "Q4_K");
+  EXPECT_EQ(tensor_type(q4km, TensorRole::norm, 0, 4096, mix).name, "F32");
+  // A row of 896 does not split into 256-weight blocks: Q4_K falls back to Q5_0, Q6_K to Q8_0.
+  EXPECT_EQ(tensor_type(q4km, TensorRole::attn_q, 3, 896, mix).name, "Q5_0");
+  EXPECT_EQ(tensor_type(q4km, TensorRole::output, 0, 896, mix).name, "Q8_0");
+  const MixContext tied{16, 32, 8, 0, true};
+  EXPECT_EQ(tensor_type(q4km, TensorRole::token_embd, 0, 2048, tied).name, "Q6_K");
+  EXPECT_EQ(tensor_type(*find_file_type("Q8_0"), TensorRole::output, 0, 4096, mix).name, "Q8_0");
+  EXPECT_EQ(tensor_type(*find_file_type("F16"), TensorRole::output, 0, 4096, mix).name, "F16");
+  EXPECT_EQ(tensor_type(*find_file_type("Q2_K"), TensorRole::attn_v, 0, 4096, mix).name, "Q4_K");
+  EXPECT_EQ(tensor_type(*find_file_type("Q2_K"), TensorRole::attn_v, 0, 4096, MixContext{32, 32, 32, 0, false}).name,
+            "Q3_K");
+  EXPECT_EQ(tensor_type(*find_file_type("Q3_K_M"), TensorRole::attn_v, 1, 4096, mix).name, "Q5_K");
+  EXPECT_EQ(tensor_type(*find_file_type("Q3_K_M"), TensorRole::ffn_down, 1, 4096, mix).name, "Q5_K");
+  EXPECT_EQ(tensor_type(*find_file_type("Q3_K_M"), TensorRole::ffn_down, 2, 4096, mix).name, "Q4_K");
+  EXPECT_EQ(tensor_type(*find_file_type("Q4_K_S"), TensorRole::attn_v, 3, 4096, mix).name, "Q5_K");
+  EXPECT_EQ(tensor_type(*find_file_type("Q4_K_S"), TensorRole::ffn_down, 4, 4096, mix).name, "Q4_K");
+  const MixContext moe{32, 32, 8, 8, false};
+  EXPECT_EQ(tensor_type(q4km, TensorRole::attn_k, 7, 4096, moe).name, "Q8_0");
+}
+
+}  // namespace
+}  // namespace edgeplan

@@ -1,0 +1,94 @@
+#include "edgeplan/core/model.hpp"
+
+#include <gtest/gtest.h>
+
+namespace edgeplan {
+namespace {
+
+ModelSpec llama2_7b() {
+  ModelSpec m;
+  m.name = "llama-2-7b";
+  m.layers = 32;
+  m.hidden = 4096;
+  m.heads = 32;
+  m.kv_heads = 32;
+  m.head_dim = 128;
+  m.ffn = 11008;
+  m.vocab = 32000;
+  return m;
+}
+
+ModelSpec llama32_1b() {
+  ModelSpec m;
+  m.name = "llama-3.2-1b";
+  m.layers = 16;
+  m.hidden = 2048;
+  m.heads = 32;
+  m.kv_heads = 8;
+  m.head_dim = 64;
+  m.ffn = 8192;
+  m.vocab = 128256;
+  m.tied_embeddings = true;
+  m.rope_freqs = true;
+  return m;
+}
+
+TEST(Model, ParamCountFromTensors) { EXPECT_EQ(*param_count(llama2_7b()), 6738415616.0); }
+
+TEST(Model, Llama2Q4_0MatchesLlamaCpp) {
+  auto w = weight_size(llama2_7b(), *find_file_type("Q4_0"));
+  ASSERT_TRUE(w.ok());
+  EXPECT_EQ(w->bytes, 3825065984.0);
+  EXPECT_EQ(w->source, SizeSource::tensor_rules);
+}
+
+TEST(Model, Llama32_1BQ4KMMatchesLlamaCpp) {
+  auto w = weight_size(llama32_1b(), *find_file_type("Q4_K_M"));
+  ASSERT_TRUE(w.ok());
+  EXPECT_EQ(w->bytes, 799862912.0);
+}
+
+TEST(Model, StatedBitsWinOverRules) {
+  ModelSpec m;
+  m.name = "ref";
+  m.params = 8e9;
+  m.formats["Q4_K_M"] = FormatSize{5.184, std::nullopt};
+  auto q4 = weight_size(m, *find_file_type("Q4_K_M"));
+  EXPECT_DOUBLE_EQ(q4->bytes, 5.184e9);
+  EXPECT_EQ(q4->source, SizeSource::stated_bits);
+  auto f16 = weight_size(m, *find_file_type("F16"));
+  EXPECT_DOUBLE_EQ(f16->bytes, 16e9);
+  EXPECT_EQ(f16->source, SizeSource::params_times_bits);
+}
+
+TEST(Model, StatedBytes) {
+  ModelSpec m = llama2_7b();
+  m.formats["q8_0"] = FormatSize{std::nullopt, 7.0e9};
+  EXPECT_DOUBLE_EQ(weight_size(m, *find_file_type("Q8_0"))->bytes, 7.0e9);
+}
+
+TEST(Model, NoSizeIsAnError) {
+  ModelSpec m;
+  m.name = "empty";
+  auto w = weight_size(m, *find_file_type("F16"));
+  ASSERT_FALSE(w.ok());
+  EXPECT_EQ(w.error().message, "model 'empty' has no size for F16: give params, vocab, or formats.F16 in its profile");
+}
+
+TEST(Model, EffectiveBitsOnLlama2Shape) {
+  // Q4_0: the matrices' bytes (all but the 65 F32 norm vectors of 4096) over their 6,738,149,376 weights.
+  EXPECT_DOUBLE_EQ(effective_bits_per_weight(*find_file_type("Q4_0")),
+                   (3825065984.0 - 65 * 4096 * 4) * 8 / (6738415616.0 - 65 * 4096));
+  EXPECT_DOUBLE_EQ(effective_bits_per_weight(*find_file_type("F16")), 16.0);
+  EXPECT_DOUBLE_EQ(effective_bits_per_weight(*find_file_type("Q8_0")), 8.5);
+}
+
+TEST(Model, QkvBiasAddsF32Tensors) {
+  ModelSpec m = llama2_7b();
+  const double base = *param_count(m);
+  m.qkv_bias = true;
+  EXPECT_EQ(*param_count(m) - base, 32.0 * (4096 * 3));
+}
+
+}  // namespace
+}  // namespace edgeplan
