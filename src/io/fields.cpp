@@ -93,7 +93,7 @@ std::optional<double> Fields::optional_number(std::string_view key, Range range)
 
 double Fields::number(std::string_view key, Range range) {
   auto v = optional_number(key, range);
-  if (!v) fail({}, "is missing the required key " + std::string(key));
+  if (!v) missing(key);
   return *v;
 }
 
@@ -105,6 +105,7 @@ std::optional<std::uint32_t> Fields::optional_count(std::string_view key, std::u
   const toml::node* n = find(key);
   if (!n) return std::nullopt;
   auto i = n->as_integer();
+  if (auto f = n->as_floating_point()) fail(key, "must be a whole number (got " + show(f->get()) + ")");
   if (!i) fail(key, "must be a whole number, not " + type_name(*n));
   const std::int64_t v = i->get();
   if (v < static_cast<std::int64_t>(min)) fail(key, fmt::format("must be at least {} (got {})", min, v));
@@ -114,7 +115,7 @@ std::optional<std::uint32_t> Fields::optional_count(std::string_view key, std::u
 
 std::uint32_t Fields::count(std::string_view key, std::uint32_t min) {
   auto v = optional_count(key, min);
-  if (!v) fail({}, "is missing the required key " + std::string(key));
+  if (!v) missing(key);
   return *v;
 }
 
@@ -128,7 +129,7 @@ std::optional<std::string> Fields::optional_string(std::string_view key) {
 
 std::string Fields::string(std::string_view key) {
   auto v = optional_string(key);
-  if (!v) fail({}, "is missing the required key " + std::string(key));
+  if (!v) missing(key);
   return *v;
 }
 
@@ -141,16 +142,13 @@ bool Fields::boolean_or(std::string_view key, bool fallback) {
 }
 
 bool Fields::boolean(std::string_view key) {
-  if (!table_->get(key)) {
-    read_.emplace_back(key);
-    fail({}, "is missing the required key " + std::string(key));
-  }
+  if (!table_->get(key)) missing(key);
   return boolean_or(key, false);
 }
 
 std::vector<std::string> Fields::strings(std::string_view key) {
   const toml::node* n = find(key);
-  if (!n) fail({}, "is missing the required key " + std::string(key));
+  if (!n) missing(key);
   auto a = n->as_array();
   if (!a) fail(key, "must be an array of strings, not " + type_name(*n));
   std::vector<std::string> out;
@@ -175,7 +173,7 @@ std::optional<std::string> Fields::optional_choice(std::string_view key, const s
 
 std::string Fields::choice(std::string_view key, const std::vector<std::string>& choices) {
   auto v = optional_choice(key, choices);
-  if (!v) fail({}, "is missing the required key " + std::string(key));
+  if (!v) missing(key);
   return *v;
 }
 
@@ -193,6 +191,18 @@ std::vector<std::string> Fields::remaining_keys() const {
     if (std::find(read_.begin(), read_.end(), std::string(k.str())) == read_.end()) out.emplace_back(k.str());
   }
   return out;
+}
+
+void Fields::missing(std::string_view key) const {
+  // A misspelt key is the likelier story than a forgotten one: report the look-alike first.
+  const std::vector<std::string> wanted{std::string(key)};
+  for (const auto& [k, v] : *table_) {
+    if (nearest(k.str(), wanted)) {
+      throw FieldError(fmt::format("{}: unknown key {}; did you mean {}?", where(k.str()), full_key(k.str()),
+                                   full_key(key)));
+    }
+  }
+  throw FieldError(fmt::format("{}: missing required key {}", where({}), full_key(key)));
 }
 
 void Fields::finish() const {

@@ -108,7 +108,15 @@ Result<Json> lookup_field(const Json& results, const std::string& field) {
     if (!next || (!has_selector && next->is_array())) {
       std::vector<std::string> paths;
       collect_paths(results, "", paths);
-      return Error{fmt::format("--require: no field '{}' in the results{}", field, did_you_mean(field, paths))};
+      std::string hint = did_you_mean(field, paths);
+      if (hint.empty()) {
+        std::string list;
+        for (const auto& [k, v] : results.items()) {
+          if (!v.is_array()) list += (list.empty() ? "" : ", ") + k;
+        }
+        hint = " (its fields: " + list + ")";
+      }
+      return Error{fmt::format("--require: no field '{}' in the results{}", field, hint)};
     }
     at = next;
   }

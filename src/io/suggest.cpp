@@ -26,7 +26,8 @@ std::optional<std::string> nearest(std::string_view word, std::span<const std::s
   std::optional<std::string> best;
   std::size_t best_distance = limit + 1;
   for (const std::string& c : candidates) {
-    const std::size_t d = edit_distance(word, c);
+    // A word may be a candidate missing its tail (a unit suffix): compare with the candidate's prefix too.
+    const std::size_t d = std::min(edit_distance(word, c), edit_distance(word, std::string_view(c).substr(0, word.size())));
     if (d < best_distance) {
       best_distance = d;
       best = c;

@@ -68,6 +68,7 @@ class Fields {
 
  private:
   const toml::node* find(std::string_view key);
+  [[noreturn]] void missing(std::string_view key) const;
   std::string where(std::string_view key) const;
 
   const toml::table* table_;

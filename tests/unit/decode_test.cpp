@@ -1,0 +1,61 @@
+#include "edgeplan/core/decode.hpp"
+
+#include <gtest/gtest.h>
+
+#include "edgeplan/core/spec.hpp"
+
+namespace edgeplan {
+namespace {
+
+DeviceSpec phone8g() {
+  DeviceSpec d;
+  d.name = "phone8g";
+  d.memory_bytes = 8.0 * 1073741824.0;
+  d.reserved_bytes = 0.8 * 1073741824.0;
+  d.bandwidth_bytes_per_s = 68e9;
+  d.utilization = 0.85;
+  return d;
+}
+
+TEST(Decode, ReferenceQ4AndF16) {
+  const DecodeResult q4 = decode(phone8g(), {5.184e9, 0});
+  const DecodeResult f16 = decode(phone8g(), {16e9, 0});
+  EXPECT_NEAR(q4.tok_per_s, 57.8 / 5.184, 1e-12);
+  EXPECT_NEAR(q4.tok_per_s, 11.15, 0.005);
+  EXPECT_NEAR(f16.tok_per_s, 3.6125, 1e-12);
+  EXPECT_NEAR(q4.tok_per_s / f16.tok_per_s, 3.09, 0.005);
+  EXPECT_DOUBLE_EQ(q4.ceiling_tok_per_s, q4.tok_per_s);
+}
+
+TEST(Decode, OverheadAddsToEveryToken) {
+  DeviceSpec d = phone8g();
+  d.per_token_overhead_s = 0.010;
+  const DecodeResult r = decode(d, {5.78e9, 0});  // 0.1 s of bytes at 57.8 GB/s effective
+  EXPECT_NEAR(r.s_per_token, 0.110, 1e-12);
+  EXPECT_NEAR(r.tok_per_s, 1 / 0.110, 1e-9);
+  EXPECT_NEAR(r.ceiling_tok_per_s, 10.0, 1e-9);
+}
+
+TEST(Decode, KvReadsCountAtContext) {
+  const DecodeResult r = decode(phone8g(), {5.184e9, 8192 * 131072.0});
+  EXPECT_DOUBLE_EQ(r.bytes_per_token, 5.184e9 + 8192 * 131072.0);
+  EXPECT_NEAR(r.tok_per_s, 57.8e9 / (5.184e9 + 1073741824.0), 1e-9);
+}
+
+TEST(Spec, ReferenceSpeedupAndRate) {
+  const SpecParams p{0.75, 4, 0.15};
+  EXPECT_NEAR(spec_expected_tokens(0.75, 4), 3.05078125, 1e-12);
+  EXPECT_NEAR(spec_speedup(p), 3.05078125 / 1.6, 1e-12);
+  EXPECT_NEAR(spec_speedup(p) * 57.8 / 5.184, 21.26, 0.005);
+}
+
+TEST(Spec, EdgeCases) {
+  EXPECT_DOUBLE_EQ(spec_expected_tokens(1.0, 4), 5.0);   // every draft accepted
+  EXPECT_DOUBLE_EQ(spec_expected_tokens(0.0, 4), 1.0);   // none accepted: the target's own token
+  EXPECT_DOUBLE_EQ(spec_expected_tokens(0.6, 0), 1.0);   // gamma 0 is plain decoding
+  EXPECT_DOUBLE_EQ(spec_speedup({0.9, 0, 0.5}), 1.0);
+  EXPECT_LT(spec_speedup({0.5, 4, 1.0}), 1.0);           // a draft as costly as the target never pays
+}
+
+}  // namespace
+}  // namespace edgeplan

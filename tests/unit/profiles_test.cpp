@@ -1,0 +1,96 @@
+// Profile loading from strings (the test seam): validation messages word for word.
+#include "edgeplan/io/profiles.hpp"
+
+#include <gtest/gtest.h>
+
+namespace edgeplan::io {
+namespace {
+
+const char* kDevice = R"(memory_gib = 8.0
+reserved_gib = 0.8
+bandwidth_gbps = 68.0
+utilization = 0.85
+per_token_overhead_ms = 0.0
+)";
+
+ProfileText text(const std::string& body) { return ProfileText{"t", "t.toml", "test", body}; }
+
+std::string device_error(const std::string& body, const std::vector<std::string>& sets = {}) {
+  auto overrides = parse_overrides(sets, {"device", "model"});
+  if (!overrides) return overrides.error().message;
+  auto d = load_device(text(body), *overrides);
+  return d ? "" : d.error().message;
+}
+
+TEST(Profiles, LoadsDevice) {
+  auto d = load_device(text(kDevice), {});
+  ASSERT_TRUE(d.ok()) << d.error().message;
+  EXPECT_DOUBLE_EQ(d->memory_bytes, 8 * 1073741824.0);
+  EXPECT_DOUBLE_EQ(d->bandwidth_bytes_per_s, 68e9);
+  EXPECT_DOUBLE_EQ(d->utilization, 0.85);
+  EXPECT_EQ(d->name, "t");
+}
+
+TEST(Profiles, ValidationMessages) {
+  EXPECT_EQ(device_error(std::string(kDevice) + "bandwith = 3\n"),
+            "t.toml:6:12: unknown key device.bandwith; did you mean device.bandwidth_gbps?");
+  EXPECT_EQ(device_error("memory_gib = 8.0\n"), "t.toml:1:1: missing required key device.reserved_gib");
+  EXPECT_EQ(device_error(kDevice, {"device.utilization=0"}),
+            "t.toml (--set device.utilization=0): device.utilization must be in (0, 1] (got 0)");
+  EXPECT_EQ(device_error(kDevice, {"device.bandwidth_gbps=\"x\""}),
+            "t.toml (--set device.bandwidth_gbps=\"x\"): device.bandwidth_gbps must be a number, not a string");
+  EXPECT_EQ(device_error(kDevice, {"device.reserved_gib=8"}),
+            "t.toml (--set device.reserved_gib=8): device.reserved_gib (8 GiB) must be less than device.memory_gib (8 GiB)");
+  EXPECT_EQ(device_error(kDevice, {"device.per_token_overhead_ms=-1"}),
+            "t.toml (--set device.per_token_overhead_ms=-1): device.per_token_overhead_ms must be 0 or more (got -1)");
+  EXPECT_EQ(device_error(kDevice, {"device.bandwidth_gbps=inf"}),
+            "t.toml (--set device.bandwidth_gbps=inf): device.bandwidth_gbps must be a finite number (got inf)");
+  EXPECT_EQ(device_error("memory_gib = [\n"),
+            "t.toml:1:16: invalid TOML: Error while parsing array: encountered end-of-file");
+}
+
+TEST(Profiles, Overrides) {
+  auto d = load_device(text(kDevice), *parse_overrides({"device.bandwidth_gbps=120"}, {"device"}));
+  ASSERT_TRUE(d.ok());
+  EXPECT_DOUBLE_EQ(d->bandwidth_bytes_per_s, 120e9);
+  EXPECT_EQ(parse_overrides({"bandwidth_gbps=1"}, {"device", "model"}).error().message,
+            "--set bandwidth_gbps=1: the key must start with one of device., model.");
+  EXPECT_EQ(parse_overrides({"device.x"}, {"device"}).error().message,
+            "--set device.x: expected KEY=VALUE, for example device.bandwidth_gbps=120");
+  EXPECT_EQ(parse_overrides({"device.=3"}, {"device"}).error().message, "--set device.=3: expected a key after 'device.'");
+}
+
+TEST(Profiles, LoadsModelWithFormats) {
+  auto m = load_model(text("params = 8e9\nlayers = 32\nhidden = 4096\nheads = 32\nkv_heads = 8\nhead_dim = 128\n"
+                           "ffn = 11008\n[formats.Q4_K_M]\nbits_per_weight = 5.184\n"),
+                      {});
+  ASSERT_TRUE(m.ok()) << m.error().message;
+  EXPECT_DOUBLE_EQ(*m->formats.at("Q4_K_M").bits_per_weight, 5.184);
+  EXPECT_FALSE(m->vocab.has_value());
+}
+
+TEST(Profiles, BuiltinsResolveAndSuggest) {
+  const SearchPath none;
+  auto p = find_profile("devices", "phone8g", none);
+  ASSERT_TRUE(p.ok());
+  EXPECT_EQ(p->display, "builtin:devices/phone8g.toml");
+  EXPECT_EQ(find_profile("devices", "phone8", none).error().message,
+            "unknown device 'phone8'; did you mean phone8g? (`edgeplan profiles` lists them)");
+  EXPECT_EQ(find_profile("models", "missing/x.toml", none).error().message,
+            "cannot read model profile 'missing/x.toml': no such file");
+}
+
+TEST(Profiles, EveryBuiltinProfileLoads) {
+  const SearchPath none;
+  for (const ProfileText& p : list_profiles("devices", none)) {
+    auto d = load_device(p, {});
+    EXPECT_TRUE(d.ok()) << p.display << ": " << d.error().message;
+  }
+  for (const ProfileText& p : list_profiles("models", none)) {
+    auto m = load_model(p, {});
+    EXPECT_TRUE(m.ok()) << p.display << ": " << m.error().message;
+  }
+}
+
+}  // namespace
+}  // namespace edgeplan::io

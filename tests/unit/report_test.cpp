@@ -1,0 +1,42 @@
+#include "edgeplan/io/report.hpp"
+
+#include <gtest/gtest.h>
+
+namespace edgeplan::io {
+namespace {
+
+Report sample() {
+  Report r;
+  r.command = "demo";
+  r.title = "demo: title";
+  r.inputs["device"] = "phone8g";
+  r.results["total"] = 2.5;
+  Table t{"rows", {{"name", "name"}, {"size (GB)", "size_bytes", 2, false, 1e9}, {"count", "count", 0, true}, {"ok", "ok"}}, {}};
+  t.add({std::string("a,b"), 5.184e9, std::int64_t{19431}, true});
+  t.add({std::string("c"), Cell{}, std::int64_t{7}, false});
+  r.tables.push_back(t);
+  r.notes.push_back("note");
+  return r;
+}
+
+TEST(Report, Table) {
+  EXPECT_EQ(render(sample(), Format::table),
+            "demo: title\n\nname  size (GB)   count  ok\na,b        5.18  19,431  yes\nc            --       7  no\n\nnote\n");
+}
+
+TEST(Report, Csv) {
+  EXPECT_EQ(render(sample(), Format::csv), "name,size_bytes,count,ok\n\"a,b\",5184000000,19431,true\nc,,7,false\n");
+}
+
+TEST(Report, Json) {
+  const Json j = Json::parse(render(sample(), Format::json));
+  EXPECT_EQ(j["schema"], "edgeplan/1");
+  EXPECT_EQ(j["command"], "demo");
+  EXPECT_EQ(j["inputs"]["device"], "phone8g");
+  EXPECT_EQ(j["results"]["total"], 2.5);
+  EXPECT_EQ(j["results"]["rows"][0]["size_bytes"], 5.184e9);
+  EXPECT_TRUE(j["results"]["rows"][1]["size_bytes"].is_null());
+}
+
+}  // namespace
+}  // namespace edgeplan::io

@@ -1,0 +1,58 @@
+#include "edgeplan/io/require.hpp"
+
+#include <gtest/gtest.h>
+
+#include "edgeplan/io/suggest.hpp"
+
+namespace edgeplan::io {
+namespace {
+
+Json results() {
+  return Json::parse(R"({"fits": true, "max_context": 19431, "budget_gib": 2.37,
+                         "formats": [{"format": "Q4_K_M", "tok_per_s": 11.15}, {"format": "F16", "tok_per_s": 3.61}]})");
+}
+
+std::vector<std::string> check(const std::string& text) {
+  return *check_requirements(results(), {*parse_requirement(text)});
+}
+
+TEST(Require, Parses) {
+  auto r = parse_requirement("max_context >= 8192");
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->field, "max_context");
+  EXPECT_EQ(r->op, ">=");
+  EXPECT_EQ(r->bound, Json(8192.0));
+  EXPECT_EQ(parse_requirement("fits").error().message,
+            "--require 'fits': expected 'FIELD OP VALUE' with OP one of < <= > >= == !=, for example 'fits == true'");
+}
+
+TEST(Require, Evaluates) {
+  EXPECT_TRUE(check("fits == true").empty());
+  EXPECT_TRUE(check("max_context >= 8192").empty());
+  EXPECT_TRUE(check("formats[Q4_K_M].tok_per_s > 10").empty());
+  EXPECT_TRUE(check("formats[1].tok_per_s < 4").empty());
+  EXPECT_EQ(check("max_context > 20000"), std::vector<std::string>{"requirement failed: max_context > 20000 (got max_context = 19431)"});
+  EXPECT_EQ(check("fits != true"), std::vector<std::string>{"requirement failed: fits != true (got fits = true)"});
+}
+
+TEST(Require, UnknownFieldSuggests) {
+  auto r = check_requirements(results(), {*parse_requirement("max_contxt >= 1")});
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().message, "--require: no field 'max_contxt' in the results; did you mean max_context?");
+  auto s = check_requirements(results(), {*parse_requirement("fits < 3")});
+  EXPECT_EQ(s.error().message, "--require 'fits < 3': cannot compare fits (true) with <");
+}
+
+TEST(Suggest, NearestWithinDistance) {
+  const std::vector<std::string> c{"decode", "kv", "profiles"};
+  EXPECT_EQ(edit_distance("kitten", "sitting"), 3u);
+  EXPECT_EQ(nearest("decod", c), "decode");
+  EXPECT_EQ(nearest("zzzzzz", c), std::nullopt);
+  EXPECT_EQ(did_you_mean("profile", c), "; did you mean profiles?");
+  const std::vector<std::string> keys{"bandwidth_gbps", "utilization"};
+  EXPECT_EQ(nearest("bandwith", keys), "bandwidth_gbps");  // misspelt and without its unit
+  EXPECT_EQ(nearest("band", keys), "bandwidth_gbps");
+}
+
+}  // namespace
+}  // namespace edgeplan::io
