@@ -7,6 +7,7 @@
 #include "cli/command.hpp"
 #include "edgeplan/core/decode.hpp"
 #include "edgeplan/core/kv.hpp"
+#include "edgeplan/core/prefill.hpp"
 #include "edgeplan/core/spec.hpp"
 #include "edgeplan/core/units.hpp"
 #include "edgeplan/io/suggest.hpp"
@@ -17,6 +18,7 @@ namespace {
 struct DecodeOptions {
   std::string device, model, quant = "Q4_K_M,Q8_0,F16", kv_type = "f16", spec;
   std::uint64_t context = 0;
+  std::uint64_t prompt = 512;
 };
 
 double parse_number(const std::string& text, const std::string& what) {
@@ -85,6 +87,9 @@ Runner setup_decode(CLI::App& app) {
   app.add_option("--kv-type", o->kv_type, "KV-cache type read at --context: f16, q8_0, q4_0, int8, int4")
       ->capture_default_str();
   app.add_option("--spec", o->spec, "Speculative decoding / MTP: alpha=A,gamma=G,cost=C");
+  app.add_option("--prompt", o->prompt, "Prompt tokens for prefill and time to first token (needs [prefill] in the device)")
+      ->capture_default_str()
+      ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 24));
   return [o](const Context& ctx) {
     io::Report r;
     r.command = "decode";
@@ -118,6 +123,14 @@ Runner setup_decode(CLI::App& app) {
                             {"tok/s", "tok_per_s", 2},
                             {fmt::format("x vs {}", formats.back()->name), "relative", 2}}, {}};
     if (spec) t.columns.push_back({"spec tok/s", "spec_tok_per_s", 2});
+    std::optional<PrefillResult> pre;
+    if (device.prefill) {
+      pre = prefill(*device.prefill, model, o->prompt);
+      t.columns.push_back({fmt::format("TTFT {} (s)", o->prompt), "ttft_s", 3});
+      r.inputs["prompt_tokens"] = o->prompt;
+      r.results["prefill_tok_per_s"] = pre->tok_per_s;
+      r.results["prefill_s"] = pre->seconds;
+    }
     const double speedup = spec ? spec_speedup(*spec) : 1.0;
     for (std::size_t i = 0; i < formats.size(); ++i) {
       std::vector<io::Cell> row{std::string(formats[i]->name), sizes[i].bits_per_weight, sizes[i].bytes,
@@ -125,6 +138,7 @@ Runner setup_decode(CLI::App& app) {
                                 rates[i].s_per_token * units::kMsPerS, rates[i].tok_per_s,
                                 rates[i].tok_per_s / baseline};
       if (spec) row.emplace_back(rates[i].tok_per_s * speedup);
+      if (pre) row.emplace_back(pre->seconds + rates[i].s_per_token);
       t.add(std::move(row));
     }
     r.tables.push_back(std::move(t));
@@ -133,6 +147,10 @@ Runner setup_decode(CLI::App& app) {
     r.header.push_back(fmt::format("bandwidth {:.1f} GB/s x utilization {:.2f}, overhead {:.2f} ms/token",
                                    device.bandwidth_bytes_per_s / units::kGBps, device.utilization,
                                    device.per_token_overhead_s * units::kMsPerS));
+    if (pre) {
+      r.header.push_back(fmt::format("prefill of {} tokens: {:.1f} tok/s ({:.1f} TFLOPS x efficiency {:.2f})", o->prompt,
+                                     pre->tok_per_s, device.prefill->peak_flops / 1e12, device.prefill->efficiency));
+    }
     if (o->context > 0) {
       r.header.push_back(fmt::format("context {} tokens of {} KV: {:.3f} GB read per token besides the weights",
                                      o->context, kv.name, kv_bytes / units::kGB));

@@ -11,6 +11,7 @@ Json to_json(const DeviceSpec& d) {
   j["bandwidth_gbps"] = d.bandwidth_bytes_per_s / units::kGBps;
   j["utilization"] = d.utilization;
   j["per_token_overhead_ms"] = d.per_token_overhead_s * units::kMsPerS;
+  if (d.prefill) j["prefill"] = {{"tflops", d.prefill->peak_flops / 1e12}, {"efficiency", d.prefill->efficiency}};
   return j;
 }
 

@@ -162,6 +162,10 @@ void read_device_core(Fields& f, DeviceSpec& d) {
   d.bandwidth_bytes_per_s = f.number("bandwidth_gbps", Range::positive) * 1e9;
   d.utilization = f.number("utilization", Range::unit_interval);
   d.per_token_overhead_s = f.number("per_token_overhead_ms", Range::non_negative) / 1e3;
+  if (auto p = f.table("prefill")) {
+    d.prefill = PrefillSpec{p->number("tflops", Range::positive) * 1e12, p->number("efficiency", Range::unit_interval)};
+    p->finish();
+  }
 }
 
 Result<DeviceSpec> load_device(const ProfileText& text, const std::vector<Override>& overrides) {

@@ -2,7 +2,10 @@
 // Later mechanisms add their own sections (compute units, storage, thermal) beside these fields.
 #pragma once
 
+#include <optional>
 #include <string>
+
+#include "edgeplan/core/prefill.hpp"
 
 namespace edgeplan {
 
@@ -13,6 +16,7 @@ struct DeviceSpec {
   double bandwidth_bytes_per_s = 0; // peak DRAM bandwidth
   double utilization = 1;           // achievable fraction of peak bandwidth in decode, (0, 1]
   double per_token_overhead_s = 0;  // fixed cost per decoded token (launches, sync); 0 on the reference
+  std::optional<PrefillSpec> prefill;  // compute for prompt processing, where the profile gives it
 };
 
 }  // namespace edgeplan

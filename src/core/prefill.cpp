@@ -1,0 +1,28 @@
+#include "edgeplan/core/prefill.hpp"
+
+namespace edgeplan {
+
+double matmul_params(const ModelSpec& m) {
+  if (!m.vocab) return m.params.value_or(0);
+  double n = 0;
+  for (const TensorShape& t : llama_tensors(m)) {
+    if (t.layer >= 0 && t.rows > 1) n += static_cast<double>(t.row_length * t.rows);
+  }
+  return n;
+}
+
+double prefill_flops(const ModelSpec& m, std::uint64_t prompt_tokens) {
+  const double s = static_cast<double>(prompt_tokens);
+  const double attention = 2.0 * s * (s + 1) * m.layers * m.heads * m.head_dim;
+  return 2.0 * s * matmul_params(m) + attention;
+}
+
+PrefillResult prefill(const PrefillSpec& unit, const ModelSpec& m, std::uint64_t prompt_tokens) {
+  PrefillResult r;
+  r.flops = prefill_flops(m, prompt_tokens);
+  r.seconds = r.flops / (unit.peak_flops * unit.efficiency);
+  r.tok_per_s = static_cast<double>(prompt_tokens) / r.seconds;
+  return r;
+}
+
+}  // namespace edgeplan
