@@ -1,5 +1,6 @@
 // edgeplan place: operator placement of one prefill layer across NPU, GPU and CPU (core/place.hpp).
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "cli/command.hpp"
 #include "edgeplan/core/place.hpp"
@@ -18,25 +19,19 @@ struct PlaceOptions {
 
 Policy need_policy(const std::string& name) {
   if (auto p = find_policy(name)) return *p;
-  std::vector<std::string> names;
-  for (Policy p : policies()) names.emplace_back(to_string(p));
   throw UsageError(fmt::format("--policy: unknown policy '{}'{} (expected npu-first, gpu-first, cpu-only or optimal)",
-                               name, io::did_you_mean(name, names)));
+                               name, io::did_you_mean(name, names_of(policies()))));
 }
 
 std::string unit_list(const std::vector<UnitKind>& units) {
-  std::string out;
-  for (UnitKind u : units) out += (out.empty() ? "" : ", ") + std::string(to_string(u));
-  return out;
+  return fmt::format("{}", fmt::join(names_of(std::span<const UnitKind>(units)), ", "));
 }
 
 std::string describe_unit(UnitKind kind, const ComputeUnit& u) {
   std::string out = fmt::format("{}: {:.1f} GB/s", to_string(kind), u.bandwidth_bytes_per_s / units::kGBps);
   if (u.int8_ops_per_s) out += fmt::format(", {:.1f} TOPS int8", *u.int8_ops_per_s / 1e12);
   if (u.fp16_flops_per_s) out += fmt::format(", {:.1f} TFLOPS fp16", *u.fp16_flops_per_s / 1e12);
-  std::string ops;
-  for (OpKind k : u.ops) ops += (ops.empty() ? "" : ", ") + std::string(to_string(k));
-  return out + "; runs " + ops;
+  return fmt::format("{}; runs {}", out, fmt::join(names_of(std::span<const OpKind>(u.ops)), ", "));
 }
 
 }  // namespace

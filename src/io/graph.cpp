@@ -7,16 +7,10 @@
 namespace edgeplan::io {
 namespace {
 
-std::vector<std::string> op_kind_names() {
-  std::vector<std::string> out;
-  for (OpKind k : op_kinds()) out.emplace_back(to_string(k));
-  return out;
-}
-
 Op read_op(Fields& f) {
   Op op;
   op.name = f.string("name");
-  op.kind = *find_op_kind(f.choice("kind", op_kind_names()));
+  op.kind = *find_op_kind(f.choice("kind", names_of(op_kinds())));
   if (op.kind == OpKind::matmul) {
     op.precision = *find_precision(f.choice("precision", {"int8", "fp16"}));
     op.flops = f.number("flops", Range::positive);

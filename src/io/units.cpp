@@ -10,16 +10,9 @@
 namespace edgeplan::io {
 namespace {
 
-template <class T>
-std::vector<std::string> names(std::span<const T> all) {
-  std::vector<std::string> out;
-  for (T v : all) out.emplace_back(to_string(v));
-  return out;
-}
-
 ComputeUnit read_unit(Fields& f, double dram_bytes_per_s) {
   ComputeUnit u;
-  const std::vector<std::string> kinds = names(op_kinds());
+  const std::vector<std::string> kinds = names_of(op_kinds());
   const std::vector<std::string> ops = f.strings("ops");
   if (ops.empty()) f.fail("ops", "must list at least one op kind (" + fmt::format("{}", fmt::join(kinds, ", ")) + ")");
   for (const std::string& name : ops) {
@@ -49,7 +42,7 @@ ComputeUnit read_unit(Fields& f, double dram_bytes_per_s) {
 
 void read_device_units(Fields& f, DeviceSpec& d) {
   if (auto section = f.table("units")) {
-    const std::vector<std::string> kinds = names(unit_kinds());
+    const std::vector<std::string> kinds = names_of(unit_kinds());
     for (const std::string& name : section->remaining_keys()) {
       const auto kind = find_unit_kind(name);
       if (!kind) section->fail(name, "is not a compute unit; expected npu, gpu or cpu" + did_you_mean(name, kinds));

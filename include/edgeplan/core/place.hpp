@@ -49,6 +49,13 @@ const char* to_string(Policy p);     // "npu-first"
 const char* to_string(UnitKind u);   // "npu"
 const char* to_string(OpKind k);     // "matmul"
 const char* to_string(Precision p);  // "int8"
+// The names of a list of policies, units or op kinds, for messages and did-you-mean.
+template <class T>
+std::vector<std::string> names_of(std::span<const T> all) {
+  std::vector<std::string> out;
+  for (T v : all) out.emplace_back(to_string(v));
+  return out;
+}
 std::optional<Policy> find_policy(std::string_view name);
 std::optional<UnitKind> find_unit_kind(std::string_view name);
 std::optional<OpKind> find_op_kind(std::string_view name);
