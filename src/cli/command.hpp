@@ -74,6 +74,7 @@ std::span<const Command> commands();
 // Per-subcommand setup functions (one cmd_*.cpp each).
 Runner setup_decode(CLI::App& app);
 Runner setup_kv(CLI::App& app);
+Runner setup_place(CLI::App& app);
 Runner setup_profiles(CLI::App& app);
 
 // Looks up a KV-cache type by name (--kv-type); a usage error suggests the nearest.

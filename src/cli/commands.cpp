@@ -14,6 +14,8 @@ namespace {
 constexpr std::array kCommands{
     Command{"decode", "Decode speed: weight bytes per format, tokens/s, optional speculation", setup_decode},
     Command{"kv", "KV-cache budget and the longest context per cache type", setup_kv},
+    Command{"place", "Operator placement of a prefill layer across NPU, GPU and CPU, fallbacks and transfers",
+            setup_place},
     Command{"profiles", "List the device and model profiles and where each comes from", setup_profiles},
 };
 

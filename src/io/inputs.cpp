@@ -1,5 +1,6 @@
 #include "edgeplan/io/inputs.hpp"
 
+#include "edgeplan/core/place.hpp"
 #include "edgeplan/core/units.hpp"
 
 namespace edgeplan::io {
@@ -12,6 +13,23 @@ Json to_json(const DeviceSpec& d) {
   j["utilization"] = d.utilization;
   j["per_token_overhead_ms"] = d.per_token_overhead_s * units::kMsPerS;
   if (d.prefill) j["prefill"] = {{"tflops", d.prefill->peak_flops / 1e12}, {"efficiency", d.prefill->efficiency}};
+  if (!d.units.empty()) {
+    Json all = Json::object();
+    for (const auto& [kind, u] : d.units) {
+      Json unit = Json::object();
+      if (u.int8_ops_per_s) unit["int8_tops"] = *u.int8_ops_per_s / 1e12;
+      if (u.fp16_flops_per_s) unit["fp16_tflops"] = *u.fp16_flops_per_s / 1e12;
+      unit["bandwidth_gbps"] = u.bandwidth_bytes_per_s / units::kGBps;
+      unit["ops"] = Json::array();
+      for (OpKind k : u.ops) unit["ops"].push_back(to_string(k));
+      all[to_string(kind)] = std::move(unit);
+    }
+    j["units"] = std::move(all);
+  }
+  if (d.link) {
+    j["link"] = {{"bandwidth_gbps", d.link->bandwidth_bytes_per_s / units::kGBps},
+                 {"latency_us", d.link->latency_s * units::kUsPerS}};
+  }
   return j;
 }
 

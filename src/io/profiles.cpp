@@ -173,6 +173,7 @@ Result<DeviceSpec> load_device(const ProfileText& text, const std::vector<Overri
     DeviceSpec d;
     d.name = text.name;
     read_device_core(f, d);
+    read_device_units(f, d);
     return d;
   });
 }

@@ -105,6 +105,7 @@ Json full_results(const Report& r) {
 }
 
 std::string render(const Report& r, Format f) {
+  if (!r.verbatim.empty()) return r.verbatim;
   switch (f) {
     case Format::json: {
       Json doc = Json::object();

@@ -2,12 +2,30 @@
 // Later mechanisms add their own sections (compute units, storage, thermal) beside these fields.
 #pragma once
 
+#include <map>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "edgeplan/core/prefill.hpp"
 
 namespace edgeplan {
+
+// Compute units and the link between them, for operator placement (core/place.hpp).
+enum class UnitKind { npu, gpu, cpu };                   // also the default priority order
+enum class OpKind { matmul, elementwise, softmax, norm };  // what a unit declares it runs
+
+struct ComputeUnit {
+  std::optional<double> int8_ops_per_s;    // matmul with int8 weights; required when ops has matmul
+  std::optional<double> fp16_flops_per_s;  // activation x activation matmul in fp16; same
+  double bandwidth_bytes_per_s = 0;        // effective bandwidth for memory-bound ops and weight reads
+  std::vector<OpKind> ops;                 // the op kinds this unit runs
+};
+
+struct UnitLink {
+  double bandwidth_bytes_per_s = 0;  // between any two units
+  double latency_s = 0;              // fixed cost per transfer
+};
 
 struct DeviceSpec {
   std::string name;
@@ -17,6 +35,8 @@ struct DeviceSpec {
   double utilization = 1;           // achievable fraction of peak bandwidth in decode, (0, 1]
   double per_token_overhead_s = 0;  // fixed cost per decoded token (launches, sync); 0 on the reference
   std::optional<PrefillSpec> prefill;  // compute for prompt processing, where the profile gives it
+  std::map<UnitKind, ComputeUnit> units;  // [units.npu], [units.gpu], [units.cpu]; empty when not given
+  std::optional<UnitLink> link;           // [link]; required with two or more units
 };
 
 }  // namespace edgeplan

@@ -44,6 +44,7 @@ struct Report {
   std::vector<std::string> header; // lines printed between title and tables
   std::vector<Table> tables;       // the first is the CSV output
   std::vector<std::string> notes;  // lines printed after the tables
+  std::string verbatim;            // when set, printed as is in every format (a file, e.g. place --emit-graph)
 };
 
 enum class Format { table, json, csv };

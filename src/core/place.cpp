@@ -1,0 +1,277 @@
+#include "edgeplan/core/place.hpp"
+
+#include <algorithm>
+#include <array>
+#include <limits>
+
+namespace edgeplan {
+namespace {
+
+constexpr std::array kPolicies{Policy::npu_first, Policy::gpu_first, Policy::cpu_only, Policy::optimal};
+constexpr std::array kUnitKinds{UnitKind::npu, UnitKind::gpu, UnitKind::cpu};
+constexpr std::array kOpKinds{OpKind::matmul, OpKind::elementwise, OpKind::softmax, OpKind::norm};
+constexpr double kActivationBytes = 2;  // fp16 activations
+constexpr double kWeightBytes = 1;      // int8 weights, matching the int8 matmul rate
+
+template <class T, std::size_t N>
+std::optional<T> find_named(const std::array<T, N>& all, std::string_view name) {
+  for (T v : all) {
+    if (name == to_string(v)) return v;
+  }
+  return std::nullopt;
+}
+
+std::size_t rank(const std::vector<UnitKind>& order, UnitKind u) {
+  return static_cast<std::size_t>(std::find(order.begin(), order.end(), u) - order.begin());
+}
+
+// The units an op may run on under the policy, in priority order: one for a chain, all for optimal.
+std::vector<UnitKind> candidates(const Op& op, const DeviceSpec& device, Policy policy) {
+  std::vector<UnitKind> out;
+  for (UnitKind u : policy_units(policy)) {
+    const auto it = device.units.find(u);
+    if (it == device.units.end() || !supports(it->second, op.kind)) continue;
+    out.push_back(u);
+    if (policy != Policy::optimal) break;
+  }
+  return out;
+}
+
+std::string exhausted(const Op& op, const DeviceSpec& device, Policy policy) {
+  std::string tried;
+  for (UnitKind u : policy_units(policy)) {
+    tried += tried.empty() ? "" : ", ";
+    tried += to_string(u);
+    const auto it = device.units.find(u);
+    if (it == device.units.end()) {
+      tried += " (not on the device)";
+      continue;
+    }
+    std::string runs;
+    for (OpKind k : it->second.ops) runs += (runs.empty() ? "" : ", ") + std::string(to_string(k));
+    tried += " (runs " + runs + ")";
+  }
+  return "no unit of policy " + std::string(to_string(policy)) + " runs op '" + op.name + "' (" +
+         to_string(op.kind) + "): tried " + tried;
+}
+
+double link_s(const DeviceSpec& device, UnitKind from, UnitKind to, double bytes) {
+  return from == to ? 0.0 : transfer_time_s(bytes, *device.link);
+}
+
+struct Solution {
+  double cost_s = std::numeric_limits<double>::infinity();
+  std::vector<UnitKind> assignment;
+};
+
+// Least-cost assignment of the chain, given the unit before op 0 (cyclic: the first op's unit is `start`
+// and the last op hands off back to it; else: the entry). Dynamic programming over (op, unit).
+Solution solve(std::span<const Op> ops, const DeviceSpec& device, const std::vector<std::vector<UnitKind>>& cands,
+               UnitKind before, double before_bytes, bool cyclic) {
+  const std::size_t n = ops.size();
+  std::vector<std::vector<double>> cost(n);
+  std::vector<std::vector<std::size_t>> back(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    cost[i].assign(cands[i].size(), std::numeric_limits<double>::infinity());
+    back[i].assign(cands[i].size(), 0);
+    for (std::size_t k = 0; k < cands[i].size(); ++k) {
+      const UnitKind u = cands[i][k];
+      if (cyclic && i == 0 && u != before) continue;
+      const double run = op_time_s(ops[i], device.units.at(u));
+      if (i == 0) {
+        cost[i][k] = run + link_s(device, before, u, before_bytes);
+        continue;
+      }
+      for (std::size_t j = 0; j < cands[i - 1].size(); ++j) {
+        const double c = cost[i - 1][j] + link_s(device, cands[i - 1][j], u, ops[i - 1].handoff_bytes) + run;
+        if (c < cost[i][k]) {
+          cost[i][k] = c;
+          back[i][k] = j;
+        }
+      }
+    }
+  }
+  Solution best;
+  std::size_t at = 0;
+  for (std::size_t k = 0; k < cands[n - 1].size(); ++k) {
+    const double close = cyclic ? link_s(device, cands[n - 1][k], before, ops[n - 1].handoff_bytes) : 0.0;
+    if (cost[n - 1][k] + close < best.cost_s) {
+      best.cost_s = cost[n - 1][k] + close;
+      at = k;
+    }
+  }
+  best.assignment.resize(n);
+  for (std::size_t i = n; i-- > 0;) {
+    best.assignment[i] = cands[i][at];
+    at = back[i][at];
+  }
+  return best;
+}
+
+}  // namespace
+
+std::span<const Policy> policies() { return kPolicies; }
+std::span<const UnitKind> unit_kinds() { return kUnitKinds; }
+std::span<const OpKind> op_kinds() { return kOpKinds; }
+
+const char* to_string(Policy p) {
+  switch (p) {
+    case Policy::npu_first: return "npu-first";
+    case Policy::gpu_first: return "gpu-first";
+    case Policy::cpu_only: return "cpu-only";
+    case Policy::optimal: return "optimal";
+  }
+  return "";
+}
+
+const char* to_string(UnitKind u) {
+  switch (u) {
+    case UnitKind::npu: return "npu";
+    case UnitKind::gpu: return "gpu";
+    case UnitKind::cpu: return "cpu";
+  }
+  return "";
+}
+
+const char* to_string(OpKind k) {
+  switch (k) {
+    case OpKind::matmul: return "matmul";
+    case OpKind::elementwise: return "elementwise";
+    case OpKind::softmax: return "softmax";
+    case OpKind::norm: return "norm";
+  }
+  return "";
+}
+
+const char* to_string(Precision p) { return p == Precision::int8 ? "int8" : "fp16"; }
+
+std::optional<Policy> find_policy(std::string_view name) { return find_named(kPolicies, name); }
+std::optional<UnitKind> find_unit_kind(std::string_view name) { return find_named(kUnitKinds, name); }
+std::optional<OpKind> find_op_kind(std::string_view name) { return find_named(kOpKinds, name); }
+std::optional<Precision> find_precision(std::string_view name) {
+  return find_named(std::array{Precision::int8, Precision::fp16}, name);
+}
+
+std::vector<UnitKind> policy_units(Policy p) {
+  switch (p) {
+    case Policy::npu_first: return {UnitKind::npu, UnitKind::gpu, UnitKind::cpu};
+    case Policy::gpu_first: return {UnitKind::gpu, UnitKind::cpu};
+    case Policy::cpu_only: return {UnitKind::cpu};
+    case Policy::optimal: return {UnitKind::npu, UnitKind::gpu, UnitKind::cpu};
+  }
+  return {};
+}
+
+bool supports(const ComputeUnit& u, OpKind k) { return std::find(u.ops.begin(), u.ops.end(), k) != u.ops.end(); }
+
+double op_time_s(const Op& op, const ComputeUnit& u) {
+  double compute_s = 0;
+  if (op.kind == OpKind::matmul && op.flops > 0) {
+    const double rate = op.precision == Precision::int8 ? u.int8_ops_per_s.value() : u.fp16_flops_per_s.value();
+    compute_s = op.flops / rate;
+  }
+  return std::max(compute_s, op.bytes / u.bandwidth_bytes_per_s);
+}
+
+double transfer_time_s(double bytes, const UnitLink& link) { return bytes / link.bandwidth_bytes_per_s + link.latency_s; }
+
+Placement evaluate_placement(std::span<const Op> ops, const DeviceSpec& device, Policy policy,
+                             std::span<const UnitKind> assignment, const std::optional<Entry>& entry) {
+  const std::vector<UnitKind> order = policy_units(policy);
+  Placement p;
+  p.policy = policy;
+  p.ops.resize(ops.size());
+  for (std::size_t i = 0; i < ops.size(); ++i) {
+    OpPlacement& o = p.ops[i];
+    o.unit = assignment[i];
+    o.compute_s = op_time_s(ops[i], device.units.at(o.unit));
+    for (UnitKind u : order) {
+      if (u == o.unit) break;
+      const auto it = device.units.find(u);
+      if (it != device.units.end() && !supports(it->second, ops[i].kind)) o.fallback_from.push_back(u);
+    }
+    p.compute_s += o.compute_s;
+  }
+  auto charge = [&](std::size_t a, std::size_t b, double bytes) {
+    const double t = link_s(device, assignment[a], assignment[b], bytes);
+    p.ops[rank(order, assignment[a]) > rank(order, assignment[b]) ? a : b].transfer_s += t;
+    p.transfer_s += t;
+  };
+  for (std::size_t i = 0; i + 1 < ops.size(); ++i) charge(i, i + 1, ops[i].handoff_bytes);
+  if (!ops.empty() && !entry) charge(ops.size() - 1, 0, ops.back().handoff_bytes);
+  if (!ops.empty() && entry) {
+    const double t = link_s(device, entry->unit, assignment[0], entry->bytes);
+    p.ops[0].transfer_s += t;
+    p.transfer_s += t;
+  }
+  p.total_s = p.compute_s + p.transfer_s;
+  return p;
+}
+
+Result<Placement> place(std::span<const Op> ops, const DeviceSpec& device, Policy policy,
+                        const std::optional<Entry>& entry) {
+  std::vector<std::vector<UnitKind>> cands;
+  for (const Op& op : ops) {
+    cands.push_back(candidates(op, device, policy));
+    if (cands.back().empty()) return Error{exhausted(op, device, policy)};
+  }
+  if (ops.empty()) return evaluate_placement(ops, device, policy, {}, entry);
+  Solution best;
+  if (entry) {
+    best = solve(ops, device, cands, entry->unit, entry->bytes, false);
+  } else {
+    for (UnitKind start : cands[0]) {
+      Solution s = solve(ops, device, cands, start, 0, true);
+      if (s.cost_s < best.cost_s) best = std::move(s);
+    }
+  }
+  return evaluate_placement(ops, device, policy, best.assignment, entry);
+}
+
+OpGraph derive_layer(const ModelSpec& m, std::uint32_t seq_tokens) {
+  const double s = seq_tokens, h = m.hidden, f = m.ffn, heads = m.heads;
+  const double q = static_cast<double>(m.heads) * m.head_dim;     // query width
+  const double kv = static_cast<double>(m.kv_heads) * m.head_dim; // key (or value) width
+  const double act = kActivationBytes, w = kWeightBytes;
+  const double x = s * h * act;                   // one hidden-state tensor
+  const double qkv = s * (q + 2 * kv) * act;      // Q, K and V
+  const double scores = heads * s * s * act;      // one score matrix per query head
+  const double v = s * kv * act;
+  OpGraph g;
+  g.seq_tokens = seq_tokens;
+  g.ops = {
+      {"attn_norm", OpKind::norm, Precision::int8, 0, 2 * x, x},
+      {"qkv", OpKind::matmul, Precision::int8, 2 * s * h * (q + 2 * kv), h * (q + 2 * kv) * w + x + qkv, qkv},
+      {"rope", OpKind::elementwise, Precision::int8, 0, 2 * s * (q + kv) * act, qkv},
+      {"attn_scores", OpKind::matmul, Precision::fp16, 2 * s * s * q, s * (q + kv) * act + scores, scores + v},
+      {"softmax", OpKind::softmax, Precision::int8, 0, 2 * scores, scores + v},
+      {"attn_v", OpKind::matmul, Precision::fp16, 2 * s * s * q, scores + v + s * q * act, s * q * act},
+      {"o_proj", OpKind::matmul, Precision::int8, 2 * s * q * h, q * h * w + s * q * act + x, x},
+      {"ffn_norm", OpKind::norm, Precision::int8, 0, 2 * x, x},
+      {"gate_up", OpKind::matmul, Precision::int8, 2 * s * h * 2 * f, h * 2 * f * w + x + s * 2 * f * act,
+       s * 2 * f * act},
+      {"swiglu", OpKind::elementwise, Precision::int8, 0, s * 3 * f * act, s * f * act},
+      {"down", OpKind::matmul, Precision::int8, 2 * s * f * h, f * h * w + s * f * act + x, x},
+  };
+  return g;
+}
+
+std::optional<Op> derive_lm_head(const ModelSpec& m) {
+  if (!m.vocab) return std::nullopt;
+  const double h = m.hidden, vocab = *m.vocab;
+  return Op{"lm_head", OpKind::matmul, Precision::int8, 2 * h * vocab,
+            h * vocab * kWeightBytes + h * kActivationBytes + vocab * kActivationBytes, vocab * kActivationBytes};
+}
+
+double lm_head_entry_bytes(const ModelSpec& m) { return m.hidden * kActivationBytes; }
+
+Prefill prefill(const Placement& layer, std::uint32_t layers, const Placement* head, std::uint32_t seq_tokens) {
+  Prefill p;
+  p.layers_s = layers * layer.total_s;
+  p.head_s = head ? head->total_s : 0.0;
+  p.total_s = p.layers_s + p.head_s;
+  p.tok_per_s = seq_tokens / p.total_s;
+  return p;
+}
+
+}  // namespace edgeplan

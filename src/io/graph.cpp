@@ -1,0 +1,62 @@
+#include "edgeplan/io/graph.hpp"
+
+#include <fmt/format.h>
+
+#include "edgeplan/io/suggest.hpp"
+
+namespace edgeplan::io {
+namespace {
+
+Op read_op(Fields& f) {
+  Op op;
+  op.name = f.string("name");
+  op.kind = *find_op_kind(f.choice("kind", names_of(op_kinds())));
+  if (op.kind == OpKind::matmul) {
+    op.precision = *find_precision(f.choice("precision", {"int8", "fp16"}));
+    op.flops = f.number("flops", Range::positive);
+    op.bytes = f.number_or("bytes", Range::non_negative, 0);
+  } else {
+    op.bytes = f.number("bytes", Range::positive);
+  }
+  op.handoff_bytes = f.number("handoff_bytes", Range::non_negative);
+  return op;
+}
+
+}  // namespace
+
+Result<OpGraph> load_graph(const ProfileText& text, const std::vector<Override>& overrides) {
+  return read_profile<OpGraph>(text, "graph", overrides, [&](Fields& f) {
+    OpGraph g;
+    f.optional_string("description");
+    f.optional_string("source");
+    g.seq_tokens = f.count("seq");
+    std::vector<Fields> ops = f.tables("ops");
+    if (ops.empty()) f.fail({}, "needs at least one [[ops]] entry (name, kind, flops or bytes, handoff_bytes)");
+    for (Fields& entry : ops) {
+      Op op = read_op(entry);
+      entry.finish();
+      for (const Op& before : g.ops) {
+        if (before.name == op.name) entry.fail("name", fmt::format("\"{}\" is used by an earlier op", op.name));
+      }
+      g.ops.push_back(std::move(op));
+    }
+    return g;
+  });
+}
+
+std::string graph_toml(const OpGraph& g, const std::string& origin) {
+  std::string out = fmt::format(
+      "# {}\n# One decoder layer; edit it and run `edgeplan place --graph FILE`. Schema: docs/profiles.md.\n"
+      "description = \"{}\"\nseq = {}\n",
+      origin, origin, g.seq_tokens);
+  for (const Op& op : g.ops) {
+    out += fmt::format("\n[[ops]]\nname = \"{}\"\nkind = \"{}\"\n", op.name, to_string(op.kind));
+    if (op.kind == OpKind::matmul) {
+      out += fmt::format("precision = \"{}\"\nflops = {:.17g}\n", to_string(op.precision), op.flops);
+    }
+    out += fmt::format("bytes = {:.17g}\nhandoff_bytes = {:.17g}\n", op.bytes, op.handoff_bytes);
+  }
+  return out;
+}
+
+}  // namespace edgeplan::io
