@@ -33,8 +33,7 @@ Runner setup_kv(CLI::App& app) {
     const DeviceSpec device = ctx.device(o->device, r.inputs);
     const ModelSpec model = ctx.model(o->model, r.inputs);
     const KvType& primary = need_kv_type(o->kv_type);
-    const FileType* ft = find_file_type(o->quant);
-    if (!ft) throw UsageError(fmt::format("--quant: unknown format '{}' (see `edgeplan decode --help`)", o->quant));
+    const FileType* ft = &need_format(o->quant);
     const WeightSize weights = unwrap(weight_size(model, *ft));
     const double budget = kv_budget_bytes(device.memory_bytes, device.reserved_bytes, weights.bytes);
     r.inputs["quant"] = ft->name;

@@ -77,6 +77,9 @@ Runner setup_kv(CLI::App& app);
 Runner setup_place(CLI::App& app);
 Runner setup_profiles(CLI::App& app);
 
+// Looks up a weight format by name (--quant); a usage error suggests the nearest.
+const FileType& need_format(const std::string& name);
+
 // Looks up a KV-cache type by name (--kv-type); a usage error suggests the nearest.
 const KvType& need_kv_type(const std::string& name);
 

@@ -51,22 +51,27 @@ io::ProfileText Context::find(const std::string& kind, const std::string& name) 
   return unwrap(io::find_profile(kind, name, path_));
 }
 
+namespace {
+
+// Records a loaded profile under inputs[key]: its name, where it came from, and the values used.
+template <class Spec>
+Spec recorded(Spec spec, const io::ProfileText& text, const char* key, io::Json& inputs) {
+  io::Json j = {{"name", spec.name}, {"source", text.display}};
+  j.update(io::to_json(spec));
+  inputs[key] = std::move(j);
+  return spec;
+}
+
+}  // namespace
+
 DeviceSpec Context::device(const std::string& name, io::Json& inputs) const {
   const io::ProfileText text = find("devices", name);
-  DeviceSpec d = unwrap(io::load_device(text, overrides_));
-  io::Json j = {{"name", d.name}, {"source", text.display}};
-  j.update(io::to_json(d));
-  inputs["device"] = j;
-  return d;
+  return recorded(unwrap(io::load_device(text, overrides_)), text, "device", inputs);
 }
 
 ModelSpec Context::model(const std::string& name, io::Json& inputs) const {
   const io::ProfileText text = find("models", name);
-  ModelSpec m = unwrap(io::load_model(text, overrides_));
-  io::Json j = {{"name", m.name}, {"source", text.display}};
-  j.update(io::to_json(m));
-  inputs["model"] = j;
-  return m;
+  return recorded(unwrap(io::load_model(text, overrides_)), text, "model", inputs);
 }
 
 std::vector<std::string> split_list(const std::string& text, const std::string& option) {
