@@ -40,6 +40,7 @@ struct CommonOptions {
   std::vector<std::string> sets;          // --set
   std::string format = "table";           // --format
   std::vector<std::string> requirements;  // --require
+  std::vector<std::string> sweeps;        // --sweep
 };
 
 // What a subcommand runs with once the command line is parsed.

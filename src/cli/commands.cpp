@@ -1,4 +1,6 @@
+#include <algorithm>
 #include <array>
+#include <charconv>
 #include <iostream>
 
 #include <fmt/format.h>
@@ -7,6 +9,7 @@
 #include "edgeplan/io/inputs.hpp"
 #include "edgeplan/io/require.hpp"
 #include "edgeplan/io/suggest.hpp"
+#include "edgeplan/io/sweep.hpp"
 
 namespace edgeplan::cli {
 namespace {
@@ -35,8 +38,68 @@ void add_common(CLI::App& app, CommonOptions& o) {
   app.add_option("--set", o.sets, "Override a profile value, e.g. device.bandwidth_gbps=120 (repeatable)")
       ->type_name("KEY=VALUE");
   app.add_option("--format", o.format, "Output format: table, json or csv")->type_name("FMT")->capture_default_str();
+  app.add_option("--sweep", o.sweeps, "Run once per value: KEY=V1,V2,... or KEY=START:STOP:STEP (repeatable: all combinations)")
+      ->type_name("KEY=VALUES");
   app.add_option("--require", o.requirements, "Fail (exit 1) unless 'FIELD OP VALUE' holds, e.g. 'fits == true' (repeatable)")
       ->type_name("EXPR");
+}
+
+// Decimals needed to show every value of a sweep axis as typed (at most 6).
+int decimals_of(const std::vector<std::string>& values) {
+  int most = 0;
+  for (const std::string& v : values) {
+    const auto dot = v.find('.');
+    if (dot != std::string::npos) most = std::max(most, static_cast<int>(v.size() - dot - 1));
+  }
+  return std::min(most, 6);
+}
+
+io::Cell sweep_cell(const std::string& value) {
+  double v = 0;
+  auto [p, ec] = std::from_chars(value.data(), value.data() + value.size(), v);
+  if (ec == std::errc() && p == value.data() + value.size()) return v;
+  return value;
+}
+
+// Runs `runner` once per combination of the sweeps and joins the first table of each run into one table,
+// with a column per swept key in front. Requirements are checked on every combination.
+io::Report run_sweep(const Runner& runner, const CommonOptions& common, const std::vector<io::SweepAxis>& axes,
+                     const std::vector<io::Requirement>& reqs, std::vector<std::string>& failures) {
+  const std::uint64_t n = unwrap(io::sweep_size(axes));
+  io::Report out;
+  for (std::uint64_t i = 0; i < n; ++i) {
+    const std::vector<std::string> values = io::sweep_combination(axes, i);
+    CommonOptions options = common;
+    std::string label;
+    for (std::size_t a = 0; a < axes.size(); ++a) {
+      options.sets.push_back(axes[a].key + "=" + values[a]);
+      label += (label.empty() ? "" : ", ") + axes[a].key + "=" + values[a];
+    }
+    const io::Report one = runner(Context(options));
+    if (one.tables.empty()) throw UsageError(fmt::format("--sweep: {} has no table to sweep", one.command));
+    if (i == 0) {
+      out.command = one.command;
+      out.title = fmt::format("sweep of {} ({} combinations): {}", one.command, n, one.title);
+      out.inputs = one.inputs;
+      io::Json sweeps = io::Json::array();
+      for (const io::SweepAxis& a : axes) sweeps.push_back({{"key", a.key}, {"values", a.values}});
+      out.inputs["sweep"] = sweeps;
+      io::Table t{"sweep", {}, {}};
+      for (const io::SweepAxis& a : axes) t.columns.push_back({a.key, a.key, decimals_of(a.values)});
+      for (const io::Column& c : one.tables.front().columns) t.columns.push_back(c);
+      out.tables.push_back(std::move(t));
+    }
+    for (const auto& row : one.tables.front().rows) {
+      std::vector<io::Cell> cells;
+      for (const std::string& v : values) cells.push_back(sweep_cell(v));
+      cells.insert(cells.end(), row.begin(), row.end());
+      out.tables.front().add(std::move(cells));
+    }
+    for (const std::string& f : unwrap(io::check_requirements(io::full_results(one), reqs))) {
+      failures.push_back(fmt::format("[{}] {}", label, f));
+    }
+  }
+  return out;
 }
 
 }  // namespace
@@ -125,11 +188,18 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err)
     const io::Format format = parse_format(common.format);
     std::vector<io::Requirement> reqs;
     for (const std::string& r : common.requirements) reqs.push_back(unwrap(io::parse_requirement(r)));
-    const Context context(common);
+    std::vector<io::SweepAxis> axes;
+    for (const std::string& s : common.sweeps) axes.push_back(unwrap(io::parse_sweep(s)));
     for (auto& [sub, runner] : runners) {
       if (!sub->parsed()) continue;
-      const io::Report report = runner(context);
-      const auto failures = unwrap(io::check_requirements(io::full_results(report), reqs));
+      std::vector<std::string> failures;
+      io::Report report;
+      if (axes.empty()) {
+        report = runner(Context(common));
+        failures = unwrap(io::check_requirements(io::full_results(report), reqs));
+      } else {
+        report = run_sweep(runner, common, axes, reqs, failures);
+      }
       out << io::render(report, format);
       for (const std::string& f : failures) err << "edgeplan: " << f << "\n";
       return failures.empty() ? kExitOk : kExitRequirementFailed;
