@@ -1,4 +1,6 @@
 #include <array>
+#include <charconv>
+#include <cmath>
 #include <iostream>
 
 #include <fmt/format.h>
@@ -14,6 +16,10 @@ namespace {
 constexpr std::array kCommands{
     Command{"decode", "Decode speed: weight bytes per format, tokens/s, optional speculation", setup_decode},
     Command{"kv", "KV-cache budget and the longest context per cache type", setup_kv},
+    Command{"stream", "Weight loading from storage: preload, demand paging, prefetch, hot subsets, LLM in a flash",
+            setup_stream},
+    Command{"lora", "LoRA adapters: hot-swap time and memory versus merged copies", setup_lora},
+    Command{"spec", "Speculative decoding / MTP: expected tokens, speedup, best draft length", setup_spec},
     Command{"profiles", "List the device and model profiles and where each comes from", setup_profiles},
 };
 
@@ -81,6 +87,15 @@ std::vector<std::string> split_list(const std::string& text, const std::string& 
     rest.remove_prefix(comma + 1);
   }
   return out;
+}
+
+double parse_number(const std::string& text, const std::string& what) {
+  double v = 0;
+  auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (ec != std::errc() || p != text.data() + text.size() || !std::isfinite(v)) {
+    throw UsageError(fmt::format("{}: '{}' is not a number", what, text));
+  }
+  return v;
 }
 
 int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {

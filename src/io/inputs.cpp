@@ -11,6 +11,13 @@ Json to_json(const DeviceSpec& d) {
   j["bandwidth_gbps"] = d.bandwidth_bytes_per_s / units::kGBps;
   j["utilization"] = d.utilization;
   j["per_token_overhead_ms"] = d.per_token_overhead_s * units::kMsPerS;
+  if (d.storage) {
+    j["storage"] = {{"read_gbps", d.storage->read_bytes_per_s / units::kGBps},
+                    {"page_kib", d.storage->page_bytes / units::kKiB},
+                    {"page_fault_us", d.storage->page_fault_s * units::kUsPerS},
+                    {"readahead_kib", static_cast<double>(d.storage->readahead_pages) * d.storage->page_bytes / units::kKiB}};
+  }
+  if (d.lora) j["lora"] = {{"swap_fixed_us", d.lora->swap_fixed_s * units::kUsPerS}};
   return j;
 }
 
@@ -25,6 +32,7 @@ Json to_json(const ModelSpec& m) {
   j["ffn"] = m.ffn;
   if (m.vocab) j["vocab"] = *m.vocab;
   j["tied_embeddings"] = m.tied_embeddings;
+  j["lora_shapes"] = m.lora_shapes == LoraShapes::chapter ? "chapter" : "real";
   return j;
 }
 
