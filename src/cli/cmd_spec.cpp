@@ -173,6 +173,7 @@ Runner setup_spec(CLI::App& app) {
     } else if (!find_best && gamma_fixed > 0 && spec_speedup({alphas.front(), gamma_fixed, cost}) < 1) {
       r.notes.push_back("speculation does not pay at these settings: it is slower than plain decode");
     }
+    if (!find_best && gamma_fixed == 0) r.notes.push_back("gamma 0: no speculation, plain decode");
     if (find_best && none_pays && cost < 1) r.notes.push_back("gamma 0: no draft length beats plain decode there");
     if (at_limit) {
       r.notes.push_back(fmt::format("gamma {} is the search limit: the speedup still grows with longer drafts",
