@@ -147,8 +147,9 @@ Runner setup_lora(CLI::App& app) {
 
     r.title = fmt::format("lora: {} on {}", model.name, device.name);
     r.header.push_back("adapter: " + what);
-    r.notes.push_back(fmt::format("adapter {:.0f} B = {:.1f} MiB; merged copy {:.2f} GiB; memory ratio {:.2f}%",
-                                  adapter.adapter_bytes, adapter.adapter_bytes / units::kMiB, adapter.merged_bytes / units::kGiB,
+    r.notes.push_back(fmt::format("adapter {} B = {:.1f} MiB; merged copy {:.2f} GiB; memory ratio {:.2f}%",
+                                  with_thousands(static_cast<std::uint64_t>(adapter.adapter_bytes)),
+                                  adapter.adapter_bytes / units::kMiB, adapter.merged_bytes / units::kGiB,
                                   plan.memory_ratio * 100));
     r.notes.push_back(fmt::format("hot swap: unload + load {:.1f} us + fixed {:g} us = {:.1f} us",
                                   plan.unload_load_s * units::kUsPerS, device.lora->swap_fixed_s * units::kUsPerS,

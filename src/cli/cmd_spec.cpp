@@ -92,6 +92,8 @@ Runner setup_spec(CLI::App& app) {
                                    !o->device.empty() ? "--device" : !o->draft.empty() ? "--draft" : "--mtp-layers"));
     }
 
+    std::optional<DeviceSpec> device;
+    if (!o->device.empty()) device = ctx.device(o->device, r.inputs);
     std::optional<ModelSpec> target;
     std::optional<WeightSize> target_size;
     if (!o->model.empty()) {
@@ -122,12 +124,8 @@ Runner setup_spec(CLI::App& app) {
     if (o->gamma) r.inputs["gamma"] = gamma_fixed;
     r.inputs["cost"] = cost;
 
-    std::optional<DeviceSpec> device;
     std::optional<DecodeResult> base;
-    if (!o->device.empty()) {
-      device = ctx.device(o->device, r.inputs);
-      base = decode(*device, {target_size->bytes, 0});
-    }
+    if (device) base = decode(*device, {target_size->bytes, 0});
 
     io::Table t{"alphas", {{"alpha", "alpha", 2},
                            {"gamma", "gamma", 0},

@@ -149,7 +149,7 @@ Runner setup_stream(CLI::App& app) {
     r.header.push_back(fmt::format("model file {:.2f} GB, {} pages x {:g} KiB; read {:g} GB/s, page fault {:g} us, "
                                    "readahead {} page(s)",
                                    weights.bytes / units::kGB,
-                                   io::format_cell_text(static_cast<std::int64_t>(file_pages), {"", "", 0, true}),
+                                   with_thousands(file_pages),
                                    storage.page_bytes / units::kKiB, storage.read_bytes_per_s / units::kGBps,
                                    storage.page_fault_s * units::kUsPerS, storage.readahead_pages));
     r.header.push_back(fmt::format("memory for weights {:.2f} GiB (memory - reserved): {}", budget / units::kGiB,

@@ -86,6 +86,9 @@ const KvType& need_kv_type(const std::string& name);
 // Looks up a weight format by name (--quant); a usage error suggests the nearest.
 const FileType& need_format(const std::string& name);
 
+// 19431 as "19,431", as the table view groups whole numbers.
+std::string with_thousands(std::uint64_t v);
+
 // Parses a finite number; a usage error names `what` (an option) when the text is not one.
 double parse_number(const std::string& text, const std::string& what);
 

@@ -89,6 +89,10 @@ std::vector<std::string> split_list(const std::string& text, const std::string& 
   return out;
 }
 
+std::string with_thousands(std::uint64_t v) {
+  return io::format_cell_text(static_cast<std::int64_t>(v), io::Column{"", "", 0, true});
+}
+
 double parse_number(const std::string& text, const std::string& what) {
   double v = 0;
   auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
