@@ -314,7 +314,9 @@ Result<GgufFile> read_gguf(std::span<const std::byte> bytes, const std::string& 
 Result<GgufFile> read_gguf_file(const std::string& path) {
   std::error_code ec;
   std::ifstream in(path, std::ios::binary | std::ios::ate);
-  if (!in || !std::filesystem::is_regular_file(path, ec)) return Error{fmt::format("cannot read GGUF file '{}': no such file", path)};
+  if (!in || !std::filesystem::is_regular_file(path, ec)) {
+    return Error{fmt::format("cannot read GGUF file '{}': no such file", path)};
+  }
   const std::streamoff size = in.tellg();
   if (size < 0) return Error{fmt::format("cannot read GGUF file '{}'", path)};
   FileSource source(in, static_cast<std::uint64_t>(size));
