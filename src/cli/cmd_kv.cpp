@@ -13,10 +13,6 @@ struct KvOptions {
   std::uint64_t context = 0;
 };
 
-std::string with_thousands(std::uint64_t v) {
-  return io::format_cell_text(static_cast<std::int64_t>(v), io::Column{"", "", 0, true});
-}
-
 }  // namespace
 
 Runner setup_kv(CLI::App& app) {

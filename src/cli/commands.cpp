@@ -1,6 +1,7 @@
 #include <algorithm>
 #include <array>
 #include <charconv>
+#include <cmath>
 #include <iostream>
 
 #include <fmt/format.h>
@@ -19,6 +20,10 @@ constexpr std::array kCommands{
     Command{"kv", "KV-cache budget and the longest context per cache type", setup_kv},
     Command{"place", "Operator placement of a prefill layer across NPU, GPU and CPU, fallbacks and transfers",
             setup_place},
+    Command{"stream", "Weight loading from storage: preload, demand paging, prefetch, hot subsets, LLM in a flash",
+            setup_stream},
+    Command{"lora", "LoRA adapters: hot-swap time and memory versus merged copies", setup_lora},
+    Command{"spec", "Speculative decoding / MTP: expected tokens, speedup, best draft length", setup_spec},
     Command{"profiles", "List the device and model profiles and where each comes from", setup_profiles},
 };
 
@@ -151,6 +156,19 @@ std::vector<std::string> split_list(const std::string& text, const std::string& 
     rest.remove_prefix(comma + 1);
   }
   return out;
+}
+
+std::string with_thousands(std::uint64_t v) {
+  return io::format_cell_text(static_cast<std::int64_t>(v), io::Column{"", "", 0, true});
+}
+
+double parse_number(const std::string& text, const std::string& what) {
+  double v = 0;
+  auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (ec != std::errc() || p != text.data() + text.size() || !std::isfinite(v)) {
+    throw UsageError(fmt::format("{}: '{}' is not a number", what, text));
+  }
+  return v;
 }
 
 int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
