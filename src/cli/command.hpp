@@ -75,6 +75,7 @@ std::span<const Command> commands();
 Runner setup_decode(CLI::App& app);
 Runner setup_kv(CLI::App& app);
 Runner setup_profiles(CLI::App& app);
+Runner setup_route(CLI::App& app);
 
 // Looks up a KV-cache type by name (--kv-type); a usage error suggests the nearest.
 const KvType& need_kv_type(const std::string& name);

@@ -14,11 +14,12 @@ namespace {
 constexpr std::array kCommands{
     Command{"decode", "Decode speed: weight bytes per format, tokens/s, optional speculation", setup_decode},
     Command{"kv", "KV-cache budget and the longest context per cache type", setup_kv},
+    Command{"route", "Device versus private and public cloud, per request or over a trace of traffic", setup_route},
     Command{"profiles", "List the device and model profiles and where each comes from", setup_profiles},
 };
 
 // The profiles a --set key may start with.
-const std::vector<std::string> kOverrideProfiles{"device", "model"};
+const std::vector<std::string> kOverrideProfiles{"device", "model", "cloud"};
 
 io::Format parse_format(const std::string& f) {
   if (f == "table") return io::Format::table;

@@ -185,6 +185,20 @@ std::optional<Fields> Fields::table(std::string_view key) {
   return Fields(*t, *source_, full_key(key));
 }
 
+std::vector<Fields> Fields::tables(std::string_view key) {
+  const toml::node* n = find(key);
+  std::vector<Fields> out;
+  if (!n) return out;
+  auto a = n->as_array();
+  if (!a) fail(key, "must be an array of tables ([[" + std::string(key) + "]]), not " + type_name(*n));
+  for (std::size_t i = 0; i < a->size(); ++i) {
+    auto t = (*a)[i].as_table();
+    if (!t) fail(key, "must be an array of tables, but holds " + type_name((*a)[i]));
+    out.emplace_back(*t, *source_, fmt::format("{}[{}]", full_key(key), i));
+  }
+  return out;
+}
+
 std::vector<std::string> Fields::remaining_keys() const {
   std::vector<std::string> out;
   for (const auto& [k, v] : *table_) {

@@ -11,6 +11,14 @@ Json to_json(const DeviceSpec& d) {
   j["bandwidth_gbps"] = d.bandwidth_bytes_per_s / units::kGBps;
   j["utilization"] = d.utilization;
   j["per_token_overhead_ms"] = d.per_token_overhead_s * units::kMsPerS;
+  if (d.prefill_flop_per_s) j["prefill"] = {{"effective_tflops", *d.prefill_flop_per_s / 1e12}};
+  if (const auto& t = d.thermal) {
+    j["thermal"] = {{"model", to_string(t->model)}, {"onset_s", t->onset_s}, {"derate", t->derate},
+                    {"cooldown_s", t->cooldown_s}};
+  }
+  if (const auto& p = d.power) {
+    j["power"] = {{"active_w", p->active_w}, {"idle_w", p->idle_w}, {"battery_wh", p->battery_wh}};
+  }
   return j;
 }
 

@@ -169,6 +169,7 @@ Result<DeviceSpec> load_device(const ProfileText& text, const std::vector<Overri
     DeviceSpec d;
     d.name = text.name;
     read_device_core(f, d);
+    read_device_route(f, d);
     return d;
   });
 }

@@ -76,5 +76,6 @@ Result<ModelSpec> load_model(const ProfileText& text, const std::vector<Override
 
 // Section readers of the device profile, one per mechanism, called by load_device.
 void read_device_core(Fields& f, DeviceSpec& d);
+void read_device_route(Fields& f, DeviceSpec& d);  // [prefill], [thermal], [power]: src/io/route.cpp
 
 }  // namespace edgeplan::io
