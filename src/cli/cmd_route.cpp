@@ -254,7 +254,7 @@ void route_trace(const RouteOptions& o, const DeviceSpec& device, const DeviceRa
   r.results["throttled_s"] = s.throttled_s;
   r.results["cloud_cost_usd"] = s.cost_usd;
   r.header.push_back(fmt::format("{} requests over {:.2f} s: device busy {:.1f}% of the time, throttled {:.2f} s; "
-                                 "{} SLO misses; cloud cost ${:.4f}",
+                                 "SLO misses {}; cloud cost ${:.4f}",
                                  s.requests, s.span_s, s.busy_fraction * 100, s.throttled_s, s.slo_misses, s.cost_usd));
   if (s.device_energy_j) {
     r.results["device_energy_j"] = *s.device_energy_j;
@@ -267,7 +267,7 @@ void route_trace(const RouteOptions& o, const DeviceSpec& device, const DeviceRa
                                                           : std::string()));
   }
   if (s.confidential_slo_misses > 0) {
-    r.notes.push_back(fmt::format("flagged: {} confidential requests miss their SLO on the device", s.confidential_slo_misses));
+    r.notes.push_back(fmt::format("flagged: confidential requests missing their SLO on the device: {}", s.confidential_slo_misses));
   }
   if (reader.skipped() > 0) {
     r.notes.push_back(fmt::format("skipped {} malformed lines (--skip-bad-lines); the first: {}", reader.skipped(),

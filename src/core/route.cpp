@@ -128,7 +128,7 @@ bool SimClock::advance_to(double t_s) {
   return true;
 }
 
-std::optional<double> percentile(std::vector<float>& values, double pct) {
+std::optional<double> percentile(std::vector<double>& values, double pct) {
   if (values.empty()) return std::nullopt;
   const double rank = std::ceil(pct / 100 * static_cast<double>(values.size()));
   const std::size_t index = static_cast<std::size_t>(std::clamp(rank, 1.0, static_cast<double>(values.size()))) - 1;
@@ -143,7 +143,7 @@ TraceSimulator::TraceSimulator(DeviceRates rates, std::optional<ThermalSpec> the
 
 Result<TraceOutcome> TraceSimulator::serve(const RouteRequest& r) {
   if (!clock_.advance_to(r.arrival_s)) {
-    return Error{"arrives before the previous request (a trace must be in time order)"};
+    return Error{"is before the previous request's arrival (a trace must be in time order)"};
   }
   if (!first_arrival_s_) first_arrival_s_ = r.arrival_s;
   TraceOutcome o;
@@ -169,7 +169,7 @@ Result<TraceOutcome> TraceSimulator::serve(const RouteRequest& r) {
   t.tokens += r.input_tok + r.output_tok;
   t.cost_usd += o.cost_usd;
   if (!o.decision.slo_met) ++t.slo_misses;
-  t.latencies_s.push_back(static_cast<float>(o.decision.latency_s));
+  t.latencies_s.push_back(o.decision.latency_s);
   return o;
 }
 

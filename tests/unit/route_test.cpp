@@ -170,11 +170,11 @@ TEST(Route, ClockOnlyMovesForward) {
 }
 
 TEST(Route, NearestRankPercentile) {
-  std::vector<float> v{5, 1, 4, 2, 3};
+  std::vector<double> v{5, 1, 4, 2, 3};
   EXPECT_EQ(percentile(v, 50), 3);
   EXPECT_EQ(percentile(v, 95), 5);
   EXPECT_EQ(percentile(v, 20), 1);
-  std::vector<float> empty;
+  std::vector<double> empty;
   EXPECT_EQ(percentile(empty, 50), std::nullopt);
 }
 

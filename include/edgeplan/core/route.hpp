@@ -103,7 +103,7 @@ class SimClock {
 };
 
 // The nearest-rank percentile (pct in (0, 100]) of `values`, which it reorders; nullopt when empty.
-std::optional<double> percentile(std::vector<float>& values, double pct);
+std::optional<double> percentile(std::vector<double>& values, double pct);
 
 // One request as the simulator served it.
 struct TraceOutcome {
@@ -156,7 +156,7 @@ class TraceSimulator {
   struct Tally {
     std::uint64_t requests = 0, slo_misses = 0;
     double tokens = 0, cost_usd = 0;
-    std::vector<float> latencies_s;
+    std::vector<double> latencies_s;
   };
 
   DeviceRates rates_;
