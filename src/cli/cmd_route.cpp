@@ -15,7 +15,7 @@ struct RouteOptions {
   std::string device, model, quant = "Q4_K_M", clouds, requests, trace, trace_out;
   double prefill_tok_s = 0, decode_tok_s = 0, escalate_after_s = 0, cloud_ratio = 3;
   bool skip_bad_lines = false;
-  CLI::Option *prefill_opt = nullptr, *decode_opt = nullptr, *escalate_opt = nullptr;
+  CLI::Option *prefill_opt = nullptr, *decode_opt = nullptr, *escalate_opt = nullptr, *quant_opt = nullptr;
 };
 
 double positive(const CLI::Option* opt, double v) {
@@ -53,6 +53,7 @@ DeviceRates resolve_rates(const RouteOptions& o, const Context& ctx, const Devic
                                   *device.prefill_flop_per_s / 1e12, *params / 1e9));
   }
   if (measured_decode) {
+    if (o.quant_opt->count() > 0) throw UsageError("--quant is not used when --decode-tok-s is given");
     rates.decode_tok_per_s = positive(o.decode_opt, o.decode_tok_s);
     sources.push_back(fmt::format("decode {:.1f} tok/s (measured, --decode-tok-s)", rates.decode_tok_per_s));
   } else {
@@ -282,7 +283,7 @@ Runner setup_route(CLI::App& app) {
   auto o = std::make_shared<RouteOptions>();
   app.add_option("--device", o->device, "Device profile name or .toml path")->required();
   app.add_option("--model", o->model, "Model profile (derives the device rates not given explicitly)");
-  app.add_option("--quant", o->quant, "Weight format for the derived decode rate")->capture_default_str();
+  o->quant_opt = app.add_option("--quant", o->quant, "Weight format for the derived decode rate")->capture_default_str();
   o->prefill_opt = app.add_option("--prefill-tok-s", o->prefill_tok_s, "Measured device prefill rate, tokens/s");
   o->decode_opt = app.add_option("--decode-tok-s", o->decode_tok_s, "Measured device decode rate, tokens/s");
   app.add_option("--cloud", o->clouds, "Comma-separated cloud profiles, e.g. ref-private,ref-public")->required();
