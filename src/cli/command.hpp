@@ -84,6 +84,7 @@ Runner setup_spec(CLI::App& app);
 
 // Looks up a weight format by name (--quant); a usage error suggests the nearest.
 const FileType& need_format(const std::string& name);
+Runner setup_route(CLI::App& app);
 
 // Looks up a KV-cache type by name (--kv-type); a usage error suggests the nearest.
 const KvType& need_kv_type(const std::string& name);
