@@ -85,6 +85,8 @@ Runner setup_spec(CLI::App& app);
 // Looks up a weight format by name (--quant); a usage error suggests the nearest.
 const FileType& need_format(const std::string& name);
 Runner setup_route(CLI::App& app);
+Runner setup_report(CLI::App& app);
+Runner setup_check(CLI::App& app);
 
 // Looks up a KV-cache type by name (--kv-type); a usage error suggests the nearest.
 const KvType& need_kv_type(const std::string& name);
@@ -99,6 +101,10 @@ double parse_number(const std::string& text, const std::string& what);
 double need_alpha(double v, const std::string& what);         // [0, 1]
 std::uint32_t need_gamma(double v, const std::string& what);  // whole, 0 to kSpecMaxGamma
 double need_cost(double v, const std::string& what);          // >= 0
+
+// Runs subcommand `name` with `args` (its own options, as on the command line) under `ctx`: how composite
+// commands (report, check) reuse the single-mechanism commands. A bad argument is a UsageError.
+io::Report run_command(const std::string& name, const std::vector<std::string>& args, const Context& ctx);
 
 // Parses "a,b,c" into its items, trimming blanks; a usage error names the option when an item is empty.
 std::vector<std::string> split_list(const std::string& text, const std::string& option);

@@ -25,6 +25,9 @@ constexpr std::array kCommands{
     Command{"lora", "LoRA adapters: hot-swap time and memory versus merged copies", setup_lora},
     Command{"spec", "Speculative decoding / MTP: expected tokens, speedup, best draft length", setup_spec},
     Command{"route", "Device versus private and public cloud, per request or over a trace of traffic", setup_route},
+    Command{"report", "One page for a device and model: fit, speed, context, load, adapters, fallbacks, routing",
+            setup_report},
+    Command{"check", "CI gate: requirements on device/model pairs from a plan file; exit 1 when any fails", setup_check},
     Command{"profiles", "List the device and model profiles and where each comes from", setup_profiles},
 };
 
@@ -35,7 +38,8 @@ io::Format parse_format(const std::string& f) {
   if (f == "table") return io::Format::table;
   if (f == "json") return io::Format::json;
   if (f == "csv") return io::Format::csv;
-  throw UsageError(fmt::format("--format {}: expected table, json or csv", f));
+  if (f == "md") return io::Format::md;
+  throw UsageError(fmt::format("--format {}: expected table, json, csv or md", f));
 }
 
 void add_common(CLI::App& app, CommonOptions& o) {
@@ -43,7 +47,7 @@ void add_common(CLI::App& app, CommonOptions& o) {
       ->type_name("DIR");
   app.add_option("--set", o.sets, "Override a profile value, e.g. device.bandwidth_gbps=120 (repeatable)")
       ->type_name("KEY=VALUE");
-  app.add_option("--format", o.format, "Output format: table, json or csv")->type_name("FMT")->capture_default_str();
+  app.add_option("--format", o.format, "Output format: table, json, csv or md (Markdown)")->type_name("FMT")->capture_default_str();
   app.add_option("--sweep", o.sweeps, "Run once per value: KEY=V1,V2,... or KEY=START:STOP:STEP (repeatable: all combinations)")
       ->type_name("KEY=VALUES");
   app.add_option("--require", o.requirements, "Fail (exit 1) unless 'FIELD OP VALUE' holds, e.g. 'fits == true' (repeatable)")
@@ -143,6 +147,22 @@ ModelSpec Context::model(const std::string& name, io::Json& inputs) const {
   return recorded(unwrap(io::load_model(text, overrides_)), text, "model", inputs);
 }
 
+io::Report run_command(const std::string& name, const std::vector<std::string>& args, const Context& ctx) {
+  for (const Command& c : kCommands) {
+    if (name != c.name) continue;
+    CLI::App app{c.description, c.name};
+    const Runner runner = c.setup(app);
+    std::vector<std::string> reversed(args.rbegin(), args.rend());  // CLI11 parses a reversed vector
+    try {
+      app.parse(reversed);
+    } catch (const CLI::ParseError& e) {
+      throw UsageError(fmt::format("{}: {}", name, e.what()));
+    }
+    return runner(ctx);
+  }
+  throw UsageError("no command " + name);
+}
+
 std::vector<std::string> split_list(const std::string& text, const std::string& option) {
   std::vector<std::string> out;
   std::string_view rest = text;
@@ -216,6 +236,7 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err)
       if (axes.empty()) {
         report = runner(Context(common));
         failures = unwrap(io::check_requirements(io::full_results(report), reqs));
+        failures.insert(failures.begin(), report.failures.begin(), report.failures.end());
       } else {
         report = run_sweep(runner, common, axes, reqs, failures);
       }

@@ -63,6 +63,30 @@ std::string render_table(const Table& t) {
   return out;
 }
 
+// A GitHub-flavoured Markdown table: numbers right-aligned, '|' in text escaped.
+std::string render_markdown_table(const Table& t) {
+  std::string head = "|", rule = "|";
+  std::vector<bool> right(t.columns.size(), false);
+  for (const auto& row : t.rows) {
+    for (std::size_t i = 0; i < row.size() && i < right.size(); ++i) right[i] = right[i] || right_aligned(row[i]);
+  }
+  for (std::size_t i = 0; i < t.columns.size(); ++i) {
+    head += " " + t.columns[i].title + " |";
+    rule += right[i] ? " ---: |" : " --- |";
+  }
+  std::string out = head + "\n" + rule + "\n";
+  for (const auto& row : t.rows) {
+    out += "|";
+    for (std::size_t i = 0; i < t.columns.size(); ++i) {
+      std::string text = format_cell_text(i < row.size() ? row[i] : Cell{}, t.columns[i]);
+      for (std::size_t at = text.find('|'); at != std::string::npos; at = text.find('|', at + 2)) text.replace(at, 1, "\\|");
+      out += " " + text + " |";
+    }
+    out += "\n";
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string csv_field(const Cell& c) {
@@ -133,6 +157,14 @@ std::string render(const Report& r, Format f) {
       for (const Table& t : r.tables) out += "\n" + render_table(t);
       if (!r.notes.empty()) out += "\n";
       for (const std::string& line : r.notes) out += line + "\n";
+      return out;
+    }
+    case Format::md: {
+      std::string out = "### " + r.title + "\n";
+      for (const std::string& line : r.header) out += line + "  \n";
+      for (const Table& t : r.tables) out += "\n" + render_markdown_table(t);
+      if (!r.notes.empty()) out += "\n";
+      for (const std::string& line : r.notes) out += line + "  \n";
       return out;
     }
   }

@@ -123,24 +123,32 @@ Result<Json> lookup_field(const Json& results, const std::string& field) {
   return *at;
 }
 
+Result<Outcome> evaluate_requirement(const Json& results, const Requirement& r) {
+  auto value = lookup_field(results, r.field);
+  if (!value) return value.error();
+  const Json& v = *value;
+  bool pass = false;
+  if (v.is_number() && r.bound.is_number()) {
+    const double a = v.get<double>(), b = r.bound.get<double>();
+    pass = r.op == "<" ? a < b : r.op == "<=" ? a <= b : r.op == ">" ? a > b : r.op == ">=" ? a >= b
+         : r.op == "==" ? a == b : a != b;
+  } else if (r.op == "==" || r.op == "!=") {
+    const bool same = v.type() == r.bound.type() ? v == r.bound : show(v) == show(r.bound);
+    pass = r.op == "==" ? same : !same;
+  } else {
+    return Error{fmt::format("--require '{}': cannot compare {} ({}) with {}", r.text, r.field, show(v), r.op)};
+  }
+  return Outcome{pass, show(v)};
+}
+
 Result<std::vector<std::string>> check_requirements(const Json& results, const std::vector<Requirement>& reqs) {
   std::vector<std::string> failures;
   for (const Requirement& r : reqs) {
-    auto value = lookup_field(results, r.field);
-    if (!value) return value.error();
-    const Json& v = *value;
-    bool pass = false;
-    if (v.is_number() && r.bound.is_number()) {
-      const double a = v.get<double>(), b = r.bound.get<double>();
-      pass = r.op == "<" ? a < b : r.op == "<=" ? a <= b : r.op == ">" ? a > b : r.op == ">=" ? a >= b
-           : r.op == "==" ? a == b : a != b;
-    } else if (r.op == "==" || r.op == "!=") {
-      const bool same = v.type() == r.bound.type() ? v == r.bound : show(v) == show(r.bound);
-      pass = r.op == "==" ? same : !same;
-    } else {
-      return Error{fmt::format("--require '{}': cannot compare {} ({}) with {}", r.text, r.field, show(v), r.op)};
+    auto outcome = evaluate_requirement(results, r);
+    if (!outcome) return outcome.error();
+    if (!outcome->pass) {
+      failures.push_back(fmt::format("requirement failed: {} (got {} = {})", r.text, r.field, outcome->value));
     }
-    if (!pass) failures.push_back(fmt::format("requirement failed: {} (got {} = {})", r.text, r.field, show(v)));
   }
   return failures;
 }

@@ -1,6 +1,6 @@
 // A computed result, ready to print: compute first, render second. Every subcommand builds one Report;
 // the renderers turn it into an aligned table for people, JSON for scripts (schema version, resolved
-// inputs, results) or CSV (the first table). --format changes the printer, never the computation.
+// inputs, results), CSV (the first table) or Markdown (for pull-request comments). --format changes the printer, never the computation.
 // JSON layout: docs/json.md.
 #pragma once
 
@@ -44,10 +44,11 @@ struct Report {
   std::vector<std::string> header; // lines printed between title and tables
   std::vector<Table> tables;       // the first is the CSV output
   std::vector<std::string> notes;  // lines printed after the tables
+  std::vector<std::string> failures;  // requirement failures the command found itself (check): exit code 1
   std::string verbatim;            // when set, printed as is in every format (a file, e.g. place --emit-graph)
 };
 
-enum class Format { table, json, csv };
+enum class Format { table, json, csv, md };
 
 std::string format_cell_text(const Cell& c, const Column& col);
 // One CSV field: text quoted when it holds a comma, quote or newline; numbers in shortest round-trip form.

@@ -24,6 +24,14 @@ Result<Requirement> parse_requirement(std::string_view text);
 // Looks FIELD up in results. Fails (a usage error) when the field does not exist, naming the nearest.
 Result<Json> lookup_field(const Json& results, const std::string& field);
 
+struct Outcome {
+  bool pass = false;
+  std::string value;  // the figure's value as text
+};
+
+// Evaluates one requirement; an Error when it cannot be (unknown field, comparing text with <).
+Result<Outcome> evaluate_requirement(const Json& results, const Requirement& r);
+
 // One message per failed requirement ("fits == true failed: fits is false"); an Error when a requirement
 // cannot be evaluated (unknown field, comparing text with <).
 Result<std::vector<std::string>> check_requirements(const Json& results, const std::vector<Requirement>& reqs);
