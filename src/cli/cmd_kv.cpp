@@ -51,10 +51,10 @@ Runner setup_kv(CLI::App& app) {
     }
     for (const KvType& type : kv_types()) {
       const double per_token = kv_bytes_per_token(model, type);
-      const std::uint64_t longest = max_context(budget, per_token);
+      const std::uint64_t longest = max_context(model, type, budget, device.kv_cache);
       std::vector<io::Cell> row{std::string(type.name), std::string(type.counted_as), per_token,
                                 static_cast<std::int64_t>(longest)};
-      const double headroom = budget - static_cast<double>(o->context) * per_token;
+      const double headroom = budget - kv_cache_bytes(model, type, o->context, device.kv_cache);
       if (o->context > 0) {
         row.emplace_back(headroom >= 0);
         row.emplace_back(headroom);

@@ -163,7 +163,9 @@ void read_device_core(Fields& f, DeviceSpec& d) {
   d.utilization = f.number("utilization", Range::unit_interval);
   d.per_token_overhead_s = f.number("per_token_overhead_ms", Range::non_negative) / 1e3;
   if (auto p = f.table("prefill")) {
-    d.prefill = PrefillSpec{p->number("tflops", Range::positive) * 1e12, p->number("efficiency", Range::unit_interval)};
+    const double efficiency = p->number("efficiency", Range::unit_interval);
+    d.prefill = PrefillSpec{p->number("tflops", Range::positive) * 1e12, efficiency,
+                            p->number_or("quantized_efficiency", Range::unit_interval, efficiency)};
     p->finish();
   }
 }
@@ -174,6 +176,7 @@ Result<DeviceSpec> load_device(const ProfileText& text, const std::vector<Overri
     d.name = text.name;
     read_device_core(f, d);
     read_device_units(f, d);
+    read_device_kv_cache(f, d);
     return d;
   });
 }
@@ -198,6 +201,7 @@ Result<ModelSpec> load_model(const ProfileText& text, const std::vector<Override
     m.tied_embeddings = f.boolean_or("tied_embeddings", false);
     m.qkv_bias = f.boolean_or("qkv_bias", false);
     m.rope_freqs = f.boolean_or("rope_freqs", false);
+    read_model_architecture(f, m);
     if (!m.vocab && !m.params) f.fail({}, "needs params or vocab (to count its weights)");
     if (auto formats = f.table("formats")) {
       for (const std::string& name : formats->remaining_keys()) {

@@ -77,5 +77,10 @@ Result<ModelSpec> load_model(const ProfileText& text, const std::vector<Override
 // Section readers of the device profile, one per mechanism, called by load_device.
 void read_device_core(Fields& f, DeviceSpec& d);
 void read_device_units(Fields& f, DeviceSpec& d);  // [units.*] and [link] (src/io/units.cpp)
+void read_device_kv_cache(Fields& f, DeviceSpec& d);  // [kv_cache] (src/io/kv_cache.cpp)
+
+// Architecture keys of the model profile: arch, context_length, [moe], [mla], [sliding_window]
+// (src/io/architecture.cpp), called by load_model.
+void read_model_architecture(Fields& f, ModelSpec& m);
 
 }  // namespace edgeplan::io
