@@ -61,14 +61,14 @@ SpecParams parse_spec(const std::string& text) {
   return p;
 }
 
+}  // namespace
+
 const FileType& need_format(const std::string& name) {
   if (const FileType* ft = find_file_type(name)) return *ft;
   std::vector<std::string> names;
   for (const FileType& t : file_types()) names.emplace_back(t.name);
   throw UsageError(fmt::format("--quant: unknown format '{}'{}", name, io::did_you_mean(name, names)));
 }
-
-}  // namespace
 
 const KvType& need_kv_type(const std::string& name) {
   if (const KvType* t = find_kv_type(name)) return *t;

@@ -76,9 +76,14 @@ Runner setup_decode(CLI::App& app);
 Runner setup_kv(CLI::App& app);
 Runner setup_place(CLI::App& app);
 Runner setup_profiles(CLI::App& app);
+Runner setup_inspect(CLI::App& app);
+Runner setup_import(CLI::App& app);
 
 // Looks up a KV-cache type by name (--kv-type); a usage error suggests the nearest.
 const KvType& need_kv_type(const std::string& name);
+
+// Looks up a weight format by name (--quant); a usage error suggests the nearest.
+const FileType& need_format(const std::string& name);
 
 // Parses "a,b,c" into its items, trimming blanks; a usage error names the option when an item is empty.
 std::vector<std::string> split_list(const std::string& text, const std::string& option);

@@ -5,6 +5,7 @@
 
 #include "cli/command.hpp"
 #include "edgeplan/io/inputs.hpp"
+#include "edgeplan/io/model_file.hpp"
 #include "edgeplan/io/require.hpp"
 #include "edgeplan/io/suggest.hpp"
 
@@ -17,6 +18,9 @@ constexpr std::array kCommands{
     Command{"place", "Operator placement of a prefill layer across NPU, GPU and CPU, fallbacks and transfers",
             setup_place},
     Command{"profiles", "List the device and model profiles and where each comes from", setup_profiles},
+    Command{"inspect", "What a model file holds: architecture, parameters, bytes by tensor type, context, KV",
+            setup_inspect},
+    Command{"import", "Write the TOML model profile equivalent to a model file (config.json)", setup_import},
 };
 
 // The profiles a --set key may start with.
@@ -61,7 +65,7 @@ DeviceSpec Context::device(const std::string& name, io::Json& inputs) const {
 }
 
 ModelSpec Context::model(const std::string& name, io::Json& inputs) const {
-  const io::ProfileText text = find("models", name);
+  const io::ProfileText text = io::is_model_file(name) ? unwrap(io::model_file_profile(name)) : find("models", name);
   ModelSpec m = unwrap(io::load_model(text, overrides_));
   io::Json j = {{"name", m.name}, {"source", text.display}};
   j.update(io::to_json(m));

@@ -107,15 +107,11 @@ void ffn_tensors(const ModelSpec& m, const ArchTraits& a, int i, std::vector<Ten
 // Bytes of m's tensors stored as ft (total and read per token); with `matrices_only`, of its 2-D weight
 // matrices alone.
 std::pair<double, double> tensor_rule_bytes(const ModelSpec& m, const FileType& ft, bool matrices_only = false) {
-  const MixContext mix = mix_of(m);
   double total = 0, active = 0;
-  for (const TensorShape& t : llama_tensors(m)) {
-    if (matrices_only && t.rows == 1) continue;
-    const std::uint32_t layer = t.layer < 0 ? 0 : static_cast<std::uint32_t>(t.layer);
-    const GgmlType& type = tensor_type(ft, t.role, layer, t.row_length, mix);
-    const double bytes = static_cast<double>(*tensor_bytes(type, t.row_length, t.rows));
-    total += bytes;
-    active += bytes * active_fraction(m, t);
+  for (const TypedTensor& t : typed_tensors(m, ft)) {
+    if (matrices_only && t.shape.rows == 1) continue;
+    total += t.bytes;
+    active += t.bytes * active_fraction(m, t.shape);
   }
   return {total, active};
 }
@@ -158,6 +154,18 @@ std::vector<TensorShape> llama_tensors(const ModelSpec& m) {
   out.push_back({"output_norm.weight", TensorRole::norm, -1, h, 1});
   if (!m.tied_embeddings) out.push_back({"output.weight", TensorRole::output, -1, h, v});
   if (m.rope_freqs) out.push_back({"rope_freqs.weight", TensorRole::rope_freqs, -1, m.head_dim / 2, 1});
+  return out;
+}
+
+std::vector<TypedTensor> typed_tensors(const ModelSpec& m, const FileType& ft) {
+  const MixContext mix = mix_of(m);
+  std::vector<TypedTensor> out;
+  for (TensorShape& t : llama_tensors(m)) {
+    const std::uint32_t layer = t.layer < 0 ? 0 : static_cast<std::uint32_t>(t.layer);
+    const GgmlType& type = tensor_type(ft, t.role, layer, t.row_length, mix);
+    const double bytes = static_cast<double>(*tensor_bytes(type, t.row_length, t.rows));
+    out.push_back({std::move(t), &type, bytes});
+  }
   return out;
 }
 

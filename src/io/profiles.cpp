@@ -21,17 +21,17 @@ bool looks_like_path(const std::string& s) {
   return s.find('/') != std::string::npos || (s.size() > 5 && s.ends_with(".toml"));
 }
 
-std::optional<std::string> read_file(const fs::path& p) {
+std::string singular(const std::string& kind) { return kind.ends_with("s") ? kind.substr(0, kind.size() - 1) : kind; }
+
+}  // namespace
+
+std::optional<std::string> read_text_file(const fs::path& p) {
   std::ifstream in(p, std::ios::binary);
   if (!in) return std::nullopt;
   std::ostringstream ss;
   ss << in.rdbuf();
   return ss.str();
 }
-
-std::string singular(const std::string& kind) { return kind.ends_with("s") ? kind.substr(0, kind.size() - 1) : kind; }
-
-}  // namespace
 
 SearchPath default_search_path(const std::vector<std::string>& flag_dirs) {
   SearchPath p;
@@ -58,7 +58,7 @@ SearchPath default_search_path(const std::vector<std::string>& flag_dirs) {
 Result<ProfileText> find_profile(const std::string& kind, const std::string& name_or_path, const SearchPath& path) {
   if (name_or_path.empty()) return Error{"empty " + singular(kind) + " name"};
   if (looks_like_path(name_or_path)) {
-    auto text = read_file(name_or_path);
+    auto text = read_text_file(name_or_path);
     if (!text) return Error{fmt::format("cannot read {} profile '{}': no such file", singular(kind), name_or_path)};
     return ProfileText{fs::path(name_or_path).stem().string(), name_or_path, name_or_path, std::move(*text)};
   }
@@ -66,7 +66,7 @@ Result<ProfileText> find_profile(const std::string& kind, const std::string& nam
     const fs::path file = fs::path(dir) / kind / (name_or_path + ".toml");
     std::error_code ec;
     if (!fs::is_regular_file(file, ec)) continue;
-    auto text = read_file(file);
+    auto text = read_text_file(file);
     if (!text) return Error{fmt::format("cannot read {}", file.string())};
     return ProfileText{name_or_path, file.string(), dir, std::move(*text)};
   }
@@ -90,7 +90,7 @@ std::vector<ProfileText> list_profiles(const std::string& kind, const SearchPath
       if (entry.path().extension() != ".toml") continue;
       const std::string name = entry.path().stem().string();
       if (found.contains(name)) continue;
-      found.emplace(name, ProfileText{name, entry.path().string(), dir, read_file(entry.path()).value_or("")});
+      found.emplace(name, ProfileText{name, entry.path().string(), dir, read_text_file(entry.path()).value_or("")});
     }
   }
   const std::string prefix = kind + "/";

@@ -90,6 +90,16 @@ struct TensorShape {
 // The tensors of m as llama.cpp stores them for its architecture, in GGUF order. Requires vocab.
 std::vector<TensorShape> llama_tensors(const ModelSpec& m);
 
+// A tensor with the ggml type llama.cpp stores it in for a file type.
+struct TypedTensor {
+  TensorShape shape;
+  const GgmlType* type;
+  double bytes;
+};
+
+// m's tensors with their types under file type ft (llama.cpp's per-tensor rules). Requires vocab.
+std::vector<TypedTensor> typed_tensors(const ModelSpec& m, const FileType& ft);
+
 // The 2-D weights of one tensor that a decoded token reads: all of it, or used / experts of an expert stack.
 double active_fraction(const ModelSpec& m, const TensorShape& t);
 

@@ -5,6 +5,8 @@
 // sub-directory per kind: devices/, models/, ... Schema: docs/profiles.md.
 #pragma once
 
+#include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -20,6 +22,9 @@ namespace edgeplan::io {
 struct SearchPath {
   std::vector<std::string> dirs;  // searched in order, before the compiled-in profiles
 };
+
+// The whole file, or nullopt when it cannot be read.
+std::optional<std::string> read_text_file(const std::filesystem::path& p);
 
 // --profiles dirs, then EDGEPLAN_PROFILE_PATH, then the share directory next to the running binary.
 SearchPath default_search_path(const std::vector<std::string>& flag_dirs);
