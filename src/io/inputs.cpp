@@ -35,6 +35,13 @@ Json to_json(const DeviceSpec& d) {
     j["link"] = {{"bandwidth_gbps", d.link->bandwidth_bytes_per_s / units::kGBps},
                  {"latency_us", d.link->latency_s * units::kUsPerS}};
   }
+  if (d.storage) {
+    j["storage"] = {{"read_gbps", d.storage->read_bytes_per_s / units::kGBps},
+                    {"page_kib", d.storage->page_bytes / units::kKiB},
+                    {"page_fault_us", d.storage->page_fault_s * units::kUsPerS},
+                    {"readahead_kib", static_cast<double>(d.storage->readahead_pages) * d.storage->page_bytes / units::kKiB}};
+  }
+  if (d.lora) j["lora"] = {{"swap_fixed_us", d.lora->swap_fixed_s * units::kUsPerS}};
   return j;
 }
 
@@ -63,6 +70,7 @@ Json to_json(const ModelSpec& m) {
   if (m.sliding_window) {
     j["sliding_window"] = {{"window_tokens", m.sliding_window->window_tokens}, {"pattern", m.sliding_window->pattern}};
   }
+  j["lora_shapes"] = m.lora_shapes == LoraShapes::chapter ? "chapter" : "real";
   return j;
 }
 

@@ -177,6 +177,8 @@ Result<DeviceSpec> load_device(const ProfileText& text, const std::vector<Overri
     read_device_core(f, d);
     read_device_units(f, d);
     read_device_kv_cache(f, d);
+    read_device_storage(f, d);
+    read_device_lora(f, d);
     return d;
   });
 }
@@ -202,6 +204,7 @@ Result<ModelSpec> load_model(const ProfileText& text, const std::vector<Override
     m.qkv_bias = f.boolean_or("qkv_bias", false);
     m.rope_freqs = f.boolean_or("rope_freqs", false);
     read_model_architecture(f, m);
+    read_model_lora(f, m);
     if (!m.vocab && !m.params) f.fail({}, "needs params or vocab (to count its weights)");
     if (auto formats = f.table("formats")) {
       for (const std::string& name : formats->remaining_keys()) {

@@ -2,28 +2,19 @@
 
 #include <gtest/gtest.h>
 
+#include "fixtures.hpp"
+
 namespace edgeplan {
 namespace {
 
-ModelSpec ref8b() {
-  ModelSpec m;
-  m.name = "ref-8b";
-  m.params = 8e9;
-  m.layers = 32;
-  m.hidden = 4096;
-  m.heads = 32;
-  m.kv_heads = 8;
-  m.head_dim = 128;
-  m.ffn = 11008;
-  return m;
-}
+using fixtures::ref_8b;
 
 TEST(Kv, BytesPerTokenPerType) {
-  EXPECT_DOUBLE_EQ(kv_bytes_per_token(ref8b(), *find_kv_type("f16")), 131072);
-  EXPECT_DOUBLE_EQ(kv_bytes_per_token(ref8b(), *find_kv_type("int8")), 65536);
-  EXPECT_DOUBLE_EQ(kv_bytes_per_token(ref8b(), *find_kv_type("int4")), 32768);
-  EXPECT_DOUBLE_EQ(kv_bytes_per_token(ref8b(), *find_kv_type("q8_0")), 69632);  // 34 B per 32 values
-  EXPECT_DOUBLE_EQ(kv_bytes_per_token(ref8b(), *find_kv_type("Q4_0")), 36864);  // 18 B per 32 values
+  EXPECT_DOUBLE_EQ(kv_bytes_per_token(ref_8b(), *find_kv_type("f16")), 131072);
+  EXPECT_DOUBLE_EQ(kv_bytes_per_token(ref_8b(), *find_kv_type("int8")), 65536);
+  EXPECT_DOUBLE_EQ(kv_bytes_per_token(ref_8b(), *find_kv_type("int4")), 32768);
+  EXPECT_DOUBLE_EQ(kv_bytes_per_token(ref_8b(), *find_kv_type("q8_0")), 69632);  // 34 B per 32 values
+  EXPECT_DOUBLE_EQ(kv_bytes_per_token(ref_8b(), *find_kv_type("Q4_0")), 36864);  // 18 B per 32 values
   EXPECT_EQ(find_kv_type("fp8"), nullptr);
 }
 
@@ -32,27 +23,27 @@ TEST(Kv, ReferenceBudgetAndContexts) {
   EXPECT_NEAR(budget / 1073741824.0, 2.37, 0.005);
   EXPECT_NEAR(5.184e9 / 1073741824.0, 4.83, 0.005);
   const KvCacheSettings unpadded{1, 512};
-  EXPECT_EQ(max_context(ref8b(), *find_kv_type("f16"), budget, unpadded), 19431u);
-  EXPECT_EQ(max_context(ref8b(), *find_kv_type("int8"), budget, unpadded), 38863u);
-  EXPECT_EQ(max_context(ref8b(), *find_kv_type("int4"), budget, unpadded), 77726u);
+  EXPECT_EQ(max_context(ref_8b(), *find_kv_type("f16"), budget, unpadded), 19431u);
+  EXPECT_EQ(max_context(ref_8b(), *find_kv_type("int8"), budget, unpadded), 38863u);
+  EXPECT_EQ(max_context(ref_8b(), *find_kv_type("int4"), budget, unpadded), 77726u);
   // llama.cpp pads the context to 256: 19,431 would allocate 19,456 cells, which do not fit.
-  EXPECT_EQ(max_context(ref8b(), *find_kv_type("f16"), budget, KvCacheSettings{}), 19200u);
+  EXPECT_EQ(max_context(ref_8b(), *find_kv_type("f16"), budget, KvCacheSettings{}), 19200u);
 }
 
 TEST(Kv, NoBudgetNoContext) {
-  EXPECT_EQ(max_context(ref8b(), *find_kv_type("f16"), 0, KvCacheSettings{}), 0u);
-  EXPECT_EQ(max_context(ref8b(), *find_kv_type("f16"), -5e9, KvCacheSettings{}), 0u);
+  EXPECT_EQ(max_context(ref_8b(), *find_kv_type("f16"), 0, KvCacheSettings{}), 0u);
+  EXPECT_EQ(max_context(ref_8b(), *find_kv_type("f16"), -5e9, KvCacheSettings{}), 0u);
   EXPECT_LT(kv_budget_bytes(4e9, 1e9, 16e9), 0);
 }
 
 TEST(Kv, PaddingRoundsTheContextUpTo256) {
   const KvType& f16 = *find_kv_type("f16");
-  EXPECT_EQ(kv_cells(ref8b(), 0, 1, KvCacheSettings{}), 256u);
-  EXPECT_EQ(kv_cells(ref8b(), 0, 4096, KvCacheSettings{}), 4096u);
-  EXPECT_EQ(kv_cells(ref8b(), 0, 4097, KvCacheSettings{}), 4352u);
-  EXPECT_DOUBLE_EQ(kv_cache_bytes(ref8b(), f16, 1000, KvCacheSettings{}), 1024.0 * 131072);
-  EXPECT_DOUBLE_EQ(kv_cache_bytes(ref8b(), f16, 1000, KvCacheSettings{1, 512}), 1000.0 * 131072);
-  EXPECT_DOUBLE_EQ(kv_cache_bytes(ref8b(), f16, 0, KvCacheSettings{}), 0);
+  EXPECT_EQ(kv_cells(ref_8b(), 0, 1, KvCacheSettings{}), 256u);
+  EXPECT_EQ(kv_cells(ref_8b(), 0, 4096, KvCacheSettings{}), 4096u);
+  EXPECT_EQ(kv_cells(ref_8b(), 0, 4097, KvCacheSettings{}), 4352u);
+  EXPECT_DOUBLE_EQ(kv_cache_bytes(ref_8b(), f16, 1000, KvCacheSettings{}), 1024.0 * 131072);
+  EXPECT_DOUBLE_EQ(kv_cache_bytes(ref_8b(), f16, 1000, KvCacheSettings{1, 512}), 1000.0 * 131072);
+  EXPECT_DOUBLE_EQ(kv_cache_bytes(ref_8b(), f16, 0, KvCacheSettings{}), 0);
 }
 
 ModelSpec gemma2_2b() {

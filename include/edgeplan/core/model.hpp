@@ -52,6 +52,8 @@ struct SlidingWindow {
 
 // llama.cpp architecture names edgeplan has tensor lists for (general.architecture in GGUF).
 const std::vector<std::string>& architectures();
+// How lora.hpp sizes a LoRA target: by its real shape, or as the reference chapter counts it.
+enum class LoraShapes { real, chapter };
 
 struct ModelSpec {
   std::string name;
@@ -72,6 +74,7 @@ struct ModelSpec {
   std::optional<MlaSpec> mla;      // latent attention; replaces kv_heads x head_dim in the cache
   std::optional<SlidingWindow> sliding_window;  // interleaved sliding-window layers
   std::map<std::string, FormatSize> formats;  // stated sizes, keyed by file type name as given
+  LoraShapes lora_shapes = LoraShapes::real;  // lora_shapes = "chapter" in the profile: the chapter's sizes
 };
 
 // Whether layer i of m attends through a sliding window (always false without one).

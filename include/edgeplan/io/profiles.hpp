@@ -87,5 +87,10 @@ void read_device_kv_cache(Fields& f, DeviceSpec& d);  // [kv_cache] (src/io/kv_c
 // Architecture keys of the model profile: arch, context_length, [moe], [mla], [sliding_window]
 // (src/io/architecture.cpp), called by load_model.
 void read_model_architecture(Fields& f, ModelSpec& m);
+void read_device_storage(Fields& f, DeviceSpec& d);  // [storage], src/io/storage.cpp
+void read_device_lora(Fields& f, DeviceSpec& d);     // [lora], src/io/lora.cpp
+
+// Optional model settings of one mechanism, called by load_model.
+void read_model_lora(Fields& f, ModelSpec& m);       // lora_shapes, src/io/lora.cpp
 
 }  // namespace edgeplan::io
