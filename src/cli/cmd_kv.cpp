@@ -74,6 +74,10 @@ Runner setup_kv(CLI::App& app) {
                                    device.memory_bytes / units::kGiB, device.reserved_bytes / units::kGiB,
                                    weights.bytes / units::kGiB, budget / units::kGiB));
     if (budget <= 0) r.notes.push_back("the weights alone do not fit: no room for a KV cache");
+    if (model.context_tokens && r.results["max_context"].get<std::uint64_t>() > *model.context_tokens) {
+      r.notes.push_back(fmt::format("the model was trained for {} tokens: contexts beyond that fit but are not supported",
+                                    with_thousands(*model.context_tokens)));
+    }
     if (o->context > 0) {
       r.results["recompute_ratio"] = kv_recompute_ratio(o->context);
       r.notes.push_back(fmt::format(

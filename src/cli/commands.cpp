@@ -28,7 +28,7 @@ constexpr std::array kCommands{
     Command{"profiles", "List the device and model profiles and where each comes from", setup_profiles},
     Command{"inspect", "What a model file holds: architecture, parameters, bytes by tensor type, context, KV",
             setup_inspect},
-    Command{"import", "Write the TOML model profile equivalent to a model file (config.json)", setup_import},
+    Command{"import", "Write the TOML model profile equivalent to a model file (GGUF or config.json)", setup_import},
 };
 
 // The profiles a --set key may start with.

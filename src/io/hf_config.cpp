@@ -152,7 +152,9 @@ ModelSpec read_config(const Config& c, const std::string& name) {
 
 }  // namespace
 
-bool is_model_file(const std::string& name_or_path) { return name_or_path.ends_with(".json"); }
+bool is_model_file(const std::string& name_or_path) {
+  return name_or_path.ends_with(".json") || name_or_path.ends_with(".gguf");
+}
 
 Result<ModelSpec> model_from_hf_config(std::string_view json_text, const std::string& name, const std::string& display) {
   nlohmann::json root;
@@ -179,6 +181,13 @@ std::string model_file_name(const std::string& path) {
 }
 
 Result<ProfileText> model_file_profile(const std::string& path) {
+  if (path.ends_with(".gguf")) {
+    auto file = read_gguf_file(path);
+    if (!file) return file.error();
+    auto m = model_from_gguf(*file, model_file_name(path), path);
+    if (!m) return m.error();
+    return ProfileText{m->name, path, path, model_profile_toml(*m, path)};
+  }
   const auto text = read_text_file(path);
   if (!text) return Error{fmt::format("cannot read model file '{}': no such file", path)};
   auto m = model_from_hf_config(*text, model_file_name(path), path);
@@ -211,6 +220,12 @@ std::string model_profile_toml(const ModelSpec& m, const std::string& source) {
     if (m.mla->q_lora_rank > 0) out += fmt::format("q_lora_rank = {}\n", m.mla->q_lora_rank);
     out += fmt::format("rope_dim = {}\nnope_dim = {}\nv_head_dim = {}\n", m.mla->rope_dim, m.mla->nope_dim,
                        m.mla->v_head_dim);
+  }
+  for (const auto& [format, size] : m.formats) {
+    out += fmt::format("\n[formats.{}]\n", format);
+    if (size.bytes) out += fmt::format("bytes = {:.0f}\n", *size.bytes);
+    if (size.bits_per_weight) out += fmt::format("bits_per_weight = {}\n", *size.bits_per_weight);
+    if (size.active_bytes && m.moe) out += fmt::format("active_bytes = {:.0f}\n", *size.active_bytes);
   }
   if (m.sliding_window) {
     out += fmt::format("\n[sliding_window]\nwindow_tokens = {}\npattern = {}\n", m.sliding_window->window_tokens,

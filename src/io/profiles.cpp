@@ -220,6 +220,10 @@ Result<ModelSpec> load_model(const ProfileText& text, const std::vector<Override
         if (size.bits_per_weight.has_value() == size.bytes.has_value()) {
           entry->fail({}, "needs exactly one of bits_per_weight and bytes");
         }
+        size.active_bytes = entry->optional_number("active_bytes", Range::positive);
+        if (size.active_bytes && (!size.bytes || *size.active_bytes > *size.bytes)) {
+          entry->fail("active_bytes", "needs bytes and must not exceed it");
+        }
         entry->finish();
         m.formats.emplace(name, size);
       }

@@ -24,6 +24,7 @@ namespace edgeplan {
 struct FormatSize {
   std::optional<double> bits_per_weight;  // bits per parameter, metadata included
   std::optional<double> bytes;            // total weight bytes
+  std::optional<double> active_bytes;     // bytes a decoded token reads (a MoE file); with bytes only
 };
 
 // Mixture of experts: routed experts stacked per layer, of which `used` run per token.
