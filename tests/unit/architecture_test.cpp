@@ -7,20 +7,13 @@
 
 #include "edgeplan/core/model.hpp"
 #include "edgeplan/io/model_file.hpp"
+#include "fixtures.hpp"
 
 namespace edgeplan {
 namespace {
 
 ModelSpec mixtral() {
-  ModelSpec m;
-  m.name = "mixtral";
-  m.layers = 32;
-  m.hidden = 4096;
-  m.heads = 32;
-  m.kv_heads = 8;
-  m.head_dim = 128;
-  m.ffn = 14336;
-  m.vocab = 32000;
+  ModelSpec m = fixtures::dense("mixtral", 32, 4096, 32, 8, 128, 14336, 32000);
   m.moe = MoeSpec{8, 2, 14336, 0, 0};
   return m;
 }
@@ -49,15 +42,8 @@ TEST(Architecture, StatedBytesOfAMixtureAreReadInTheRulesShare) {
 }
 
 TEST(Architecture, PhiFusesQkvAndGateUp) {
-  ModelSpec m;
+  ModelSpec m = fixtures::dense("phi-3", 32, 3072, 32, 32, 96, 8192, 32064);
   m.arch = "phi3";
-  m.layers = 32;
-  m.hidden = 3072;
-  m.heads = 32;
-  m.kv_heads = 32;
-  m.head_dim = 96;
-  m.ffn = 8192;
-  m.vocab = 32064;
   const auto tensors = llama_tensors(m);
   EXPECT_EQ(tensors[2].name, "blk.0.attn_qkv.weight");
   EXPECT_EQ(tensors[2].rows, 9216u);
@@ -67,30 +53,16 @@ TEST(Architecture, PhiFusesQkvAndGateUp) {
 }
 
 TEST(Architecture, GemmaAndQwen3Norms) {
-  ModelSpec m;
+  ModelSpec m = fixtures::dense("gemma-3", 34, 2560, 8, 4, 256, 10240, 262208);
   m.arch = "gemma3";
-  m.layers = 34;
-  m.hidden = 2560;
-  m.heads = 8;
-  m.kv_heads = 4;
-  m.head_dim = 256;
-  m.ffn = 10240;
-  m.vocab = 262208;
   m.tied_embeddings = true;
   EXPECT_EQ(*param_count(m), 3880263168.0);  // 4 norms of 2560 and q/k norms of 256 per layer
   EXPECT_EQ(weight_size(m, *find_file_type("Q4_K_M"))->bytes, 2483352832.0);
 }
 
 TEST(Architecture, DeepSeekLatentAttentionAndSharedExperts) {
-  ModelSpec m;
+  ModelSpec m = fixtures::dense("deepseek", 27, 2048, 16, 16, 128, 10944, 102400);
   m.arch = "deepseek2";
-  m.layers = 27;
-  m.hidden = 2048;
-  m.heads = 16;
-  m.kv_heads = 16;
-  m.head_dim = 128;
-  m.ffn = 10944;
-  m.vocab = 102400;
   m.moe = MoeSpec{64, 6, 1408, 2, 1};
   m.mla = MlaSpec{512, 0, 64, 128, 128};
   EXPECT_EQ(*param_count(m), 15706484224.0);

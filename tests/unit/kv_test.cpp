@@ -47,14 +47,8 @@ TEST(Kv, PaddingRoundsTheContextUpTo256) {
 }
 
 ModelSpec gemma2_2b() {
-  ModelSpec m;
+  ModelSpec m = fixtures::dense("gemma-2", 26, 2304, 8, 4, 256, 9216, 256000);
   m.arch = "gemma2";
-  m.layers = 26;
-  m.hidden = 2304;
-  m.heads = 8;
-  m.kv_heads = 4;
-  m.head_dim = 256;
-  m.ffn = 9216;
   m.sliding_window = SlidingWindow{4096, 2};
   return m;
 }
@@ -85,12 +79,8 @@ TEST(Kv, SlidingLayersHoldTheWindowPlusUbatch) {
 }
 
 TEST(Kv, LatentAttentionCachesOneVectorPerLayer) {
-  ModelSpec m;
+  ModelSpec m = fixtures::dense("deepseek", 27, 2048, 16, 16, 128, 10944, 102400);
   m.arch = "deepseek2";
-  m.layers = 27;
-  m.heads = 16;
-  m.kv_heads = 16;
-  m.head_dim = 128;
   m.mla = MlaSpec{512, 0, 64, 128, 128};
   EXPECT_DOUBLE_EQ(kv_bytes_per_token(m, *find_kv_type("f16")), 27.0 * 576 * 2);  // 31,104 B
   EXPECT_DOUBLE_EQ(kv_bytes_per_token(m, *find_kv_type("q8_0")), 27.0 * 18 * 34);
