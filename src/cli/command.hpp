@@ -76,6 +76,9 @@ Runner setup_decode(CLI::App& app);
 Runner setup_kv(CLI::App& app);
 Runner setup_place(CLI::App& app);
 Runner setup_profiles(CLI::App& app);
+Runner setup_quant(CLI::App& app);
+Runner setup_bench(CLI::App& app);
+Runner setup_calibrate(CLI::App& app);
 
 // Looks up a KV-cache type by name (--kv-type); a usage error suggests the nearest.
 const KvType& need_kv_type(const std::string& name);

@@ -17,6 +17,10 @@ constexpr std::array kCommands{
     Command{"place", "Operator placement of a prefill layer across NPU, GPU and CPU, fallbacks and transfers",
             setup_place},
     Command{"profiles", "List the device and model profiles and where each comes from", setup_profiles},
+    Command{"quant", "Weight quantization error (MAE, max, RMSE, cosine of W.x) and bytes per method", setup_quant},
+    Command{"bench", "Measure this machine: memory read bandwidth, matmul GFLOPS, storage read rate", setup_bench},
+    Command{"calibrate", "Fit a device's utilization, per-token overhead and prefill efficiency to llama-bench results",
+            setup_calibrate},
 };
 
 // The profiles a --set key may start with.
