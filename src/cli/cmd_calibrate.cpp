@@ -58,7 +58,8 @@ std::string fitted_profile(const Context& ctx, const std::string& device, const 
   out << fmt::format("# {} calibrated by `edgeplan calibrate` on {} (utilization, per_token_overhead_ms,\n"
                      "# prefill.efficiency fitted; the other keys as in {}).\n",
                      fitted.name, results, text.display)
-      << toml::toml_formatter(table) << "\n";
+      << toml::toml_formatter(table, toml::toml_formatter::default_flags | toml::format_flags::relaxed_float_precision)
+      << "\n";
   return out.str();
 }
 
