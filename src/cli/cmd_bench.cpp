@@ -60,6 +60,8 @@ Runner setup_bench(CLI::App& app) {
       profile_out.open(o->write_profile, std::ios::binary | std::ios::trunc);
       if (!profile_out) throw UsageError(fmt::format("--write-profile: cannot write '{}'", o->write_profile));
     }
+    std::optional<io::FileRead> storage;
+    if (!o->storage.empty()) storage = unwrap(io::measure_file_read(o->storage));
     const io::HostMemory memory = unwrap(io::read_meminfo());
     const unsigned threads = o->threads > 0 ? o->threads : std::max(1u, std::thread::hardware_concurrency());
     const std::uint64_t buffer_bytes = o->buffer_mib << 20;
@@ -67,8 +69,6 @@ Runner setup_bench(CLI::App& app) {
       throw UsageError(fmt::format("--buffer-mib {}: more than half of the {:.0f} MiB available; choose a smaller buffer",
                                    o->buffer_mib, memory.available_bytes / units::kMiB));
     }
-    std::optional<io::FileRead> storage;
-    if (!o->storage.empty()) storage = unwrap(io::measure_file_read(o->storage));
 
     const double read_bps = io::measure_read_bandwidth(buffer_bytes, threads, o->repeats);
     std::vector<io::GemmShape> shapes;

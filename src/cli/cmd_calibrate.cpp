@@ -128,7 +128,7 @@ Runner setup_calibrate(CLI::App& app) {
       fitted.per_token_overhead_s = fit->per_token_overhead_s;
       r.results["utilization"] = fit->utilization;
       r.results["per_token_overhead_ms"] = fit->per_token_overhead_s * units::kMsPerS;
-      r.header.push_back(fmt::format("decode: utilization {:.3f} -> {:.3f}, overhead {:.3f} -> {:.3f} ms/token ({} tg tests)",
+      r.header.push_back(fmt::format("decode: utilization {:.3f} -> {:.3f}, overhead {:.3f} -> {:.3f} ms/token (tg tests: {})",
                                      device.utilization, fit->utilization, device.per_token_overhead_s * units::kMsPerS,
                                      fit->per_token_overhead_s * units::kMsPerS, decode_samples.size()));
       if (!fit->overhead_fitted) {
@@ -143,7 +143,7 @@ Runner setup_calibrate(CLI::App& app) {
       if (!eff) throw UsageError(fmt::format("{}: prefill: {}", o->results, eff.error().message));
       fitted.prefill->efficiency = *eff;
       r.results["prefill_efficiency"] = *eff;
-      r.header.push_back(fmt::format("prefill: efficiency {:.3f} -> {:.3f} of {:.2f} TFLOPS ({} pp tests)",
+      r.header.push_back(fmt::format("prefill: efficiency {:.3f} -> {:.3f} of {:.2f} TFLOPS (pp tests: {})",
                                      device.prefill->efficiency, *eff, device.prefill->peak_flops / 1e12,
                                      prefill_samples.size()));
     } else if (!prefill_samples.empty()) {

@@ -101,7 +101,7 @@ Runner setup_quant(CLI::App& app) {
       values = std::move(t.values);
       rows = t.rows;
       cols = t.cols;
-      what = fmt::format("{} '{}' ({}), {}x{}", o->file, t.name, t.dtype, rows, cols);
+      what = fmt::format("{}{} ({}), {}x{}", o->file, t.name.empty() ? "" : " '" + t.name + "'", t.dtype, rows, cols);
       r.inputs["matrix"] = {{"source", o->file}, {"tensor", t.name}, {"dtype", t.dtype}, {"rows", rows}, {"cols", cols}};
     }
     const std::vector<float> x = random_normal(o->inputs * cols, o->synthetic.seed + 1);

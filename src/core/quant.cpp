@@ -177,23 +177,24 @@ GroupParams tensor_params(const QuantMethod& m, const MatrixView& w, unsigned th
   return group_params(m, all);
 }
 
-// Sums over a row in 8 independent lanes, so the compiler can vectorise them; the lane order is fixed, so
-// the result does not depend on the machine's vector width.
-constexpr std::size_t kLanes = 8;
+// Sums over a row in 16 independent fp32 lanes, so the compiler can vectorise them; the lane order is fixed,
+// so the result does not depend on the machine's vector width. Rows are summed in double.
+constexpr std::size_t kLanes = 16;
+using Lanes = std::array<float, kLanes>;
 
-double lane_sum(const std::array<double, kLanes>& lanes) {
+double lane_sum(const Lanes& lanes) {
   double s = 0;
-  for (double v : lanes) s += v;
+  for (float v : lanes) s += v;
   return s;
 }
 
 double dot(const float* a, const float* b, std::uint64_t n) {
-  std::array<double, kLanes> acc{};
+  Lanes acc{};
   std::uint64_t i = 0;
   for (; i + kLanes <= n; i += kLanes) {
-    for (std::size_t l = 0; l < kLanes; ++l) acc[l] += static_cast<double>(a[i + l]) * b[i + l];
+    for (std::size_t l = 0; l < kLanes; ++l) acc[l] += a[i + l] * b[i + l];
   }
-  for (; i < n; ++i) acc[0] += static_cast<double>(a[i]) * b[i];
+  for (; i < n; ++i) acc[0] += a[i] * b[i];
   return lane_sum(acc);
 }
 
@@ -205,18 +206,18 @@ struct RowStats {
 };
 
 RowStats row_stats(const float* w, const float* deq, std::uint64_t n) {
-  std::array<double, kLanes> abs{}, sq{}, mx{};
+  Lanes abs{}, sq{}, mx{};
   std::uint64_t i = 0;
   for (; i + kLanes <= n; i += kLanes) {
     for (std::size_t l = 0; l < kLanes; ++l) {
-      const double e = std::fabs(static_cast<double>(deq[i + l]) - w[i + l]);
+      const float e = std::fabs(deq[i + l] - w[i + l]);
       abs[l] += e;
       sq[l] += e * e;
       mx[l] = std::max(mx[l], e);
     }
   }
   for (; i < n; ++i) {
-    const double e = std::fabs(static_cast<double>(deq[i]) - w[i]);
+    const float e = std::fabs(deq[i] - w[i]);
     abs[0] += e;
     sq[0] += e * e;
     mx[0] = std::max(mx[0], e);

@@ -137,8 +137,7 @@ Result<Tensor> read_npy(std::span<const std::uint8_t> bytes, const std::string& 
     return fail(data_at, fmt::format("shape {} needs {} bytes of data but the file has {}", shape_text(shape), need,
                                      bytes.size() - data_at));
   }
-  const std::string name = std::filesystem::path(display).filename().string();
-  return Tensor{name, std::string(descr.substr(1, 3)), dims->first, dims->second,
+  return Tensor{"", std::string(descr.substr(1, 3)), dims->first, dims->second,
                 convert(bytes, data_at, dims->first * dims->second, element)};
 }
 

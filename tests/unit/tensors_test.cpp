@@ -65,7 +65,7 @@ TEST(Npy, ReadsEveryVersionAndDtype) {
       EXPECT_EQ(t->cols, 3u);
       EXPECT_EQ(t->values, kValues);
       EXPECT_EQ(t->dtype, dtype);
-      EXPECT_EQ(t->name, "w.npy");
+      EXPECT_EQ(t->name, "");
     }
   }
   auto flat = read_npy(npy(1, "<f4", "(6,)"), "v.npy");

@@ -17,7 +17,7 @@
 namespace edgeplan::io {
 
 struct Tensor {
-  std::string name;           // safetensors key, or the file name for .npy
+  std::string name;           // safetensors key; empty for .npy (one array per file)
   std::string dtype;          // as the file states it: "<f4", "F16", ...
   std::uint64_t rows = 0;
   std::uint64_t cols = 0;
