@@ -1,7 +1,4 @@
 // edgeplan decode: weight bytes per format and the bandwidth-bound decode rate (core/decode.hpp).
-#include <charconv>
-#include <cmath>
-
 #include <fmt/format.h>
 
 #include "cli/command.hpp"
@@ -21,15 +18,6 @@ struct DecodeOptions {
   std::uint64_t prompt = 512;
 };
 
-double parse_number(const std::string& text, const std::string& what) {
-  double v = 0;
-  auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-  if (ec != std::errc() || p != text.data() + text.size() || !std::isfinite(v)) {
-    throw UsageError(fmt::format("{}: '{}' is not a number", what, text));
-  }
-  return v;
-}
-
 SpecParams parse_spec(const std::string& text) {
   SpecParams p;
   bool alpha = false, gamma = false, cost = false;
@@ -39,18 +27,13 @@ SpecParams parse_spec(const std::string& text) {
     if (eq == std::string::npos) throw UsageError(fmt::format("--spec '{}': expected KEY=VALUE", item));
     const double v = parse_number(item.substr(eq + 1), "--spec " + key);
     if (key == "alpha") {
-      if (v < 0 || v > 1) throw UsageError(fmt::format("--spec alpha must be in [0, 1] (got {})", v));
-      p.alpha = v;
+      p.alpha = need_alpha(v, "--spec alpha");
       alpha = true;
     } else if (key == "gamma") {
-      if (v < 0 || v != std::floor(v) || v > 64) {
-        throw UsageError(fmt::format("--spec gamma must be a whole number from 0 to 64 (got {})", v));
-      }
-      p.gamma = static_cast<std::uint32_t>(v);
+      p.gamma = need_gamma(v, "--spec gamma");
       gamma = true;
     } else if (key == "cost") {
-      if (v < 0) throw UsageError(fmt::format("--spec cost must be 0 or more (got {})", v));
-      p.cost = v;
+      p.cost = need_cost(v, "--spec cost");
       cost = true;
     } else {
       const std::vector<std::string> keys{"alpha", "gamma", "cost"};
@@ -61,14 +44,15 @@ SpecParams parse_spec(const std::string& text) {
   return p;
 }
 
+
+}  // namespace
+
 const FileType& need_format(const std::string& name) {
   if (const FileType* ft = find_file_type(name)) return *ft;
   std::vector<std::string> names;
   for (const FileType& t : file_types()) names.emplace_back(t.name);
   throw UsageError(fmt::format("--quant: unknown format '{}'{}", name, io::did_you_mean(name, names)));
 }
-
-}  // namespace
 
 const KvType& need_kv_type(const std::string& name) {
   if (const KvType* t = find_kv_type(name)) return *t;

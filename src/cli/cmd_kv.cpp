@@ -13,10 +13,6 @@ struct KvOptions {
   std::uint64_t context = 0;
 };
 
-std::string with_thousands(std::uint64_t v) {
-  return io::format_cell_text(static_cast<std::int64_t>(v), io::Column{"", "", 0, true});
-}
-
 }  // namespace
 
 Runner setup_kv(CLI::App& app) {
@@ -33,8 +29,7 @@ Runner setup_kv(CLI::App& app) {
     const DeviceSpec device = ctx.device(o->device, r.inputs);
     const ModelSpec model = ctx.model(o->model, r.inputs);
     const KvType& primary = need_kv_type(o->kv_type);
-    const FileType* ft = find_file_type(o->quant);
-    if (!ft) throw UsageError(fmt::format("--quant: unknown format '{}' (see `edgeplan decode --help`)", o->quant));
+    const FileType* ft = &need_format(o->quant);
     const WeightSize weights = unwrap(weight_size(model, *ft));
     const double budget = kv_budget_bytes(device.memory_bytes, device.reserved_bytes, weights.bytes);
     r.inputs["quant"] = ft->name;

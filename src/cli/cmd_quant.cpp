@@ -1,5 +1,5 @@
 // edgeplan quant: weight quantization error and bytes per method (core/quant.hpp), on a seeded synthetic
-// matrix or a tensor read from a .npy / .safetensors file.
+// matrix or a tensor read from a .gguf, .safetensors or .npy file.
 #include <chrono>
 #include <thread>
 
@@ -60,8 +60,8 @@ Runner setup_quant(CLI::App& app) {
   auto o = std::make_shared<QuantOptions>();
   o->methods = method_list();
   app.add_option("--methods", o->methods, "Comma-separated quantization methods")->capture_default_str();
-  app.add_option("--file", o->file, "Weight tensor to quantize: a .npy or .safetensors file (default: synthetic)");
-  app.add_option("--tensor", o->tensor, "Tensor name in a .safetensors file holding more than one");
+  app.add_option("--file", o->file, "Weight tensor to quantize: a .gguf, .safetensors or .npy file (default: synthetic)");
+  app.add_option("--tensor", o->tensor, "Tensor name in a .gguf or .safetensors file holding more than one");
   app.add_option("--rows", o->synthetic.rows, "Synthetic matrix: rows (output channels)")
       ->capture_default_str()->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 16));
   app.add_option("--cols", o->synthetic.cols, "Synthetic matrix: columns (weights per row)")

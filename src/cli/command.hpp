@@ -11,6 +11,7 @@
 #include <CLI/CLI.hpp>
 
 #include "edgeplan/core/device.hpp"
+#include "edgeplan/core/formats.hpp"
 #include "edgeplan/core/kv.hpp"
 #include "edgeplan/core/model.hpp"
 #include "edgeplan/core/result.hpp"
@@ -40,6 +41,7 @@ struct CommonOptions {
   std::vector<std::string> sets;          // --set
   std::string format = "table";           // --format
   std::vector<std::string> requirements;  // --require
+  std::vector<std::string> sweeps;        // --sweep
 };
 
 // What a subcommand runs with once the command line is parsed.
@@ -76,12 +78,29 @@ Runner setup_decode(CLI::App& app);
 Runner setup_kv(CLI::App& app);
 Runner setup_place(CLI::App& app);
 Runner setup_profiles(CLI::App& app);
+Runner setup_stream(CLI::App& app);
+Runner setup_lora(CLI::App& app);
+Runner setup_spec(CLI::App& app);
 Runner setup_quant(CLI::App& app);
 Runner setup_bench(CLI::App& app);
 Runner setup_calibrate(CLI::App& app);
 
+// Looks up a weight format by name (--quant); a usage error suggests the nearest.
+const FileType& need_format(const std::string& name);
+
 // Looks up a KV-cache type by name (--kv-type); a usage error suggests the nearest.
 const KvType& need_kv_type(const std::string& name);
+
+// 19431 as "19,431", as the table view groups whole numbers.
+std::string with_thousands(std::uint64_t v);
+
+// Parses a finite number; a usage error names `what` (an option) when the text is not one.
+double parse_number(const std::string& text, const std::string& what);
+
+// Speculation parameters checked for range (cmd_spec.cpp); a usage error names `what` ("--spec alpha").
+double need_alpha(double v, const std::string& what);         // [0, 1]
+std::uint32_t need_gamma(double v, const std::string& what);  // whole, 0 to kSpecMaxGamma
+double need_cost(double v, const std::string& what);          // >= 0
 
 // Parses "a,b,c" into its items, trimming blanks; a usage error names the option when an item is empty.
 std::vector<std::string> split_list(const std::string& text, const std::string& option);

@@ -1,4 +1,7 @@
+#include <algorithm>
 #include <array>
+#include <charconv>
+#include <cmath>
 #include <iostream>
 
 #include <fmt/format.h>
@@ -7,6 +10,7 @@
 #include "edgeplan/io/inputs.hpp"
 #include "edgeplan/io/require.hpp"
 #include "edgeplan/io/suggest.hpp"
+#include "edgeplan/io/sweep.hpp"
 
 namespace edgeplan::cli {
 namespace {
@@ -16,6 +20,10 @@ constexpr std::array kCommands{
     Command{"kv", "KV-cache budget and the longest context per cache type", setup_kv},
     Command{"place", "Operator placement of a prefill layer across NPU, GPU and CPU, fallbacks and transfers",
             setup_place},
+    Command{"stream", "Weight loading from storage: preload, demand paging, prefetch, hot subsets, LLM in a flash",
+            setup_stream},
+    Command{"lora", "LoRA adapters: hot-swap time and memory versus merged copies", setup_lora},
+    Command{"spec", "Speculative decoding / MTP: expected tokens, speedup, best draft length", setup_spec},
     Command{"profiles", "List the device and model profiles and where each comes from", setup_profiles},
     Command{"quant", "Weight quantization error (MAE, max, RMSE, cosine of W.x) and bytes per method", setup_quant},
     Command{"bench", "Measure this machine: memory read bandwidth, matmul GFLOPS, storage read rate", setup_bench},
@@ -39,8 +47,68 @@ void add_common(CLI::App& app, CommonOptions& o) {
   app.add_option("--set", o.sets, "Override a profile value, e.g. device.bandwidth_gbps=120 (repeatable)")
       ->type_name("KEY=VALUE");
   app.add_option("--format", o.format, "Output format: table, json or csv")->type_name("FMT")->capture_default_str();
+  app.add_option("--sweep", o.sweeps, "Run once per value: KEY=V1,V2,... or KEY=START:STOP:STEP (repeatable: all combinations)")
+      ->type_name("KEY=VALUES");
   app.add_option("--require", o.requirements, "Fail (exit 1) unless 'FIELD OP VALUE' holds, e.g. 'fits == true' (repeatable)")
       ->type_name("EXPR");
+}
+
+// Decimals needed to show every value of a sweep axis as typed (at most 6).
+int decimals_of(const std::vector<std::string>& values) {
+  int most = 0;
+  for (const std::string& v : values) {
+    const auto dot = v.find('.');
+    if (dot != std::string::npos) most = std::max(most, static_cast<int>(v.size() - dot - 1));
+  }
+  return std::min(most, 6);
+}
+
+io::Cell sweep_cell(const std::string& value) {
+  double v = 0;
+  auto [p, ec] = std::from_chars(value.data(), value.data() + value.size(), v);
+  if (ec == std::errc() && p == value.data() + value.size()) return v;
+  return value;
+}
+
+// Runs `runner` once per combination of the sweeps and joins the first table of each run into one table,
+// with a column per swept key in front. Requirements are checked on every combination.
+io::Report run_sweep(const Runner& runner, const CommonOptions& common, const std::vector<io::SweepAxis>& axes,
+                     const std::vector<io::Requirement>& reqs, std::vector<std::string>& failures) {
+  const std::uint64_t n = unwrap(io::sweep_size(axes));
+  io::Report out;
+  for (std::uint64_t i = 0; i < n; ++i) {
+    const std::vector<std::string> values = io::sweep_combination(axes, i);
+    CommonOptions options = common;
+    std::string label;
+    for (std::size_t a = 0; a < axes.size(); ++a) {
+      options.sets.push_back(axes[a].key + "=" + values[a]);
+      label += (label.empty() ? "" : ", ") + axes[a].key + "=" + values[a];
+    }
+    const io::Report one = runner(Context(options));
+    if (one.tables.empty()) throw UsageError(fmt::format("--sweep: {} has no table to sweep", one.command));
+    if (i == 0) {
+      out.command = one.command;
+      out.title = fmt::format("sweep of {} ({} combinations): {}", one.command, n, one.title);
+      out.inputs = one.inputs;
+      io::Json sweeps = io::Json::array();
+      for (const io::SweepAxis& a : axes) sweeps.push_back({{"key", a.key}, {"values", a.values}});
+      out.inputs["sweep"] = sweeps;
+      io::Table t{"sweep", {}, {}};
+      for (const io::SweepAxis& a : axes) t.columns.push_back({a.key, a.key, decimals_of(a.values)});
+      for (const io::Column& c : one.tables.front().columns) t.columns.push_back(c);
+      out.tables.push_back(std::move(t));
+    }
+    for (const auto& row : one.tables.front().rows) {
+      std::vector<io::Cell> cells;
+      for (const std::string& v : values) cells.push_back(sweep_cell(v));
+      cells.insert(cells.end(), row.begin(), row.end());
+      out.tables.front().add(std::move(cells));
+    }
+    for (const std::string& f : unwrap(io::check_requirements(io::full_results(one), reqs))) {
+      failures.push_back(fmt::format("[{}] {}", label, f));
+    }
+  }
+  return out;
 }
 
 }  // namespace
@@ -55,22 +123,27 @@ io::ProfileText Context::find(const std::string& kind, const std::string& name) 
   return unwrap(io::find_profile(kind, name, path_));
 }
 
+namespace {
+
+// Records a loaded profile under inputs[key]: its name, where it came from, and the values used.
+template <class Spec>
+Spec recorded(Spec spec, const io::ProfileText& text, const char* key, io::Json& inputs) {
+  io::Json j = {{"name", spec.name}, {"source", text.display}};
+  j.update(io::to_json(spec));
+  inputs[key] = std::move(j);
+  return spec;
+}
+
+}  // namespace
+
 DeviceSpec Context::device(const std::string& name, io::Json& inputs) const {
   const io::ProfileText text = find("devices", name);
-  DeviceSpec d = unwrap(io::load_device(text, overrides_));
-  io::Json j = {{"name", d.name}, {"source", text.display}};
-  j.update(io::to_json(d));
-  inputs["device"] = j;
-  return d;
+  return recorded(unwrap(io::load_device(text, overrides_)), text, "device", inputs);
 }
 
 ModelSpec Context::model(const std::string& name, io::Json& inputs) const {
   const io::ProfileText text = find("models", name);
-  ModelSpec m = unwrap(io::load_model(text, overrides_));
-  io::Json j = {{"name", m.name}, {"source", text.display}};
-  j.update(io::to_json(m));
-  inputs["model"] = j;
-  return m;
+  return recorded(unwrap(io::load_model(text, overrides_)), text, "model", inputs);
 }
 
 std::vector<std::string> split_list(const std::string& text, const std::string& option) {
@@ -87,6 +160,19 @@ std::vector<std::string> split_list(const std::string& text, const std::string& 
     rest.remove_prefix(comma + 1);
   }
   return out;
+}
+
+std::string with_thousands(std::uint64_t v) {
+  return io::format_cell_text(static_cast<std::int64_t>(v), io::Column{"", "", 0, true});
+}
+
+double parse_number(const std::string& text, const std::string& what) {
+  double v = 0;
+  auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (ec != std::errc() || p != text.data() + text.size() || !std::isfinite(v)) {
+    throw UsageError(fmt::format("{}: '{}' is not a number", what, text));
+  }
+  return v;
 }
 
 int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
@@ -124,11 +210,18 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err)
     const io::Format format = parse_format(common.format);
     std::vector<io::Requirement> reqs;
     for (const std::string& r : common.requirements) reqs.push_back(unwrap(io::parse_requirement(r)));
-    const Context context(common);
+    std::vector<io::SweepAxis> axes;
+    for (const std::string& s : common.sweeps) axes.push_back(unwrap(io::parse_sweep(s)));
     for (auto& [sub, runner] : runners) {
       if (!sub->parsed()) continue;
-      const io::Report report = runner(context);
-      const auto failures = unwrap(io::check_requirements(io::full_results(report), reqs));
+      std::vector<std::string> failures;
+      io::Report report;
+      if (axes.empty()) {
+        report = runner(Context(common));
+        failures = unwrap(io::check_requirements(io::full_results(report), reqs));
+      } else {
+        report = run_sweep(runner, common, axes, reqs, failures);
+      }
       out << io::render(report, format);
       for (const std::string& f : failures) err << "edgeplan: " << f << "\n";
       return failures.empty() ? kExitOk : kExitRequirementFailed;

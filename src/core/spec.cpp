@@ -13,4 +13,24 @@ double spec_speedup(const SpecParams& p) {
   return spec_expected_tokens(p.alpha, p.gamma) / (p.gamma * p.cost + 1.0);
 }
 
+SpecBest spec_best_gamma(double alpha, double cost) {
+  SpecBest best;
+  for (std::uint32_t gamma = 1; gamma <= kSpecMaxGamma; ++gamma) {
+    const double s = spec_speedup({alpha, gamma, cost});
+    if (s > best.speedup) best = {gamma, s, gamma == kSpecMaxGamma};
+  }
+  return best;
+}
+
+std::vector<double> spec_alpha_range(double start, double stop, double step) {
+  std::vector<double> out;
+  const auto steps = static_cast<std::uint64_t>(std::floor((stop - start) / step + 1e-9));
+  for (std::uint64_t i = 0; i <= steps; ++i) {
+    out.push_back(std::round((start + static_cast<double>(i) * step) * 1e9) / 1e9);
+  }
+  return out;
+}
+
+double spec_draft_cost(double draft_bytes, double target_bytes) { return draft_bytes / target_bytes; }
+
 }  // namespace edgeplan

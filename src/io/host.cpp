@@ -140,15 +140,16 @@ std::string device_profile_toml(const HostProfile& p) {
        "measured: STREAM-style read over all cores");
   line("utilization = 1.0", "the bandwidth above is measured, not a peak: all of it is achievable");
   line("per_token_overhead_ms = 0.0", "unknown until fitted: run `edgeplan calibrate` on llama-bench results");
-  if (p.storage_bytes_per_s) {
-    out += fmt::format("# storage read measured at {:.3f} GB/s (one sequential pass; the page cache may have served it)\n",
-                       *p.storage_bytes_per_s / units::kGBps);
-  }
   if (p.gemm_flops_per_s) {
     out += "\n[prefill]\n";
     line(fmt::format("tflops = {:.6g}", *p.gemm_flops_per_s / 1e12),
          "measured: best OpenBLAS sgemm (fp32) at LLM layer sizes");
     line("efficiency = 1.0", "the rate above is measured, not a peak");
+  }
+  if (p.storage_bytes_per_s) {
+    out += "\n# Storage for `stream`: the read rate is measured (one sequential pass; a file in the page cache reads at\n"
+           "# memory speed); set page_kib, page_fault_us and readahead_kib for this host, then uncomment.\n";
+    out += fmt::format("# [storage]\n# read_gbps = {:.6g}\n", *p.storage_bytes_per_s / units::kGBps);
   }
   return out;
 }

@@ -30,6 +30,13 @@ Json to_json(const DeviceSpec& d) {
     j["link"] = {{"bandwidth_gbps", d.link->bandwidth_bytes_per_s / units::kGBps},
                  {"latency_us", d.link->latency_s * units::kUsPerS}};
   }
+  if (d.storage) {
+    j["storage"] = {{"read_gbps", d.storage->read_bytes_per_s / units::kGBps},
+                    {"page_kib", d.storage->page_bytes / units::kKiB},
+                    {"page_fault_us", d.storage->page_fault_s * units::kUsPerS},
+                    {"readahead_kib", static_cast<double>(d.storage->readahead_pages) * d.storage->page_bytes / units::kKiB}};
+  }
+  if (d.lora) j["lora"] = {{"swap_fixed_us", d.lora->swap_fixed_s * units::kUsPerS}};
   return j;
 }
 
@@ -44,6 +51,7 @@ Json to_json(const ModelSpec& m) {
   j["ffn"] = m.ffn;
   if (m.vocab) j["vocab"] = *m.vocab;
   j["tied_embeddings"] = m.tied_embeddings;
+  j["lora_shapes"] = m.lora_shapes == LoraShapes::chapter ? "chapter" : "real";
   return j;
 }
 

@@ -174,6 +174,8 @@ Result<DeviceSpec> load_device(const ProfileText& text, const std::vector<Overri
     d.name = text.name;
     read_device_core(f, d);
     read_device_units(f, d);
+    read_device_storage(f, d);
+    read_device_lora(f, d);
     return d;
   });
 }
@@ -198,6 +200,7 @@ Result<ModelSpec> load_model(const ProfileText& text, const std::vector<Override
     m.tied_embeddings = f.boolean_or("tied_embeddings", false);
     m.qkv_bias = f.boolean_or("qkv_bias", false);
     m.rope_freqs = f.boolean_or("rope_freqs", false);
+    read_model_lora(f, m);
     if (!m.vocab && !m.params) f.fail({}, "needs params or vocab (to count its weights)");
     if (auto formats = f.table("formats")) {
       for (const std::string& name : formats->remaining_keys()) {

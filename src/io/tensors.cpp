@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "edgeplan/core/float16.hpp"
+#include "edgeplan/io/gguf.hpp"
 #include "edgeplan/io/suggest.hpp"
 
 namespace edgeplan::io {
@@ -72,7 +73,60 @@ std::string_view dict_value(std::string_view header, std::string_view key) {
   return rest;
 }
 
+// The tensor `name` of a GGUF file (or its only tensor), which must be F32, F16 or BF16.
+struct GgufPick {
+  const GgufTensor* tensor = nullptr;
+  Element element = Element::f32;
+  std::uint64_t rows = 0, cols = 0;
+};
+
+Result<GgufPick> pick_gguf(const GgufFile& f, const std::string& display, const std::string& name) {
+  std::vector<std::string> names;
+  for (const GgufTensor& t : f.tensors) names.push_back(t.name);
+  const GgufTensor* t = nullptr;
+  if (name.empty()) {
+    if (f.tensors.size() != 1) {
+      return Error{fmt::format("{}: holds {} tensors; pick one with --tensor ({}{})", display, names.size(),
+                               fmt::join(names.begin(), names.begin() + static_cast<std::ptrdiff_t>(std::min<std::size_t>(names.size(), 8)), ", "),
+                               names.size() > 8 ? ", ..." : "")};
+    }
+    t = &f.tensors.front();
+  }
+  for (const GgufTensor& candidate : f.tensors) {
+    if (!t && candidate.name == name) t = &candidate;
+  }
+  if (!t) return Error{fmt::format("{}: no tensor named '{}'{}", display, name, did_you_mean(name, names))};
+  GgufPick p{t};
+  if (t->type->name == "F32") {
+    p.element = Element::f32;
+  } else if (t->type->name == "F16") {
+    p.element = Element::f16;
+  } else if (t->type->name == "BF16") {
+    p.element = Element::bf16;
+  } else {
+    return Error{fmt::format("{}: tensor '{}' is {} (expected F32, F16 or BF16: quantize from the unquantized weights)",
+                             display, t->name, t->type->name)};
+  }
+  std::vector<std::uint64_t> shape(t->dims.rbegin(), t->dims.rend());  // dims[0] is the row length
+  const auto dims = matrix_shape(shape);
+  if (!dims) return Error{fmt::format("{}: tensor '{}' holds no matrix", display, t->name)};
+  p.rows = dims->first;
+  p.cols = dims->second;
+  return p;
+}
+
 }  // namespace
+
+Result<Tensor> read_gguf_tensor(std::span<const std::uint8_t> bytes, const std::string& display,
+                                const std::string& name) {
+  auto f = read_gguf(std::as_bytes(bytes), display);
+  if (!f) return f.error();
+  auto p = pick_gguf(*f, display, name);
+  if (!p) return p.error();
+  // read_gguf has checked that every tensor's data lies inside the file.
+  return Tensor{p->tensor->name, std::string(p->tensor->type->name), p->rows, p->cols,
+                convert(bytes, f->data_offset + p->tensor->offset, p->rows * p->cols, p->element)};
+}
 
 Result<Tensor> read_npy(std::span<const std::uint8_t> bytes, const std::string& display) {
   auto fail = [&](std::size_t offset, const std::string& what) {
@@ -219,8 +273,23 @@ Result<Tensor> read_safetensors(std::span<const std::uint8_t> bytes, const std::
 
 Result<Tensor> read_tensor_file(const std::string& path, const std::string& name) {
   const std::string ext = std::filesystem::path(path).extension().string();
-  if (ext != ".npy" && ext != ".safetensors") {
-    return Error{fmt::format("{}: unknown tensor file type '{}' (expected .npy or .safetensors)", path, ext)};
+  if (ext != ".npy" && ext != ".safetensors" && ext != ".gguf") {
+    return Error{fmt::format("{}: unknown tensor file type '{}' (expected .npy, .safetensors or .gguf)", path, ext)};
+  }
+  if (ext == ".gguf") {  // only the header and the one tensor are read: model files are large
+    auto f = read_gguf_file(path);
+    if (!f) return f.error();
+    auto p = pick_gguf(*f, path, name);
+    if (!p) return p.error();
+    std::ifstream in(path, std::ios::binary);
+    std::vector<std::uint8_t> data(p->tensor->bytes);
+    in.seekg(static_cast<std::streamoff>(f->data_offset + p->tensor->offset));
+    if (!in.read(reinterpret_cast<char*>(data.data()), static_cast<std::streamsize>(data.size()))) {
+      return Error{fmt::format("{}: byte {}: cannot read the {} bytes of tensor '{}'", path,
+                               f->data_offset + p->tensor->offset, data.size(), p->tensor->name)};
+    }
+    return Tensor{p->tensor->name, std::string(p->tensor->type->name), p->rows, p->cols,
+                  convert(data, 0, p->rows * p->cols, p->element)};
   }
   std::ifstream in(path, std::ios::binary);
   if (!in) return Error{fmt::format("cannot read tensor file '{}': no such file", path)};

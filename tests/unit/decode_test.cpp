@@ -2,20 +2,14 @@
 
 #include <gtest/gtest.h>
 
+#include "fixtures.hpp"
+
 #include "edgeplan/core/spec.hpp"
 
 namespace edgeplan {
 namespace {
 
-DeviceSpec phone8g() {
-  DeviceSpec d;
-  d.name = "phone8g";
-  d.memory_bytes = 8.0 * 1073741824.0;
-  d.reserved_bytes = 0.8 * 1073741824.0;
-  d.bandwidth_bytes_per_s = 68e9;
-  d.utilization = 0.85;
-  return d;
-}
+using fixtures::phone8g;
 
 TEST(Decode, ReferenceQ4AndF16) {
   const DecodeResult q4 = decode(phone8g(), {5.184e9, 0});

@@ -2,28 +2,19 @@
 
 #include <gtest/gtest.h>
 
+#include "fixtures.hpp"
+
 namespace edgeplan {
 namespace {
 
-ModelSpec ref8b() {
-  ModelSpec m;
-  m.name = "ref-8b";
-  m.params = 8e9;
-  m.layers = 32;
-  m.hidden = 4096;
-  m.heads = 32;
-  m.kv_heads = 8;
-  m.head_dim = 128;
-  m.ffn = 11008;
-  return m;
-}
+using fixtures::ref_8b;
 
 TEST(Kv, BytesPerTokenPerType) {
-  EXPECT_DOUBLE_EQ(kv_bytes_per_token(ref8b(), *find_kv_type("f16")), 131072);
-  EXPECT_DOUBLE_EQ(kv_bytes_per_token(ref8b(), *find_kv_type("int8")), 65536);
-  EXPECT_DOUBLE_EQ(kv_bytes_per_token(ref8b(), *find_kv_type("int4")), 32768);
-  EXPECT_DOUBLE_EQ(kv_bytes_per_token(ref8b(), *find_kv_type("q8_0")), 69632);  // 34 B per 32 values
-  EXPECT_DOUBLE_EQ(kv_bytes_per_token(ref8b(), *find_kv_type("Q4_0")), 36864);  // 18 B per 32 values
+  EXPECT_DOUBLE_EQ(kv_bytes_per_token(ref_8b(), *find_kv_type("f16")), 131072);
+  EXPECT_DOUBLE_EQ(kv_bytes_per_token(ref_8b(), *find_kv_type("int8")), 65536);
+  EXPECT_DOUBLE_EQ(kv_bytes_per_token(ref_8b(), *find_kv_type("int4")), 32768);
+  EXPECT_DOUBLE_EQ(kv_bytes_per_token(ref_8b(), *find_kv_type("q8_0")), 69632);  // 34 B per 32 values
+  EXPECT_DOUBLE_EQ(kv_bytes_per_token(ref_8b(), *find_kv_type("Q4_0")), 36864);  // 18 B per 32 values
   EXPECT_EQ(find_kv_type("fp8"), nullptr);
 }
 

@@ -2,36 +2,13 @@
 
 #include <gtest/gtest.h>
 
+#include "fixtures.hpp"
+
 namespace edgeplan {
 namespace {
 
-ModelSpec llama2_7b() {
-  ModelSpec m;
-  m.name = "llama-2-7b";
-  m.layers = 32;
-  m.hidden = 4096;
-  m.heads = 32;
-  m.kv_heads = 32;
-  m.head_dim = 128;
-  m.ffn = 11008;
-  m.vocab = 32000;
-  return m;
-}
-
-ModelSpec llama32_1b() {
-  ModelSpec m;
-  m.name = "llama-3.2-1b";
-  m.layers = 16;
-  m.hidden = 2048;
-  m.heads = 32;
-  m.kv_heads = 8;
-  m.head_dim = 64;
-  m.ffn = 8192;
-  m.vocab = 128256;
-  m.tied_embeddings = true;
-  m.rope_freqs = true;
-  return m;
-}
+using fixtures::llama2_7b;
+using fixtures::llama32_1b;
 
 TEST(Model, ParamCountFromTensors) { EXPECT_EQ(*param_count(llama2_7b()), 6738415616.0); }
 

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "fixtures.hpp"
+
 #include <cmath>
 #include <limits>
 
@@ -36,18 +38,7 @@ std::vector<Op> reference_layer() {
 
 double us(double s) { return std::round(s * 1e7) / 10; }  // to 0.1 us
 
-ModelSpec ref_8b() {
-  ModelSpec m;
-  m.name = "ref-8b";
-  m.params = 8e9;
-  m.layers = 32;
-  m.hidden = 4096;
-  m.heads = 32;
-  m.kv_heads = 8;
-  m.head_dim = 128;
-  m.ffn = 11008;
-  return m;
-}
+using fixtures::ref_8b;
 
 TEST(Place, RooflineTakesTheSlowerOfComputeAndBytes) {
   const ComputeUnit npu = reference_device().units.at(UnitKind::npu);

@@ -2,21 +2,12 @@
 
 #include <gtest/gtest.h>
 
+#include "fixtures.hpp"
+
 namespace edgeplan {
 namespace {
 
-ModelSpec llama2_7b() {
-  ModelSpec m;
-  m.name = "llama-2-7b";
-  m.layers = 32;
-  m.hidden = 4096;
-  m.heads = 32;
-  m.kv_heads = 32;
-  m.head_dim = 128;
-  m.ffn = 11008;
-  m.vocab = 32000;
-  return m;
-}
+using fixtures::llama2_7b;
 
 TEST(Prefill, MatmulParamsAreTheBlocksMatrices) {
   // Per layer: 4 x 4096^2 attention + 3 x 4096 x 11008 FFN = 202,375,168; x 32 layers.

@@ -9,6 +9,7 @@
 #include <fstream>
 
 #include "edgeplan/core/float16.hpp"
+#include "gguf_builder.hpp"
 
 namespace edgeplan::io {
 namespace {
@@ -135,6 +136,53 @@ TEST(Safetensors, Errors) {
             "m.safetensors: byte 8: tensor 'w' needs dtype, shape and data_offsets");
 }
 
+// A GGUF file with an F16 tensor of 2 rows x 3 (dims {3, 2}), a BF16 one and a Q8_0 one.
+Builder gguf_file() {
+  Builder b;
+  b.u64(3).u64(0);
+  b.tensor("blk.0.ffn_down.weight", {3, 2}, 1, 0).tensor("blk.0.ffn_up.weight", {6}, 30, 32);
+  b.tensor("blk.0.attn_q.weight", {32, 1}, 8, 64);
+  const std::size_t data = (b.size() + 31) / 32 * 32;
+  b.pad_to(data);
+  Bytes f16, bf16;
+  put_values(f16, "F16");
+  put_values(bf16, "BF16");
+  b.raw(f16.data(), f16.size()).pad_to(data + 32).raw(bf16.data(), bf16.size()).pad_to(data + 64 + 34);
+  return b;
+}
+
+Bytes bytes_of(const Builder& b) {
+  Bytes out;
+  for (std::byte v : b.bytes()) out.push_back(static_cast<std::uint8_t>(v));
+  return out;
+}
+
+TEST(Gguf, ReadsATensorByName) {
+  const Bytes b = bytes_of(gguf_file());
+  auto t = read_gguf_tensor(b, "m.gguf", "blk.0.ffn_down.weight");
+  ASSERT_TRUE(t.ok()) << t.error().message;
+  EXPECT_EQ(t->dtype, "F16");
+  EXPECT_EQ(t->rows, 2u);
+  EXPECT_EQ(t->cols, 3u);
+  EXPECT_EQ(t->values, kValues);
+  auto up = read_gguf_tensor(b, "m.gguf", "blk.0.ffn_up.weight");
+  ASSERT_TRUE(up.ok()) << up.error().message;
+  EXPECT_EQ(up->rows, 1u);
+  EXPECT_EQ(up->values, kValues);
+  EXPECT_EQ(read_gguf_tensor(b, "m.gguf", "blk.0.attn_q.weight").error().message,
+            "m.gguf: tensor 'blk.0.attn_q.weight' is Q8_0 (expected F32, F16 or BF16: quantize from the unquantized "
+            "weights)");
+  EXPECT_EQ(read_gguf_tensor(b, "m.gguf", "blk.0.ffn_dwn.weight").error().message,
+            "m.gguf: no tensor named 'blk.0.ffn_dwn.weight'; did you mean blk.0.ffn_down.weight?");
+  EXPECT_EQ(read_gguf_tensor(b, "m.gguf", "").error().message,
+            "m.gguf: holds 3 tensors; pick one with --tensor (blk.0.ffn_down.weight, blk.0.ffn_up.weight, "
+            "blk.0.attn_q.weight)");
+  Bytes cut = b;
+  cut.resize(cut.size() - 40);
+  EXPECT_EQ(read_gguf_tensor(cut, "m.gguf", "blk.0.ffn_down.weight").error().message,
+            read_gguf(std::as_bytes(std::span(cut)), "m.gguf").error().message);  // the header reader's bound check
+}
+
 TEST(TensorFile, ReadsByExtension) {
   const auto dir = std::filesystem::temp_directory_path() / ("edgeplan_tensors_" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
@@ -149,7 +197,13 @@ TEST(TensorFile, ReadsByExtension) {
   EXPECT_EQ(read_tensor_file((dir / "nope.npy").string(), "").error().message,
             "cannot read tensor file '" + (dir / "nope.npy").string() + "': no such file");
   EXPECT_EQ(read_tensor_file("w.bin", "").error().message,
-            "w.bin: unknown tensor file type '.bin' (expected .npy or .safetensors)");
+            "w.bin: unknown tensor file type '.bin' (expected .npy, .safetensors or .gguf)");
+  const Bytes g = bytes_of(gguf_file());
+  std::ofstream((dir / "m.gguf").string(), std::ios::binary).write(reinterpret_cast<const char*>(g.data()),
+                                                                   static_cast<std::streamsize>(g.size()));
+  auto from_file = read_tensor_file((dir / "m.gguf").string(), "blk.0.ffn_down.weight");
+  ASSERT_TRUE(from_file.ok()) << from_file.error().message;
+  EXPECT_EQ(from_file->values, kValues);
   std::filesystem::remove_all(dir);
 }
 

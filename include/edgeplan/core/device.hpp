@@ -2,6 +2,7 @@
 // Later mechanisms add their own sections (compute units, storage, thermal) beside these fields.
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
@@ -27,6 +28,19 @@ struct UnitLink {
   double latency_s = 0;              // fixed cost per transfer
 };
 
+// Where the weight file lives, as mmap sees it (core/stream.hpp).
+struct StorageSpec {
+  double read_bytes_per_s = 0;      // sequential read rate of the storage
+  double page_bytes = 0;            // page size of the mapping
+  double page_fault_s = 0;          // cost of one major page fault (trap, I/O issue, mapping)
+  std::uint64_t readahead_pages = 1;// pages the OS reads per fault on its own (1 = no readahead)
+};
+
+// Adapter hot-swap costs (core/lora.hpp).
+struct LoraSwapSpec {
+  double swap_fixed_s = 0;          // fixed cost of one swap besides moving the bytes
+};
+
 struct DeviceSpec {
   std::string name;
   double memory_bytes = 0;          // memory the OS lets one app use for the model (not RAM on the box)
@@ -37,6 +51,8 @@ struct DeviceSpec {
   std::optional<PrefillSpec> prefill;  // compute for prompt processing, where the profile gives it
   std::map<UnitKind, ComputeUnit> units;  // [units.npu], [units.gpu], [units.cpu]; empty when not given
   std::optional<UnitLink> link;           // [link]; required with two or more units
+  std::optional<StorageSpec> storage;  // [storage]: needed by stream
+  std::optional<LoraSwapSpec> lora;    // [lora]: needed by lora
 };
 
 }  // namespace edgeplan

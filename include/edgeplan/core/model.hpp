@@ -22,6 +22,9 @@ struct FormatSize {
   std::optional<double> bytes;            // total weight bytes
 };
 
+// How lora.hpp sizes a LoRA target: by its real shape, or as the reference chapter counts it.
+enum class LoraShapes { real, chapter };
+
 struct ModelSpec {
   std::string name;
   std::optional<double> params;   // parameter count as stated by the profile
@@ -36,6 +39,7 @@ struct ModelSpec {
   bool qkv_bias = false;          // q/k/v projections carry biases (Qwen2)
   bool rope_freqs = false;        // a rope_freqs tensor of head_dim/2 floats (Llama 3.1+ rope scaling)
   std::map<std::string, FormatSize> formats;  // stated sizes, keyed by file type name as given
+  LoraShapes lora_shapes = LoraShapes::real;  // lora_shapes = "chapter" in the profile: the chapter's sizes
 };
 
 // One weight tensor: name as in GGUF, role for the type rules, layer (-1 outside the blocks), shape.

@@ -49,7 +49,7 @@ struct HostProfile {
   HostMemory memory;
   double read_bytes_per_s = 0;                    // measured memory read bandwidth
   std::optional<double> gemm_flops_per_s;         // best measured sgemm rate; gives [prefill]
-  std::optional<double> storage_bytes_per_s;      // measured file read rate, recorded as a comment
+  std::optional<double> storage_bytes_per_s;      // measured file read rate: a commented-out [storage]
   std::vector<std::string> comments;              // extra lines put at the top ("measured on ...")
 };
 std::string device_profile_toml(const HostProfile& p);

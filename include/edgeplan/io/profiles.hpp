@@ -77,5 +77,10 @@ Result<ModelSpec> load_model(const ProfileText& text, const std::vector<Override
 // Section readers of the device profile, one per mechanism, called by load_device.
 void read_device_core(Fields& f, DeviceSpec& d);
 void read_device_units(Fields& f, DeviceSpec& d);  // [units.*] and [link] (src/io/units.cpp)
+void read_device_storage(Fields& f, DeviceSpec& d);  // [storage], src/io/storage.cpp
+void read_device_lora(Fields& f, DeviceSpec& d);     // [lora], src/io/lora.cpp
+
+// Optional model settings of one mechanism, called by load_model.
+void read_model_lora(Fields& f, ModelSpec& m);       // lora_shapes, src/io/lora.cpp
 
 }  // namespace edgeplan::io

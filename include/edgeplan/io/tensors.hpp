@@ -1,4 +1,5 @@
-// Reading one weight tensor as fp32 from a NumPy .npy file (format versions 1, 2 and 3; little-endian
+// Reading one weight tensor as fp32 from a GGUF file (F32, F16 or BF16 tensors, by name; the header through
+// io/gguf.hpp), a NumPy .npy file (format versions 1, 2 and 3; little-endian
 // '<f4' or '<f2', C order) or a .safetensors file (8-byte little-endian header length, JSON header,
 // dtype F32, F16 or BF16, data_offsets relative to the end of the header). Every length and offset is
 // bounded by the file size, and an error names the file, what is wrong and the byte offset.
@@ -30,7 +31,12 @@ Result<Tensor> read_npy(std::span<const std::uint8_t> bytes, const std::string& 
 Result<Tensor> read_safetensors(std::span<const std::uint8_t> bytes, const std::string& display,
                                 const std::string& name);
 
-// Reads `path` by its extension (.npy or .safetensors).
+// `name` picks the tensor; it may be empty when the file holds exactly one.
+Result<Tensor> read_gguf_tensor(std::span<const std::uint8_t> bytes, const std::string& display,
+                                const std::string& name);
+
+// Reads `path` by its extension (.npy, .safetensors or .gguf; of a GGUF file only the header and the one
+// tensor).
 Result<Tensor> read_tensor_file(const std::string& path, const std::string& name);
 
 }  // namespace edgeplan::io

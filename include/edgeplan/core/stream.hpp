@@ -1,0 +1,64 @@
+// Loading weights from storage through mmap: the time to bring a weight file into DRAM under full preload
+// (mlock), demand paging, prefetch windows and hot subsets, and the decode rate when the weights do not all
+// fit in memory ("LLM in a flash", Alizadeh et al. 2023). A load reads `pages` pages of `page_bytes`:
+//   bandwidth term = pages x page_bytes / read rate
+//   fault term     = faults x page_fault_cost, faults = ceil(pages / window) (mlock: no faults)
+//   hot fraction f touches pages_f = ceil(f x pages) pages.
+// A model larger than its memory budget keeps what fits resident and reads the rest from storage every
+// token. Source: reference chapter section 7.5 (streaming.py). Documented in docs/model.md, "stream".
+#pragma once
+
+#include <cstdint>
+
+#include "edgeplan/core/device.hpp"
+
+namespace edgeplan {
+
+// How pages reach DRAM.
+enum class LoadMode {
+  preload,  // read sequentially and locked (mlock): bandwidth only, no faults
+  paged,    // demand paging: one fault per window of pages
+};
+
+struct LoadInputs {
+  double file_bytes = 0;           // bytes of weights to bring in
+  double hot_fraction = 1;         // fraction of the pages touched, (0, 1]
+  LoadMode mode = LoadMode::paged;
+  std::uint64_t window_pages = 1;  // pages read per fault (1 = no prefetch); ignored by preload
+};
+
+struct LoadResult {
+  std::uint64_t file_pages = 0;    // ceil(file_bytes / page)
+  std::uint64_t pages = 0;         // pages read: ceil(hot_fraction x file_pages)
+  std::uint64_t faults = 0;        // ceil(pages / window); 0 under preload
+  double bandwidth_s = 0;          // pages x page / read rate
+  double fault_s = 0;              // faults x page-fault cost
+  double total_s = 0;              // bandwidth_s + fault_s
+};
+
+// Pages of `page_bytes` needed to hold `bytes` (the last one partly filled).
+std::uint64_t pages_for(double bytes, double page_bytes);
+
+LoadResult load_time(const StorageSpec& storage, const LoadInputs& in);
+
+struct FlashInputs {
+  double weight_bytes = 0;         // whole model
+  double budget_bytes = 0;         // DRAM the weights may occupy
+  double hot_fraction = 1;         // fraction of the weights each token touches (sparse activation), (0, 1]
+  std::uint64_t window_pages = 1;  // pages read per fault when streaming
+};
+
+struct FlashResult {
+  double touched_bytes = 0;        // hot_fraction x weight_bytes: read by every token
+  double resident_bytes = 0;       // part of it kept in DRAM: min(touched, budget)
+  double streamed_bytes = 0;       // the rest, read from storage every token
+  LoadResult stream;               // the per-token storage read of streamed_bytes
+  double s_per_token = 0;          // decode of the touched bytes from DRAM + stream.total_s
+  double tok_per_s = 0;            // 1 / s_per_token
+};
+
+// Decode with the weights partly in storage: every token reads the touched bytes from DRAM (decode.hpp)
+// and, first, the part that does not fit from storage (no overlap of the two is assumed).
+FlashResult flash_decode(const DeviceSpec& device, const FlashInputs& in);
+
+}  // namespace edgeplan

@@ -1,0 +1,67 @@
+// Reading the header of a GGUF file: its metadata and tensor infos, never the tensor data. Versions 2 and
+// 3, little-endian. Every count and length is checked against the bytes that remain before anything is
+// allocated, every tensor type against the known ggml types, and every tensor's data against the end of
+// the file; each error names the file and the byte offset where the problem is.
+// Layout: ggml's docs/gguf.md, summarised in shared/spec/accuracy.md ("GGUF").
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <variant>
+#include <vector>
+
+#include "edgeplan/core/formats.hpp"
+#include "edgeplan/core/result.hpp"
+
+namespace edgeplan::io {
+
+// GGUF metadata value types, with their ids in the file.
+enum class GgufType : std::uint32_t {
+  u8 = 0, i8 = 1, u16 = 2, i16 = 3, u32 = 4, i32 = 5, f32 = 6, boolean = 7, string = 8, array = 9,
+  u64 = 10, i64 = 11, f64 = 12,
+};
+
+struct GgufValue;
+using GgufArray = std::vector<GgufValue>;
+
+struct GgufValue {
+  GgufType type = GgufType::u8;
+  // unsigned ints as uint64, signed as int64, floats as double; arrays hold their elements.
+  std::variant<std::uint64_t, std::int64_t, double, bool, std::string, GgufArray> value;
+
+  const std::string* as_string() const { return std::get_if<std::string>(&value); }
+  std::optional<std::uint64_t> as_uint() const;  // any integer type holding a value >= 0
+};
+
+struct GgufTensor {
+  std::string name;
+  std::vector<std::uint64_t> dims;  // dims[0] is the contiguous row length
+  const GgmlType* type = nullptr;
+  std::uint64_t offset = 0;         // from the start of the data section
+  std::uint64_t bytes = 0;          // size of its data
+};
+
+struct GgufFile {
+  std::uint32_t version = 0;
+  std::vector<std::pair<std::string, GgufValue>> metadata;  // in file order
+  std::vector<GgufTensor> tensors;                          // in file order
+  std::uint64_t alignment = 32;     // general.alignment
+  std::uint64_t data_offset = 0;    // where the data section starts
+  std::uint64_t file_bytes = 0;
+
+  const GgufValue* find(std::string_view key) const;  // nullptr when absent
+  std::optional<std::string> string(std::string_view key) const;  // nullopt when absent or not a string
+};
+
+// Reads from memory (the test seam); `display` names the input in messages.
+Result<GgufFile> read_gguf(std::span<const std::byte> bytes, const std::string& display);
+
+// Reads the header of a file on disk.
+Result<GgufFile> read_gguf_file(const std::string& path);
+
+}  // namespace edgeplan::io

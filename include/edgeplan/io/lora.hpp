@@ -1,0 +1,23 @@
+// A LoRA adapter read from a GGUF file (general.type = "adapter", adapter.type = "lora"): the lora_a
+// [d_in x rank] / lora_b [rank x d_out] pairs and their bytes, for core/lora.hpp. Layout: accuracy.md.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "edgeplan/core/lora.hpp"
+#include "edgeplan/core/result.hpp"
+#include "edgeplan/io/gguf.hpp"
+
+namespace edgeplan::io {
+
+struct GgufLora {
+  std::vector<LoraMatrix> matrices;  // one per lora_a / lora_b pair, in file order
+  std::optional<double> alpha;       // adapter.lora.alpha, when present
+};
+
+// Fails, naming `display`, when the file is not a LoRA adapter or a lora_a has no matching lora_b.
+Result<GgufLora> read_lora_adapter(const GgufFile& f, const std::string& display);
+
+}  // namespace edgeplan::io

@@ -1,0 +1,167 @@
+// edgeplan lora: hot-swapping LoRA adapters versus merged copies of the weights (core/lora.hpp).
+#include <fmt/format.h>
+
+#include "cli/command.hpp"
+#include "edgeplan/core/kv.hpp"
+#include "edgeplan/core/lora.hpp"
+#include "edgeplan/core/units.hpp"
+#include "edgeplan/io/lora.hpp"
+#include "edgeplan/io/suggest.hpp"
+
+namespace edgeplan::cli {
+namespace {
+
+struct LoraOptions {
+  std::string device, model, quant = "Q4_K_M", targets = "q,k,v,o,gate,up,down", dtype = "F16", adapter;
+  std::optional<std::uint32_t> rank;
+};
+
+std::vector<LoraTarget> parse_targets(const std::string& text) {
+  std::vector<LoraTarget> out;
+  std::vector<std::string> names;
+  for (const LoraTarget t : lora_targets()) names.emplace_back(to_string(t));
+  for (const std::string& item : split_list(text, "--targets")) {
+    const LoraTarget* t = find_lora_target(item);
+    if (!t) {
+      throw UsageError(fmt::format("--targets: unknown target '{}' (expected q, k, v, o, gate, up, down){}", item,
+                                   io::did_you_mean(item, names)));
+    }
+    if (std::find(out.begin(), out.end(), *t) != out.end()) {
+      throw UsageError(fmt::format("--targets: '{}' is listed twice", item));
+    }
+    out.push_back(*t);
+  }
+  return out;
+}
+
+const GgmlType& need_dtype(const std::string& name) {
+  if (const GgmlType* t = find_ggml_type(name)) return *t;
+  std::vector<std::string> names;
+  for (const GgmlType& t : ggml_types()) names.emplace_back(t.name);
+  throw UsageError(fmt::format("--dtype: unknown type '{}'{}", name, io::did_you_mean(name, names)));
+}
+
+}  // namespace
+
+Runner setup_lora(CLI::App& app) {
+  auto o = std::make_shared<LoraOptions>();
+  app.add_option("--device", o->device, "Device profile name or .toml path (needs [lora])")->required();
+  app.add_option("--model", o->model, "Model profile name or .toml path")->required();
+  app.add_option("--quant", o->quant, "Format of the base weights, e.g. Q4_K_M")->capture_default_str();
+  auto* rank_opt = app.add_option("--rank", o->rank, "Adapter rank");
+  auto* targets_opt = app.add_option("--targets", o->targets, "Adapted matrices per layer: q,k,v,o,gate,up,down")
+                      ->capture_default_str();
+  auto* adapter_opt = app.add_option("--adapter", o->adapter, "A LoRA adapter in GGUF, instead of --rank");
+  adapter_opt->excludes(rank_opt)->excludes(targets_opt);
+  app.add_option("--dtype", o->dtype, "Type of the adapter and of the merged deltas (F16, F32, BF16, Q8_0, ...)")
+      ->capture_default_str();
+  return [o](const Context& ctx) {
+    io::Report r;
+    r.command = "lora";
+    if (!o->rank && o->adapter.empty()) throw UsageError("lora needs --rank R (with --targets) or --adapter FILE.gguf");
+    const DeviceSpec device = ctx.device(o->device, r.inputs);
+    if (!device.lora) {
+      throw UsageError(fmt::format("device '{}' has no [lora] section: add swap_fixed_us (docs/profiles.md)",
+                                   device.name));
+    }
+    const ModelSpec model = ctx.model(o->model, r.inputs);
+    const FileType& ft = need_format(o->quant);
+    const GgmlType& dtype = need_dtype(o->dtype);
+    const double bytes_per_weight = dtype.bits_per_weight() / 8;
+    r.inputs["quant"] = ft.name;
+    r.inputs["dtype"] = dtype.name;
+
+    io::Table t{"targets", {{"target", "target"},
+                            {"layers", "layers", 0},
+                            {"rank", "rank", 0},
+                            {"d_in", "d_in", 0},
+                            {"d_out", "d_out", 0},
+                            {"adapter (MiB)", "adapter_bytes", 2, false, units::kMiB},
+                            {"merged (GiB)", "merged_bytes", 3, false, units::kGiB}}, {}};
+    LoraAdapter adapter;
+    std::string what;
+    if (o->rank) {
+      if (*o->rank == 0) throw UsageError("--rank must be at least 1");
+      const std::vector<LoraTarget> chosen = parse_targets(o->targets);
+      r.inputs["rank"] = *o->rank;
+      io::Json names = io::Json::array();
+      for (const LoraTarget target : chosen) {
+        names.push_back(to_string(target));
+        const LoraAdapter one = lora_adapter(model, *o->rank, {target}, bytes_per_weight);
+        const MatrixShape shape = lora_adapter_shape(model, target);
+        t.add({std::string(to_string(target)), std::int64_t{model.layers}, std::int64_t{*o->rank},
+               static_cast<std::int64_t>(shape.d_in), static_cast<std::int64_t>(shape.d_out), one.adapter_bytes,
+               one.merged_bytes});
+      }
+      r.inputs["targets"] = names;
+      adapter = lora_adapter(model, *o->rank, chosen, bytes_per_weight);
+      what = fmt::format("rank {}, {} target(s) in {} layers, {} ({} shapes)", *o->rank, chosen.size(), model.layers,
+                         dtype.name, model.lora_shapes == LoraShapes::chapter ? "chapter" : "real");
+    } else {
+      const io::GgufFile file = unwrap(io::read_gguf_file(o->adapter));
+      const io::GgufLora lora = unwrap(io::read_lora_adapter(file, o->adapter));
+      r.inputs["adapter"] = o->adapter;
+      // One row per distinct target: layers counts the matrices of that name, shape and rank.
+      std::vector<std::pair<LoraMatrix, std::int64_t>> rows;
+      for (const LoraMatrix& m : lora.matrices) {
+        auto it = std::find_if(rows.begin(), rows.end(), [&](const auto& row) {
+          return row.first.target == m.target && row.first.shape.d_in == m.shape.d_in &&
+                 row.first.shape.d_out == m.shape.d_out && row.first.rank == m.rank;
+        });
+        if (it == rows.end()) {
+          rows.emplace_back(m, 1);
+        } else {
+          it->first.adapter_bytes += m.adapter_bytes;
+          ++it->second;
+        }
+      }
+      for (const auto& [m, layers] : rows) {
+        const LoraAdapter one = lora_adapter(std::vector<LoraMatrix>{m}, bytes_per_weight);
+        t.add({m.target, layers, static_cast<std::int64_t>(m.rank), static_cast<std::int64_t>(m.shape.d_in),
+               static_cast<std::int64_t>(m.shape.d_out), one.adapter_bytes,
+               one.merged_bytes * static_cast<double>(layers)});
+      }
+      adapter = lora_adapter(lora.matrices, bytes_per_weight);
+      what = fmt::format("{}: {} matrices read from the file, merged deltas in {}", o->adapter, lora.matrices.size(),
+                         dtype.name);
+    }
+    r.tables.push_back(std::move(t));
+
+    const WeightSize weights = unwrap(weight_size(model, ft));
+    const double budget = kv_budget_bytes(device.memory_bytes, device.reserved_bytes, weights.bytes);
+    const LoraResult plan = lora_plan(device, {adapter, budget});
+
+    r.results["adapter_bytes"] = adapter.adapter_bytes;
+    r.results["adapter_mib"] = adapter.adapter_bytes / units::kMiB;
+    r.results["merged_bytes"] = adapter.merged_bytes;
+    r.results["merged_gib"] = adapter.merged_bytes / units::kGiB;
+    r.results["unload_load_us"] = plan.unload_load_s * units::kUsPerS;
+    r.results["swap_fixed_us"] = device.lora->swap_fixed_s * units::kUsPerS;
+    r.results["swap_us"] = plan.swap_s * units::kUsPerS;
+    r.results["memory_ratio"] = plan.memory_ratio;
+    r.results["weights_bytes"] = weights.bytes;
+    r.results["budget_bytes"] = budget;
+    r.results["resident_adapters"] = plan.resident_adapters;
+    r.results["merged_copies"] = plan.merged_copies;
+    r.results["merged_fits"] = plan.merged_copies > 0;
+
+    r.title = fmt::format("lora: {} on {}", model.name, device.name);
+    r.header.push_back("adapter: " + what);
+    r.notes.push_back(fmt::format("adapter {} B = {:.1f} MiB; merged copy {:.2f} GiB; memory ratio {:.2f}%",
+                                  with_thousands(static_cast<std::uint64_t>(adapter.adapter_bytes)),
+                                  adapter.adapter_bytes / units::kMiB, adapter.merged_bytes / units::kGiB,
+                                  plan.memory_ratio * 100));
+    r.notes.push_back(fmt::format("hot swap: unload + load {:.1f} us + fixed {:g} us = {:.1f} us",
+                                  plan.unload_load_s * units::kUsPerS, device.lora->swap_fixed_s * units::kUsPerS,
+                                  plan.swap_s * units::kUsPerS));
+    r.notes.push_back(fmt::format("beside the {} weights ({:.2f} GiB free): {} adapters resident (one slot kept free "
+                                  "to stage a swap); {}",
+                                  ft.name, budget / units::kGiB, plan.resident_adapters,
+                                  plan.merged_copies > 0
+                                      ? fmt::format("{} merged copies fit", plan.merged_copies)
+                                      : std::string("a merged copy does not fit")));
+    return r;
+  };
+}
+
+}  // namespace edgeplan::cli

@@ -1,0 +1,166 @@
+// edgeplan stream: loading the weights from storage (core/stream.hpp): preload, demand paging, prefetch
+// windows and hot subsets, and decode when the weights do not all fit in memory.
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "cli/command.hpp"
+#include "edgeplan/core/stream.hpp"
+#include "edgeplan/core/units.hpp"
+
+namespace edgeplan::cli {
+namespace {
+
+struct StreamOptions {
+  std::string device, model, quant = "Q4_K_M", prefetch = "32", hot = "0.3";
+};
+
+std::vector<std::uint64_t> parse_windows(const std::string& text) {
+  std::vector<std::uint64_t> out;
+  for (const std::string& item : split_list(text, "--prefetch")) {
+    const double v = parse_number(item, "--prefetch");
+    if (v < 1 || v != std::floor(v) || v > 1e9) {
+      throw UsageError(fmt::format("--prefetch: a window is a whole number of pages from 1 (got {})", item));
+    }
+    out.push_back(static_cast<std::uint64_t>(v));
+  }
+  return out;
+}
+
+std::vector<double> parse_fractions(const std::string& text) {
+  std::vector<double> out;
+  for (const std::string& item : split_list(text, "--hot")) {
+    const double v = parse_number(item, "--hot");
+    if (v <= 0 || v > 1) throw UsageError(fmt::format("--hot: a fraction must be in (0, 1] (got {})", item));
+    out.push_back(v);
+  }
+  return out;
+}
+
+// A load scenario: its name, hot fraction and window (0 = preload).
+struct Scenario {
+  std::string name;
+  double hot = 1;
+  std::uint64_t window = 0;
+};
+
+std::string window_name(std::uint64_t window, std::uint64_t readahead) {
+  if (window == 1) return "";
+  return window == readahead ? fmt::format("readahead-{}", window) : fmt::format("prefetch-{}", window);
+}
+
+std::string scenario_name(double hot, std::uint64_t window, std::uint64_t readahead) {
+  const std::string w = window_name(window, readahead);
+  if (hot == 1) return w.empty() ? "demand" : w;
+  const std::string h = fmt::format("hot-{}", hot);
+  return w.empty() ? h : h + "+" + w;
+}
+
+}  // namespace
+
+Runner setup_stream(CLI::App& app) {
+  auto o = std::make_shared<StreamOptions>();
+  app.add_option("--device", o->device, "Device profile name or .toml path (needs [storage])")->required();
+  app.add_option("--model", o->model, "Model profile name or .toml path")->required();
+  app.add_option("--quant", o->quant, "Weight format, e.g. Q4_K_M")->capture_default_str();
+  app.add_option("--prefetch", o->prefetch, "Comma-separated prefetch windows in pages, e.g. 1,8,32")
+      ->capture_default_str();
+  app.add_option("--hot", o->hot, "Comma-separated fractions of the pages touched, e.g. 0.3,0.5")
+      ->capture_default_str();
+  return [o](const Context& ctx) {
+    io::Report r;
+    r.command = "stream";
+    const DeviceSpec device = ctx.device(o->device, r.inputs);
+    if (!device.storage) {
+      throw UsageError(fmt::format("device '{}' has no [storage] section: add read_gbps, page_kib, page_fault_us and "
+                                   "readahead_kib (docs/profiles.md)", device.name));
+    }
+    const StorageSpec& storage = *device.storage;
+    const ModelSpec model = ctx.model(o->model, r.inputs);
+    const FileType& ft = need_format(o->quant);
+    const std::vector<std::uint64_t> windows = parse_windows(o->prefetch);
+    const std::vector<double> fractions = parse_fractions(o->hot);
+    r.inputs["quant"] = ft.name;
+    r.inputs["prefetch_pages"] = windows;
+    r.inputs["hot_fractions"] = fractions;
+    const WeightSize weights = unwrap(weight_size(model, ft));
+
+    // Every fraction (1 = the whole file) with no prefetch, the OS readahead and each window.
+    std::vector<std::uint64_t> paged{1};
+    if (storage.readahead_pages > 1) paged.push_back(storage.readahead_pages);
+    for (const std::uint64_t w : windows) {
+      if (std::find(paged.begin(), paged.end(), w) == paged.end()) paged.push_back(w);
+    }
+    std::vector<double> hots{1};
+    for (const double f : fractions) {
+      if (f != 1) hots.push_back(f);
+    }
+
+    std::vector<Scenario> scenarios{{"preload", 1, 0}};
+    for (const double f : hots) {
+      for (const std::uint64_t w : paged) scenarios.push_back({scenario_name(f, w, storage.readahead_pages), f, w});
+    }
+    io::Table load{"load", {{"scenario", "scenario"},
+                            {"hot", "hot_fraction", 2},
+                            {"window (pages)", "window_pages", 0},
+                            {"pages", "pages", 0, true},
+                            {"faults", "faults", 0, true},
+                            {"read (s)", "bandwidth_s", 3},
+                            {"faults (s)", "fault_s", 3},
+                            {"total (s)", "total_s", 3}}, {}};
+    std::uint64_t file_pages = 0;
+    for (const Scenario& s : scenarios) {
+      const LoadResult l = load_time(storage, {weights.bytes, s.hot, s.window == 0 ? LoadMode::preload : LoadMode::paged,
+                                               s.window == 0 ? 1 : s.window});
+      file_pages = l.file_pages;
+      load.add({s.name, s.hot, s.window == 0 ? io::Cell{} : io::Cell{static_cast<std::int64_t>(s.window)},
+                static_cast<std::int64_t>(l.pages), static_cast<std::int64_t>(l.faults), l.bandwidth_s, l.fault_s,
+                l.total_s});
+    }
+    r.tables.push_back(std::move(load));
+
+    const double budget = device.memory_bytes - device.reserved_bytes;
+    io::Table flash{"flash", {{"scenario", "scenario"},
+                              {"hot", "hot_fraction", 2},
+                              {"window (pages)", "window_pages", 0},
+                              {"touched (GB)", "touched_bytes", 2, false, units::kGB},
+                              {"in DRAM (GB)", "resident_bytes", 2, false, units::kGB},
+                              {"from storage (GB)", "streamed_bytes", 2, false, units::kGB},
+                              {"faults/token", "faults_per_token", 0, true},
+                              {"ms/token", "ms_per_token", 1},
+                              {"tok/s", "tok_per_s", 2}}, {}};
+    for (const double f : hots) {
+      for (const std::uint64_t w : paged) {
+        const FlashResult fr = flash_decode(device, {weights.bytes, budget, f, w});
+        flash.add({scenario_name(f, w, storage.readahead_pages), f, static_cast<std::int64_t>(w), fr.touched_bytes,
+                   fr.resident_bytes, fr.streamed_bytes, static_cast<std::int64_t>(fr.stream.faults),
+                   fr.s_per_token * units::kMsPerS, fr.tok_per_s});
+      }
+    }
+    r.tables.push_back(std::move(flash));
+
+    r.results["weights_bytes"] = weights.bytes;
+    r.results["file_pages"] = file_pages;
+    r.results["budget_bytes"] = budget;
+    r.results["fits"] = weights.bytes <= budget;
+
+    r.title = fmt::format("stream: {} ({}) on {}", model.name, ft.name, device.name);
+    r.header.push_back(fmt::format("model file {:.2f} GB, {} pages x {:g} KiB; read {:g} GB/s, page fault {:g} us, "
+                                   "readahead {} page(s)",
+                                   weights.bytes / units::kGB,
+                                   with_thousands(file_pages),
+                                   storage.page_bytes / units::kKiB, storage.read_bytes_per_s / units::kGBps,
+                                   storage.page_fault_s * units::kUsPerS, storage.readahead_pages));
+    r.header.push_back(fmt::format("memory for weights {:.2f} GiB (memory - reserved): {}", budget / units::kGiB,
+                                   weights.bytes <= budget ? "the whole model stays in DRAM"
+                                                           : "the rest is read from storage every token"));
+    r.notes.push_back("load: preload reads every page with no faults (mlock); paged scenarios fault once per window "
+                      "of pages; hot-F touches a fraction F of the pages");
+    r.notes.push_back("flash: each token reads the touched weights from DRAM, after streaming from storage what "
+                      "does not fit");
+    return r;
+  };
+}
+
+}  // namespace edgeplan::cli

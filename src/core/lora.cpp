@@ -1,0 +1,85 @@
+#include "edgeplan/core/lora.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+
+namespace edgeplan {
+namespace {
+
+constexpr std::array kTargets{LoraTarget::q,    LoraTarget::k,  LoraTarget::v,   LoraTarget::o,
+                              LoraTarget::gate, LoraTarget::up, LoraTarget::down};
+constexpr std::array<std::string_view, 7> kTargetNames{"q", "k", "v", "o", "gate", "up", "down"};
+
+MatrixShape real_shape(const ModelSpec& m, LoraTarget t) {
+  const std::uint64_t h = m.hidden, q = std::uint64_t{m.heads} * m.head_dim,
+                      kv = std::uint64_t{m.kv_heads} * m.head_dim, f = m.ffn;
+  switch (t) {
+    case LoraTarget::q: return {h, q};
+    case LoraTarget::k:
+    case LoraTarget::v: return {h, kv};
+    case LoraTarget::o: return {q, h};
+    case LoraTarget::gate:
+    case LoraTarget::up: return {h, f};
+    case LoraTarget::down: return {f, h};
+  }
+  return {};
+}
+
+bool is_ffn(LoraTarget t) { return t == LoraTarget::gate || t == LoraTarget::up || t == LoraTarget::down; }
+
+std::uint64_t floor_div(double a, double b) { return a <= 0 ? 0 : static_cast<std::uint64_t>(std::floor(a / b)); }
+
+}  // namespace
+
+std::span<const LoraTarget> lora_targets() { return kTargets; }
+
+std::string_view to_string(LoraTarget t) { return kTargetNames[static_cast<std::size_t>(t)]; }
+
+const LoraTarget* find_lora_target(std::string_view name) {
+  const auto it = std::ranges::find(kTargetNames, name);
+  return it == kTargetNames.end() ? nullptr : &kTargets[static_cast<std::size_t>(it - kTargetNames.begin())];
+}
+
+MatrixShape lora_adapter_shape(const ModelSpec& m, LoraTarget t) {
+  if (m.lora_shapes == LoraShapes::chapter) return {m.hidden, m.hidden};
+  return real_shape(m, t);
+}
+
+MatrixShape lora_merged_shape(const ModelSpec& m, LoraTarget t) {
+  if (m.lora_shapes == LoraShapes::chapter) return {m.hidden, is_ffn(t) ? m.ffn : m.hidden};
+  return real_shape(m, t);
+}
+
+LoraAdapter lora_adapter(const ModelSpec& m, std::uint32_t rank, const std::vector<LoraTarget>& targets,
+                         double bytes_per_weight) {
+  double adapter = 0, merged = 0;
+  for (const LoraTarget t : targets) {
+    const MatrixShape a = lora_adapter_shape(m, t), d = lora_merged_shape(m, t);
+    adapter += static_cast<double>(rank * (a.d_in + a.d_out));
+    merged += static_cast<double>(d.d_in * d.d_out);
+  }
+  return {adapter * m.layers * bytes_per_weight, merged * m.layers * bytes_per_weight};
+}
+
+LoraAdapter lora_adapter(const std::vector<LoraMatrix>& matrices, double merged_bytes_per_weight) {
+  LoraAdapter a;
+  for (const LoraMatrix& m : matrices) {
+    a.adapter_bytes += m.adapter_bytes;
+    a.merged_bytes += static_cast<double>(m.shape.d_in * m.shape.d_out) * merged_bytes_per_weight;
+  }
+  return a;
+}
+
+LoraResult lora_plan(const DeviceSpec& device, const LoraInputs& in) {
+  LoraResult r;
+  r.unload_load_s = 2 * in.adapter.adapter_bytes / device.bandwidth_bytes_per_s;
+  r.swap_s = r.unload_load_s + device.lora->swap_fixed_s;
+  r.memory_ratio = in.adapter.adapter_bytes / in.adapter.merged_bytes;
+  const std::uint64_t slots = floor_div(in.budget_bytes, in.adapter.adapter_bytes);
+  r.resident_adapters = slots > 0 ? slots - 1 : 0;
+  r.merged_copies = floor_div(in.budget_bytes, in.adapter.merged_bytes);
+  return r;
+}
+
+}  // namespace edgeplan

@@ -1,0 +1,36 @@
+#include "edgeplan/core/stream.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "edgeplan/core/decode.hpp"
+
+namespace edgeplan {
+
+std::uint64_t pages_for(double bytes, double page_bytes) {
+  return static_cast<std::uint64_t>(std::ceil(bytes / page_bytes));
+}
+
+LoadResult load_time(const StorageSpec& storage, const LoadInputs& in) {
+  LoadResult r;
+  r.file_pages = pages_for(in.file_bytes, storage.page_bytes);
+  r.pages = static_cast<std::uint64_t>(std::ceil(in.hot_fraction * static_cast<double>(r.file_pages)));
+  if (in.mode == LoadMode::paged) r.faults = (r.pages + in.window_pages - 1) / in.window_pages;
+  r.bandwidth_s = static_cast<double>(r.pages) * storage.page_bytes / storage.read_bytes_per_s;
+  r.fault_s = static_cast<double>(r.faults) * storage.page_fault_s;
+  r.total_s = r.bandwidth_s + r.fault_s;
+  return r;
+}
+
+FlashResult flash_decode(const DeviceSpec& device, const FlashInputs& in) {
+  FlashResult r;
+  r.touched_bytes = in.hot_fraction * in.weight_bytes;
+  r.resident_bytes = std::clamp(in.budget_bytes, 0.0, r.touched_bytes);
+  r.streamed_bytes = r.touched_bytes - r.resident_bytes;
+  r.stream = load_time(*device.storage, {r.streamed_bytes, 1, LoadMode::paged, in.window_pages});
+  r.s_per_token = decode(device, {r.touched_bytes, 0}).s_per_token + r.stream.total_s;
+  r.tok_per_s = 1.0 / r.s_per_token;
+  return r;
+}
+
+}  // namespace edgeplan

@@ -1,0 +1,326 @@
+#include "edgeplan/io/gguf.hpp"
+
+#include <algorithm>
+#include <array>
+#include <bit>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <memory>
+#include <set>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+namespace edgeplan::io {
+namespace {
+
+constexpr std::uint32_t kMagic = 0x46554747;  // "GGUF" read as a little-endian u32
+constexpr int kMaxArrayDepth = 4;             // arrays of arrays of ... deeper than this are rejected
+constexpr std::uint32_t kMaxDims = 4;
+
+// Where the bytes come from: memory (tests, fuzzers) or a file read on demand.
+class Source {
+ public:
+  virtual ~Source() = default;
+  virtual std::uint64_t size() const = 0;
+  // Copies n bytes at offset to out; offset + n <= size(). False on an I/O error.
+  virtual bool read(std::uint64_t offset, std::size_t n, std::byte* out) = 0;
+};
+
+class MemorySource final : public Source {
+ public:
+  explicit MemorySource(std::span<const std::byte> bytes) : bytes_(bytes) {}
+  std::uint64_t size() const override { return bytes_.size(); }
+  bool read(std::uint64_t offset, std::size_t n, std::byte* out) override {
+    std::memcpy(out, bytes_.data() + offset, n);
+    return true;
+  }
+
+ private:
+  std::span<const std::byte> bytes_;
+};
+
+// Reads the file through a window of kChunk bytes: the header is read front to back, so each byte is read
+// from disk once, and the tensor data after the header never is.
+class FileSource final : public Source {
+ public:
+  FileSource(std::ifstream& in, std::uint64_t size) : in_(in), size_(size) {}
+  std::uint64_t size() const override { return size_; }
+  bool read(std::uint64_t offset, std::size_t n, std::byte* out) override {
+    while (n > 0) {
+      if (offset < start_ || offset >= start_ + buffer_.size()) {
+        const std::uint64_t len = std::min<std::uint64_t>(kChunk, size_ - offset);
+        buffer_.resize(static_cast<std::size_t>(len));
+        in_.seekg(static_cast<std::streamoff>(offset));
+        if (!in_.read(reinterpret_cast<char*>(buffer_.data()), static_cast<std::streamsize>(len))) return false;
+        start_ = offset;
+      }
+      const auto at = static_cast<std::size_t>(offset - start_);
+      const std::size_t take = std::min(n, buffer_.size() - at);
+      std::memcpy(out, buffer_.data() + at, take);
+      out += take;
+      offset += take;
+      n -= take;
+    }
+    return true;
+  }
+
+ private:
+  static constexpr std::uint64_t kChunk = 1 << 16;
+  std::ifstream& in_;
+  std::uint64_t size_;
+  std::uint64_t start_ = 0;
+  std::vector<std::byte> buffer_;
+};
+
+struct GgufError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+std::uint64_t min_value_bytes(GgufType t) {
+  switch (t) {
+    case GgufType::u8: case GgufType::i8: case GgufType::boolean: return 1;
+    case GgufType::u16: case GgufType::i16: return 2;
+    case GgufType::u32: case GgufType::i32: case GgufType::f32: return 4;
+    case GgufType::u64: case GgufType::i64: case GgufType::f64: case GgufType::string: return 8;
+    case GgufType::array: return 12;
+  }
+  return 1;
+}
+
+class Parser {
+ public:
+  Parser(Source& source, const std::string& display) : src_(source), display_(display) {}
+
+  GgufFile run() {
+    GgufFile f;
+    f.file_bytes = src_.size();
+    if (u32("the magic") != kMagic) fail(0, "not a GGUF file (the first 4 bytes are not \"GGUF\")");
+    f.version = u32("the version");
+    if ((f.version & 0xFFFF) == 0 && f.version != 0) fail(4, "big-endian GGUF files are not supported");
+    if (f.version != 2 && f.version != 3) {
+      fail(4, fmt::format("GGUF version {} is not supported (only versions 2 and 3)", f.version));
+    }
+    const std::uint64_t tensor_count = u64("the tensor count");
+    const std::uint64_t kv_count = u64("the metadata count");
+    const std::uint64_t left = remaining();
+    if (kv_count > left / 13 || tensor_count > (left - kv_count * 13) / 32) {
+      fail(8, fmt::format("{} tensors and {} metadata entries cannot fit in the {} bytes that follow",
+                          tensor_count, kv_count, left));
+    }
+    f.metadata.reserve(static_cast<std::size_t>(kv_count));
+    std::set<std::string> keys;
+    for (std::uint64_t i = 0; i < kv_count; ++i) {
+      const std::uint64_t key_at = pos_;
+      std::string key = str("a metadata key");
+      if (key.empty()) fail(key_at, "empty metadata key");
+      if (!keys.insert(key).second) fail(key_at, fmt::format("duplicate metadata key {}", key));
+      const std::uint64_t type_at = pos_;
+      const GgufType type = value_type(u32("a value type"), type_at, key);
+      const std::uint64_t value_at = pos_;
+      GgufValue v = value(type, key, 0);
+      if (key == "general.alignment") {
+        const auto a = v.as_uint();
+        if (type != GgufType::u32 || !a || *a == 0 || !std::has_single_bit(*a)) {
+          fail(value_at, "general.alignment must be a u32 power of 2");
+        }
+        f.alignment = *a;
+      }
+      f.metadata.emplace_back(std::move(key), std::move(v));
+    }
+    f.tensors.reserve(static_cast<std::size_t>(tensor_count));
+    std::vector<std::uint64_t> tensor_at;
+    std::set<std::string> names;
+    for (std::uint64_t i = 0; i < tensor_count; ++i) {
+      tensor_at.push_back(pos_);
+      f.tensors.push_back(tensor());
+      if (!names.insert(f.tensors.back().name).second) {
+        fail(tensor_at.back(), fmt::format("duplicate tensor {}", f.tensors.back().name));
+      }
+    }
+    f.data_offset = (pos_ + f.alignment - 1) / f.alignment * f.alignment;
+    for (std::size_t i = 0; i < f.tensors.size(); ++i) {
+      const GgufTensor& t = f.tensors[i];
+      if (t.offset % f.alignment != 0) {
+        fail(tensor_at[i], fmt::format("tensor {}: data offset {} is not a multiple of the alignment {}", t.name,
+                                       t.offset, f.alignment));
+      }
+      const std::uint64_t room = f.file_bytes > f.data_offset ? f.file_bytes - f.data_offset : 0;
+      if (t.offset > room || t.bytes > room - t.offset) {
+        fail(tensor_at[i], fmt::format("tensor {}: its {} bytes of data at offset {} run past the end of the file",
+                                       t.name, t.bytes, t.offset));
+      }
+    }
+    return f;
+  }
+
+ private:
+  [[noreturn]] void fail(std::uint64_t at, const std::string& what) const {
+    throw GgufError(fmt::format("{}: byte {}: {}", display_, at, what));
+  }
+
+  std::uint64_t remaining() const { return src_.size() - pos_; }
+
+  void take(std::uint64_t n, const char* what, std::byte* out) {
+    if (n > remaining()) {
+      fail(pos_, fmt::format("{} needs {} bytes but the file ends after {}", what, n, remaining()));
+    }
+    if (!src_.read(pos_, static_cast<std::size_t>(n), out)) fail(pos_, "read error");
+    pos_ += n;
+  }
+
+  template <class T>
+  T scalar(const char* what) {
+    std::array<std::byte, sizeof(T)> b{};
+    take(sizeof(T), what, b.data());
+    std::conditional_t<sizeof(T) == 8, std::uint64_t, std::conditional_t<sizeof(T) == 4, std::uint32_t,
+                       std::conditional_t<sizeof(T) == 2, std::uint16_t, std::uint8_t>>> u = 0;
+    for (std::size_t i = sizeof(T); i-- > 0;) u = static_cast<decltype(u)>((u << 8) | std::to_integer<unsigned>(b[i]));
+    return std::bit_cast<T>(u);
+  }
+  std::uint32_t u32(const char* what) { return scalar<std::uint32_t>(what); }
+  std::uint64_t u64(const char* what) { return scalar<std::uint64_t>(what); }
+
+  std::string str(const char* what) {
+    const std::uint64_t at = pos_;
+    const std::uint64_t len = u64(what);
+    if (len > remaining()) {
+      fail(at, fmt::format("{} claims {} bytes but only {} remain", what, len, remaining()));
+    }
+    std::string s(static_cast<std::size_t>(len), '\0');
+    take(len, what, reinterpret_cast<std::byte*>(s.data()));
+    return s;
+  }
+
+  GgufType value_type(std::uint32_t id, std::uint64_t at, const std::string& key) const {
+    if (id > static_cast<std::uint32_t>(GgufType::f64)) fail(at, fmt::format("{}: unknown value type {}", key, id));
+    return static_cast<GgufType>(id);
+  }
+
+  GgufValue value(GgufType type, const std::string& key, int depth) {
+    GgufValue v;
+    v.type = type;
+    switch (type) {
+      case GgufType::u8: v.value = std::uint64_t{scalar<std::uint8_t>("a u8")}; break;
+      case GgufType::i8: v.value = std::int64_t{scalar<std::int8_t>("an i8")}; break;
+      case GgufType::u16: v.value = std::uint64_t{scalar<std::uint16_t>("a u16")}; break;
+      case GgufType::i16: v.value = std::int64_t{scalar<std::int16_t>("an i16")}; break;
+      case GgufType::u32: v.value = std::uint64_t{u32("a u32")}; break;
+      case GgufType::i32: v.value = std::int64_t{scalar<std::int32_t>("an i32")}; break;
+      case GgufType::f32: v.value = double{scalar<float>("an f32")}; break;
+      case GgufType::u64: v.value = u64("a u64"); break;
+      case GgufType::i64: v.value = scalar<std::int64_t>("an i64"); break;
+      case GgufType::f64: v.value = scalar<double>("an f64"); break;
+      case GgufType::string: v.value = str("a string"); break;
+      case GgufType::boolean: {
+        const std::uint64_t at = pos_;
+        const std::uint8_t b = scalar<std::uint8_t>("a bool");
+        if (b > 1) fail(at, fmt::format("{}: a bool must be 0 or 1 (got {})", key, b));
+        v.value = b == 1;
+        break;
+      }
+      case GgufType::array: {
+        const std::uint64_t at = pos_;
+        if (depth >= kMaxArrayDepth) fail(at, fmt::format("{}: arrays nested more than {} deep", key, kMaxArrayDepth));
+        const GgufType element = value_type(u32("an array type"), at, key);
+        const std::uint64_t count = u64("an array length");
+        if (count > remaining() / min_value_bytes(element)) {
+          fail(at, fmt::format("{}: an array of {} elements cannot fit in the {} bytes that remain", key, count,
+                               remaining()));
+        }
+        GgufArray items;
+        items.reserve(static_cast<std::size_t>(count));
+        for (std::uint64_t i = 0; i < count; ++i) items.push_back(value(element, key, depth + 1));
+        v.value = std::move(items);
+        break;
+      }
+    }
+    return v;
+  }
+
+  GgufTensor tensor() {
+    GgufTensor t;
+    t.name = str("a tensor name");
+    const std::uint64_t dims_at = pos_;
+    const std::uint32_t n_dims = u32("a dimension count");
+    if (n_dims == 0 || n_dims > kMaxDims) {
+      fail(dims_at, fmt::format("tensor {}: {} dimensions (expected 1 to {})", t.name, n_dims, kMaxDims));
+    }
+    std::uint64_t elements = 1;
+    for (std::uint32_t d = 0; d < n_dims; ++d) {
+      t.dims.push_back(u64("a dimension"));
+      if (t.dims.back() != 0 && elements > std::numeric_limits<std::int64_t>::max() / t.dims.back()) {
+        fail(dims_at, fmt::format("tensor {}: the element count overflows", t.name));
+      }
+      elements *= t.dims.back();
+    }
+    const std::uint64_t type_at = pos_;
+    const std::uint32_t id = u32("a tensor type");
+    t.type = find_ggml_type_id(id);
+    if (!t.type) fail(type_at, fmt::format("tensor {}: unknown ggml type id {}", t.name, id));
+    const std::uint64_t row = t.dims[0];
+    if (row % t.type->block != 0) {
+      fail(type_at, fmt::format("tensor {}: row length {} is not a multiple of the {} block of {}", t.name, row,
+                                t.type->name, t.type->block));
+    }
+    const std::uint64_t blocks = elements / t.type->block;
+    if (blocks > std::numeric_limits<std::uint64_t>::max() / t.type->bytes) {
+      fail(type_at, fmt::format("tensor {}: its size overflows", t.name));
+    }
+    t.bytes = blocks * t.type->bytes;
+    t.offset = u64("a tensor offset");
+    return t;
+  }
+
+  Source& src_;
+  const std::string& display_;
+  std::uint64_t pos_ = 0;
+};
+
+Result<GgufFile> parse(Source& source, const std::string& display) {
+  try {
+    return Parser(source, display).run();
+  } catch (const GgufError& e) {
+    return Error{e.what()};
+  }
+}
+
+}  // namespace
+
+std::optional<std::uint64_t> GgufValue::as_uint() const {
+  if (const auto* u = std::get_if<std::uint64_t>(&value)) return *u;
+  if (const auto* i = std::get_if<std::int64_t>(&value); i && *i >= 0) return static_cast<std::uint64_t>(*i);
+  return std::nullopt;
+}
+
+const GgufValue* GgufFile::find(std::string_view key) const {
+  const auto it = std::ranges::find_if(metadata, [&](const auto& kv) { return kv.first == key; });
+  return it == metadata.end() ? nullptr : &it->second;
+}
+
+std::optional<std::string> GgufFile::string(std::string_view key) const {
+  const GgufValue* v = find(key);
+  if (!v || !v->as_string()) return std::nullopt;
+  return *v->as_string();
+}
+
+Result<GgufFile> read_gguf(std::span<const std::byte> bytes, const std::string& display) {
+  MemorySource source(bytes);
+  return parse(source, display);
+}
+
+Result<GgufFile> read_gguf_file(const std::string& path) {
+  std::error_code ec;
+  std::ifstream in(path, std::ios::binary | std::ios::ate);
+  if (!in || !std::filesystem::is_regular_file(path, ec)) {
+    return Error{fmt::format("cannot read GGUF file '{}': no such file", path)};
+  }
+  const std::streamoff size = in.tellg();
+  if (size < 0) return Error{fmt::format("cannot read GGUF file '{}'", path)};
+  FileSource source(in, static_cast<std::uint64_t>(size));
+  return parse(source, path);
+}
+
+}  // namespace edgeplan::io

@@ -1,0 +1,68 @@
+// LoRA inputs (core/lora.hpp): the device's [lora] section and the model's lora_shapes (schema:
+// docs/profiles.md, "lora"), and adapters read from GGUF files.
+#include "edgeplan/io/lora.hpp"
+
+#include <algorithm>
+#include <cctype>
+
+#include <fmt/format.h>
+
+#include "edgeplan/core/units.hpp"
+#include "edgeplan/io/profiles.hpp"
+
+namespace edgeplan::io {
+namespace {
+
+// "blk.12.attn_q.weight" -> "attn_q.weight": the target without its layer.
+std::string without_layer(const std::string& name) {
+  if (!name.starts_with("blk.")) return name;
+  const auto dot = name.find('.', 4);
+  if (dot == std::string::npos || dot == 4) return name;
+  const bool digits = std::all_of(name.begin() + 4, name.begin() + static_cast<std::ptrdiff_t>(dot),
+                                  [](char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0; });
+  return digits ? name.substr(dot + 1) : name;
+}
+
+}  // namespace
+
+void read_device_lora(Fields& f, DeviceSpec& d) {
+  auto l = f.table("lora");
+  if (!l) return;
+  d.lora = LoraSwapSpec{l->number("swap_fixed_us", Range::non_negative) / units::kUsPerS};
+  l->finish();
+}
+
+void read_model_lora(Fields& f, ModelSpec& m) {
+  const auto shapes = f.optional_choice("lora_shapes", {"real", "chapter"});
+  m.lora_shapes = shapes == "chapter" ? LoraShapes::chapter : LoraShapes::real;
+}
+
+Result<GgufLora> read_lora_adapter(const GgufFile& f, const std::string& display) {
+  const std::string type = f.string("general.type").value_or("model");
+  if (type != "adapter") {
+    return Error{fmt::format("{}: not a LoRA adapter (general.type is \"{}\", expected \"adapter\")", display, type)};
+  }
+  const std::string kind = f.string("adapter.type").value_or("");
+  if (kind != "lora") {
+    return Error{fmt::format("{}: adapter.type is \"{}\", expected \"lora\"", display, kind)};
+  }
+  GgufLora out;
+  if (const GgufValue* alpha = f.find("adapter.lora.alpha")) {
+    if (const auto* v = std::get_if<double>(&alpha->value)) out.alpha = *v;
+  }
+  for (const GgufTensor& a : f.tensors) {
+    if (!a.name.ends_with(".lora_a")) continue;
+    const std::string base = a.name.substr(0, a.name.size() - 7);
+    const auto b = std::ranges::find_if(f.tensors, [&](const GgufTensor& t) { return t.name == base + ".lora_b"; });
+    if (b == f.tensors.end()) return Error{fmt::format("{}: {} has no matching {}.lora_b", display, a.name, base)};
+    if (a.dims.size() != 2 || b->dims.size() != 2 || a.dims[1] != b->dims[0]) {
+      return Error{fmt::format("{}: {} and {}.lora_b are not [d_in, rank] and [rank, d_out]", display, a.name, base)};
+    }
+    out.matrices.push_back({without_layer(base), {a.dims[0], b->dims[1]}, a.dims[1],
+                            static_cast<double>(a.bytes + b->bytes)});
+  }
+  if (out.matrices.empty()) return Error{fmt::format("{}: the adapter has no .lora_a tensors", display)};
+  return out;
+}
+
+}  // namespace edgeplan::io

@@ -1,0 +1,182 @@
+#include "edgeplan/io/gguf.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+
+#include "edgeplan/io/lora.hpp"
+#include "gguf_builder.hpp"
+
+namespace edgeplan::io {
+namespace {
+
+// A LoRA adapter: one pair on blk.0.attn_q (64 -> 64, rank 4, F16) with its data.
+Builder adapter(const std::string& type = "adapter") {
+  Builder b;
+  b.u64(2).u64(3);
+  b.kv_string("general.type", type).kv_string("adapter.type", "lora");
+  b.str("adapter.lora.alpha").u32(6).f32(8.0f);
+  b.tensor("blk.0.attn_q.weight.lora_a", {64, 4}, 1, 0).tensor("blk.0.attn_q.weight.lora_b", {4, 64}, 1, 512);
+  const std::size_t data = (b.size() + 31) / 32 * 32;
+  return b.pad_to(data + 1024);
+}
+
+std::string error_of(const Result<GgufFile>& r) { return r ? "" : r.error().message; }
+
+TEST(Gguf, ReadsMetadataAndTensorInfos) {
+  const auto f = adapter().read();
+  ASSERT_TRUE(f.ok()) << f.error().message;
+  EXPECT_EQ(f->version, 3u);
+  ASSERT_EQ(f->metadata.size(), 3u);
+  EXPECT_EQ(f->string("general.type"), "adapter");
+  EXPECT_EQ(std::get<double>(f->find("adapter.lora.alpha")->value), 8.0);
+  EXPECT_EQ(f->find("missing"), nullptr);
+  ASSERT_EQ(f->tensors.size(), 2u);
+  EXPECT_EQ(f->tensors[1].name, "blk.0.attn_q.weight.lora_b");
+  EXPECT_EQ(f->tensors[1].dims, (std::vector<std::uint64_t>{4, 64}));
+  EXPECT_EQ(f->tensors[1].type->name, "F16");
+  EXPECT_EQ(f->tensors[1].bytes, 512u);
+  EXPECT_EQ(f->data_offset % 32, 0u);
+}
+
+TEST(Gguf, ArraysAndAlignment) {
+  Builder b(2);
+  b.u64(0).u64(2);
+  b.str("general.alignment").u32(4).u32(64);
+  b.str("tokens").u32(9).u32(8).u64(2).str("a").str("bc");
+  const auto f = b.read();
+  ASSERT_TRUE(f.ok()) << f.error().message;
+  EXPECT_EQ(f->alignment, 64u);
+  const auto& items = std::get<GgufArray>(f->find("tokens")->value);
+  ASSERT_EQ(items.size(), 2u);
+  EXPECT_EQ(*items[1].as_string(), "bc");
+  EXPECT_EQ(f->find("general.alignment")->as_uint(), 64u);
+}
+
+TEST(Gguf, RejectsOtherVersions) {
+  Builder v1(1);
+  v1.u64(0).u64(0);
+  EXPECT_EQ(error_of(v1.read()), "mem.gguf: byte 4: GGUF version 1 is not supported (only versions 2 and 3)");
+  Builder v4(4);
+  v4.u64(0).u64(0);
+  EXPECT_EQ(error_of(v4.read()), "mem.gguf: byte 4: GGUF version 4 is not supported (only versions 2 and 3)");
+  Builder be(0x03000000);
+  EXPECT_EQ(error_of(be.read()), "mem.gguf: byte 4: big-endian GGUF files are not supported");
+}
+
+TEST(Gguf, RejectsBadMagicAndTruncation) {
+  std::vector<std::byte> junk(8, std::byte{'x'});
+  EXPECT_EQ(error_of(read_gguf(junk, "x.bin")), "x.bin: byte 0: not a GGUF file (the first 4 bytes are not \"GGUF\")");
+  Builder b;
+  EXPECT_EQ(error_of(b.read()), "mem.gguf: byte 8: the tensor count needs 8 bytes but the file ends after 0");
+}
+
+TEST(Gguf, RejectsLyingCounts) {
+  Builder b;
+  b.u64(1000000).u64(5);
+  EXPECT_EQ(error_of(b.read()),
+            "mem.gguf: byte 8: 1000000 tensors and 5 metadata entries cannot fit in the 0 bytes that follow");
+  Builder s;
+  s.u64(0).u64(1).u64(1ULL << 40);
+  s.pad_to(64);
+  EXPECT_EQ(error_of(s.read()), "mem.gguf: byte 24: a metadata key claims 1099511627776 bytes but only 32 remain");
+  Builder a;
+  a.u64(0).u64(1).str("big").u32(9).u32(10).u64(1ULL << 60);
+  a.pad_to(128);
+  EXPECT_EQ(error_of(a.read()),
+            "mem.gguf: byte 39: big: an array of 1152921504606846976 elements cannot fit in the 77 bytes that remain");
+}
+
+TEST(Gguf, RejectsUnknownTypes) {
+  Builder v;
+  v.u64(0).u64(1).str("k").u32(13).u32(0);
+  EXPECT_EQ(error_of(v.read()), "mem.gguf: byte 33: k: unknown value type 13");
+  Builder t;
+  t.u64(1).u64(0).tensor("w", {32, 2}, 4, 0);
+  t.pad_to(512);
+  EXPECT_EQ(error_of(t.read()), "mem.gguf: byte 53: tensor w: unknown ggml type id 4");
+}
+
+TEST(Gguf, RejectsBadTensors) {
+  Builder dims;
+  dims.u64(1).u64(0).tensor("w", {1, 2, 3, 4, 5}, 0, 0);
+  dims.pad_to(512);
+  EXPECT_EQ(error_of(dims.read()), "mem.gguf: byte 33: tensor w: 5 dimensions (expected 1 to 4)");
+  Builder past;
+  past.u64(1).u64(0).tensor("w", {256, 256}, 0, 0);
+  past.pad_to(512);
+  EXPECT_EQ(error_of(past.read()),
+            "mem.gguf: byte 24: tensor w: its 262144 bytes of data at offset 0 run past the end of the file");
+  Builder block;
+  block.u64(1).u64(0).tensor("w", {33, 1}, 2, 0);
+  block.pad_to(512);
+  EXPECT_EQ(error_of(block.read()), "mem.gguf: byte 53: tensor w: row length 33 is not a multiple of the Q4_0 block of 32");
+  Builder align;
+  align.u64(1).u64(0).tensor("w", {4}, 0, 8);
+  align.pad_to(512);
+  EXPECT_EQ(error_of(align.read()), "mem.gguf: byte 24: tensor w: data offset 8 is not a multiple of the alignment 32");
+  Builder dup;
+  dup.u64(2).u64(0).tensor("w", {4}, 0, 0).tensor("w", {4}, 0, 32);
+  dup.pad_to(512);
+  EXPECT_EQ(error_of(dup.read()), "mem.gguf: byte 57: duplicate tensor w");
+}
+
+TEST(Gguf, RejectsBadMetadata) {
+  Builder dup;
+  dup.u64(0).u64(2).kv_string("a", "x").kv_string("a", "y");
+  EXPECT_EQ(error_of(dup.read()), "mem.gguf: byte 46: duplicate metadata key a");
+  Builder align;
+  align.u64(0).u64(1).str("general.alignment").u32(4).u32(48);
+  EXPECT_EQ(error_of(align.read()), "mem.gguf: byte 53: general.alignment must be a u32 power of 2");
+  Builder boolean;
+  boolean.u64(0).u64(1).str("b").u32(7).raw("\x02", 1);
+  EXPECT_EQ(error_of(boolean.read()), "mem.gguf: byte 37: b: a bool must be 0 or 1 (got 2)");
+}
+
+TEST(Gguf, RejectsDeepNesting) {
+  Builder b;
+  b.u64(0).u64(1).str("n");
+  b.u32(9);
+  for (int i = 0; i < 5; ++i) b.u32(9).u64(1);
+  b.pad_to(256);
+  EXPECT_EQ(error_of(b.read()), "mem.gguf: byte 85: n: arrays nested more than 4 deep");
+}
+
+TEST(Gguf, MissingFile) {
+  EXPECT_EQ(read_gguf_file("no/such.gguf").error().message, "cannot read GGUF file 'no/such.gguf': no such file");
+}
+
+TEST(GgufLora, ReadsPairs) {
+  const auto f = adapter().read();
+  ASSERT_TRUE(f.ok());
+  const auto lora = read_lora_adapter(*f, "mem.gguf");
+  ASSERT_TRUE(lora.ok()) << lora.error().message;
+  ASSERT_EQ(lora->matrices.size(), 1u);
+  EXPECT_EQ(lora->matrices[0].target, "attn_q.weight");
+  EXPECT_EQ(lora->matrices[0].rank, 4u);
+  EXPECT_EQ(lora->matrices[0].shape.d_in, 64u);
+  EXPECT_EQ(lora->matrices[0].shape.d_out, 64u);
+  EXPECT_EQ(lora->matrices[0].adapter_bytes, 1024);
+  EXPECT_EQ(lora->alpha, 8.0);
+}
+
+TEST(GgufLora, RejectsModels) {
+  const auto f = adapter("model").read();
+  ASSERT_TRUE(f.ok());
+  EXPECT_EQ(read_lora_adapter(*f, "m.gguf").error().message,
+            "m.gguf: not a LoRA adapter (general.type is \"model\", expected \"adapter\")");
+}
+
+TEST(GgufLora, RejectsUnpairedTensors) {
+  Builder b;
+  b.u64(1).u64(2).kv_string("general.type", "adapter").kv_string("adapter.type", "lora");
+  b.tensor("blk.0.attn_v.weight.lora_a", {64, 4}, 1, 0);
+  b.pad_to(1024);
+  const auto f = b.read();
+  ASSERT_TRUE(f.ok()) << f.error().message;
+  EXPECT_EQ(read_lora_adapter(*f, "m.gguf").error().message,
+            "m.gguf: blk.0.attn_v.weight.lora_a has no matching blk.0.attn_v.weight.lora_b");
+}
+
+}  // namespace
+}  // namespace edgeplan::io

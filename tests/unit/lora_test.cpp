@@ -1,0 +1,98 @@
+#include "edgeplan/core/lora.hpp"
+
+#include <gtest/gtest.h>
+
+#include "edgeplan/core/kv.hpp"
+
+namespace edgeplan {
+namespace {
+
+ModelSpec ref_8b(LoraShapes shapes) {
+  ModelSpec m;
+  m.name = "ref-8b";
+  m.params = 8e9;
+  m.layers = 32;
+  m.hidden = 4096;
+  m.heads = 32;
+  m.kv_heads = 8;
+  m.head_dim = 128;
+  m.ffn = 11008;
+  m.lora_shapes = shapes;
+  return m;
+}
+
+std::vector<LoraTarget> all() { return {lora_targets().begin(), lora_targets().end()}; }
+
+DeviceSpec phone() {
+  DeviceSpec d;
+  d.memory_bytes = 8 * 1073741824.0;
+  d.reserved_bytes = 0.8 * 1073741824.0;
+  d.bandwidth_bytes_per_s = 68e9;
+  d.lora = LoraSwapSpec{250e-6};
+  return d;
+}
+
+TEST(Lora, TargetNames) {
+  EXPECT_EQ(lora_targets().size(), 7u);
+  EXPECT_EQ(to_string(LoraTarget::gate), "gate");
+  EXPECT_EQ(*find_lora_target("down"), LoraTarget::down);
+  EXPECT_EQ(find_lora_target("ffn"), nullptr);
+}
+
+TEST(Lora, ChapterShapesReproduceTheChapter) {
+  const LoraAdapter a = lora_adapter(ref_8b(LoraShapes::chapter), 16, all(), 2);
+  EXPECT_EQ(a.adapter_bytes, 58720256.0);  // 32 x 7 x 16 x 2 x 4096 x 2 B = 56.0 MiB
+  EXPECT_EQ(a.merged_bytes, 32.0 * (4 * 4096.0 * 4096 + 3 * 4096.0 * 11008) * 2);
+  EXPECT_NEAR(a.merged_bytes / 1073741824.0, 12.06, 0.005);
+}
+
+TEST(Lora, RealShapesFollowGqaAndTheFfn) {
+  const ModelSpec m = ref_8b(LoraShapes::real);
+  EXPECT_EQ(lora_adapter_shape(m, LoraTarget::q).d_out, 4096u);
+  EXPECT_EQ(lora_adapter_shape(m, LoraTarget::k).d_out, 1024u);
+  EXPECT_EQ(lora_adapter_shape(m, LoraTarget::down).d_in, 11008u);
+  EXPECT_EQ(lora_merged_shape(m, LoraTarget::v).d_out, 1024u);
+  const LoraAdapter a = lora_adapter(m, 16, all(), 2);
+  // per layer: q 16x8192, k,v 16x5120, o 16x8192, gate,up,down 16x15104
+  const double per_layer = 16.0 * (8192 + 2 * 5120 + 8192 + 3 * 15104);
+  EXPECT_EQ(a.adapter_bytes, per_layer * 32 * 2);
+  const double merged_per_layer = 2 * 4096.0 * 4096 + 2 * 4096.0 * 1024 + 3 * 4096.0 * 11008;
+  EXPECT_EQ(a.merged_bytes, merged_per_layer * 32 * 2);
+}
+
+TEST(Lora, ChapterMergedShapesKeepTheFfn) {
+  const ModelSpec m = ref_8b(LoraShapes::chapter);
+  EXPECT_EQ(lora_adapter_shape(m, LoraTarget::gate).d_out, 4096u);
+  EXPECT_EQ(lora_merged_shape(m, LoraTarget::gate).d_out, 11008u);
+  EXPECT_EQ(lora_merged_shape(m, LoraTarget::k).d_out, 4096u);
+}
+
+TEST(Lora, MatricesFromAFile) {
+  const std::vector<LoraMatrix> ms{{"attn_q.weight", {64, 64}, 4, 1024}, {"attn_v.weight", {64, 16}, 4, 640}};
+  const LoraAdapter a = lora_adapter(ms, 2);
+  EXPECT_EQ(a.adapter_bytes, 1664);
+  EXPECT_EQ(a.merged_bytes, (64.0 * 64 + 64 * 16) * 2);
+}
+
+TEST(Lora, ChapterPlan) {
+  const LoraAdapter a = lora_adapter(ref_8b(LoraShapes::chapter), 16, all(), 2);
+  const double budget = kv_budget_bytes(8 * 1073741824.0, 0.8 * 1073741824.0, 5.184e9);
+  const LoraResult r = lora_plan(phone(), {a, budget});
+  EXPECT_NEAR(r.unload_load_s * 1e6, 1727.1, 0.05);
+  EXPECT_NEAR(r.swap_s * 1e6, 1977.1, 0.05);
+  EXPECT_NEAR(r.memory_ratio * 100, 0.45, 0.005);
+  EXPECT_EQ(r.resident_adapters, 42u);  // floor(2.37 GiB / 56 MiB) = 43, one slot kept free
+  EXPECT_EQ(r.merged_copies, 0u);
+}
+
+TEST(Lora, NoRoomMeansNoAdapters) {
+  const LoraAdapter a{100, 1000};
+  EXPECT_EQ(lora_plan(phone(), {a, -5}).resident_adapters, 0u);
+  EXPECT_EQ(lora_plan(phone(), {a, 99}).resident_adapters, 0u);
+  EXPECT_EQ(lora_plan(phone(), {a, 100}).resident_adapters, 0u);  // one slot: the staging slot
+  EXPECT_EQ(lora_plan(phone(), {a, 250}).resident_adapters, 1u);
+  EXPECT_EQ(lora_plan(phone(), {a, 2000}).merged_copies, 2u);
+}
+
+}  // namespace
+}  // namespace edgeplan

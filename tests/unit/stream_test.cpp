@@ -1,0 +1,102 @@
+#include "edgeplan/core/stream.hpp"
+
+#include <gtest/gtest.h>
+
+namespace edgeplan {
+namespace {
+
+// The chapter's storage (section 7.5): 68 GB/s, 16 KiB pages, 25 us per fault.
+StorageSpec chapter_storage() { return {68e9, 16384, 25e-6, 1}; }
+
+constexpr double kFile = 5.184e9;  // ref-8b Q4_K_M
+
+TEST(Stream, PagesRoundUp) {
+  EXPECT_EQ(pages_for(kFile, 16384), 316407u);
+  EXPECT_EQ(pages_for(16384, 16384), 1u);
+  EXPECT_EQ(pages_for(16385, 16384), 2u);
+  EXPECT_EQ(pages_for(0, 16384), 0u);
+}
+
+TEST(Stream, PreloadIsBandwidthOnly) {
+  const LoadResult r = load_time(chapter_storage(), {kFile, 1, LoadMode::preload, 1});
+  EXPECT_EQ(r.pages, 316407u);
+  EXPECT_EQ(r.faults, 0u);
+  EXPECT_DOUBLE_EQ(r.bandwidth_s, 316407.0 * 16384 / 68e9);
+  EXPECT_NEAR(r.total_s, 0.076, 0.0005);
+  EXPECT_EQ(r.fault_s, 0);
+}
+
+TEST(Stream, DemandPagingFaultsEveryPage) {
+  const LoadResult r = load_time(chapter_storage(), {kFile, 1, LoadMode::paged, 1});
+  EXPECT_EQ(r.faults, 316407u);
+  EXPECT_DOUBLE_EQ(r.fault_s, 316407 * 25e-6);
+  EXPECT_NEAR(r.fault_s, 7.910, 0.0005);
+  EXPECT_NEAR(r.total_s, 7.986, 0.0005);
+}
+
+TEST(Stream, PrefetchWindowBatchesFaults) {
+  const LoadResult r = load_time(chapter_storage(), {kFile, 1, LoadMode::paged, 32});
+  EXPECT_EQ(r.faults, 9888u);  // ceil(316407 / 32)
+  EXPECT_NEAR(r.fault_s, 0.247, 0.0005);
+  EXPECT_NEAR(r.total_s, 0.323, 0.0005);
+}
+
+TEST(Stream, HotSubsetTouchesAFractionOfThePages) {
+  const LoadResult r = load_time(chapter_storage(), {kFile, 0.3, LoadMode::paged, 1});
+  EXPECT_EQ(r.file_pages, 316407u);
+  EXPECT_EQ(r.pages, 94923u);  // ceil(0.3 x 316407)
+  EXPECT_NEAR(r.total_s, 2.396, 0.0005);
+  const LoadResult w = load_time(chapter_storage(), {kFile, 0.3, LoadMode::paged, 32});
+  EXPECT_EQ(w.faults, 2967u);  // ceil(94923 / 32)
+  EXPECT_NEAR(w.total_s, 0.097, 0.0005);
+}
+
+TEST(Stream, WindowLargerThanFileIsOneFault) {
+  const LoadResult r = load_time(chapter_storage(), {16384 * 3, 1, LoadMode::paged, 1000});
+  EXPECT_EQ(r.faults, 1u);
+}
+
+DeviceSpec phone() {
+  DeviceSpec d;
+  d.memory_bytes = 8 * 1073741824.0;
+  d.reserved_bytes = 0.8 * 1073741824.0;
+  d.bandwidth_bytes_per_s = 68e9;
+  d.utilization = 0.85;
+  d.storage = chapter_storage();
+  return d;
+}
+
+TEST(Flash, FittingModelDecodesFromDram) {
+  const FlashResult r = flash_decode(phone(), {kFile, 7e9, 1, 1});
+  EXPECT_EQ(r.streamed_bytes, 0);
+  EXPECT_EQ(r.stream.faults, 0u);
+  EXPECT_NEAR(r.tok_per_s, 11.15, 0.005);
+}
+
+TEST(Flash, TheRestIsStreamedEveryToken) {
+  const FlashResult r = flash_decode(phone(), {16e9, 6e9, 1, 32});
+  EXPECT_DOUBLE_EQ(r.resident_bytes, 6e9);
+  EXPECT_DOUBLE_EQ(r.streamed_bytes, 10e9);
+  EXPECT_EQ(r.stream.pages, 610352u);   // ceil(10e9 / 16384)
+  EXPECT_EQ(r.stream.faults, 19074u);   // ceil(610352 / 32)
+  const double dram_s = 16e9 / (68e9 * 0.85);
+  const double storage_s = 610352.0 * 16384 / 68e9 + 19074 * 25e-6;
+  EXPECT_DOUBLE_EQ(r.s_per_token, dram_s + storage_s);
+  EXPECT_DOUBLE_EQ(r.tok_per_s, 1 / (dram_s + storage_s));
+}
+
+TEST(Flash, HotFractionThatFitsStreamsNothing) {
+  const FlashResult r = flash_decode(phone(), {16e9, 6e9, 0.25, 1});
+  EXPECT_DOUBLE_EQ(r.touched_bytes, 4e9);
+  EXPECT_EQ(r.streamed_bytes, 0);
+  EXPECT_DOUBLE_EQ(r.tok_per_s, 68e9 * 0.85 / 4e9);
+}
+
+TEST(Flash, NoBudgetStreamsEverything) {
+  const FlashResult r = flash_decode(phone(), {1e9, -5e9, 1, 1});
+  EXPECT_EQ(r.resident_bytes, 0);
+  EXPECT_DOUBLE_EQ(r.streamed_bytes, 1e9);
+}
+
+}  // namespace
+}  // namespace edgeplan
