@@ -107,6 +107,9 @@ Runner setup_calibrate(CLI::App& app) {
         p.weight_bytes = unwrap(weight_size(*model, *ft)).bytes;
         p.model = *model;
       } else {
+        if (row.model_size_bytes <= 0 || row.model_n_params <= 0) {
+          throw UsageError(fmt::format("{}: model_size and model_n_params must be above 0 (or pass --model)", row.where));
+        }
         p.model.name = row.model_type;
         p.model.params = row.model_n_params;
       }

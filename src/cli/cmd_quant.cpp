@@ -21,6 +21,8 @@ struct QuantOptions {
   bool timing = false;
 };
 
+constexpr std::uint64_t kMaxSyntheticWeights = std::uint64_t{1} << 28;
+
 const QuantMethod& need_method(const std::string& name) {
   if (const QuantMethod* m = find_quant_method(name)) return *m;
   std::vector<std::string> names;
@@ -79,6 +81,10 @@ Runner setup_quant(CLI::App& app) {
     std::vector<const QuantMethod*> methods;
     for (const std::string& name : split_list(o->methods, "--methods")) methods.push_back(&need_method(name));
     if (!o->tensor.empty() && o->file.empty()) throw UsageError("--tensor needs --file");
+    if (o->file.empty() && o->synthetic.rows * o->synthetic.cols > kMaxSyntheticWeights) {
+      throw UsageError(fmt::format("--rows {} x --cols {} is more than {} weights (1 GiB of FP32); choose a smaller matrix",
+                                   o->synthetic.rows, o->synthetic.cols, kMaxSyntheticWeights));
+    }
 
     std::vector<float> values;
     std::uint64_t rows = 0, cols = 0;

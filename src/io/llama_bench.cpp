@@ -163,7 +163,7 @@ std::string BenchRow::test() const {
 Result<std::vector<BenchRow>> parse_llama_bench(std::string_view text, const std::string& display) {
   auto recs = records(text, display);
   if (!recs) return recs.error();
-  if (recs->empty()) return Error{display + ": no llama-bench results (no rows after the header)"};
+  if (recs->empty()) return Error{display + ": no llama-bench results (no test rows)"};
   std::vector<BenchRow> out;
   for (const Located& rec : *recs) {
     const FieldReader f{rec};

@@ -49,9 +49,11 @@ TEST(LlamaBench, ModelTypeFormat) {
 TEST(LlamaBench, Errors) {
   auto error = [](const std::string& text) { return parse_llama_bench(text, "r").error().message; };
   EXPECT_EQ(error(" \n"), "r: no llama-bench results (the file is empty)");
-  EXPECT_EQ(error("model_type,avg_ts\n"), "r: no llama-bench results (no rows after the header)");
+  EXPECT_EQ(error("model_type,avg_ts\n"), "r: no llama-bench results (no test rows)");
   EXPECT_EQ(error("[{\"model_type\": \"llama 7B Q4_0\"}]"), "r: record 1: missing field model_size");
+  EXPECT_EQ(error("[]"), "r: no llama-bench results (no test rows)");
   EXPECT_EQ(error("[1, 2"), "r: invalid JSON at byte 6");
+  EXPECT_EQ(error("[1]"), "r: record 1: expected an object of llama-bench fields");
   EXPECT_EQ(error("{\"a\": 1}\n{\"a\": \n"), "r:2: invalid JSON at column 7");
   EXPECT_EQ(error("model_type,model_size\n\"a,b\",\"1\",\"2\"\n"), "r:2: 3 fields, but the header row has 2");
   EXPECT_EQ(error("model_type\n\"llama\n"), "r:2: unterminated quote");
