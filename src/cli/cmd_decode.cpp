@@ -132,7 +132,7 @@ Runner setup_decode(CLI::App& app) {
                                    device.bandwidth_bytes_per_s / units::kGBps, device.utilization,
                                    device.per_token_overhead_s * units::kMsPerS));
     if (pre) {
-      r.header.push_back(fmt::format("prefill of {} tokens: {:.1f} tok/s ({:.1f} TFLOPS x efficiency {:.2f})", o->prompt,
+      r.header.push_back(fmt::format("prefill of {} tokens: {:.1f} tok/s ({:.2f} TFLOPS x efficiency {:.2f})", o->prompt,
                                      pre->tok_per_s, device.prefill->peak_flops / 1e12, device.prefill->efficiency));
     }
     if (o->context > 0) {

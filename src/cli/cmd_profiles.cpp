@@ -7,7 +7,7 @@ namespace edgeplan::cli {
 namespace {
 
 // The kinds of profile, by sub-directory.
-const std::vector<std::string> kKinds{"devices", "models", "graphs"};
+const std::vector<std::string> kKinds{"devices", "models", "graphs", "clouds", "requests"};
 
 std::string description_of(const io::ProfileText& p) {
   try {

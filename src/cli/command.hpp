@@ -81,6 +81,7 @@ Runner setup_profiles(CLI::App& app);
 Runner setup_stream(CLI::App& app);
 Runner setup_lora(CLI::App& app);
 Runner setup_spec(CLI::App& app);
+Runner setup_route(CLI::App& app);
 Runner setup_quant(CLI::App& app);
 Runner setup_bench(CLI::App& app);
 Runner setup_calibrate(CLI::App& app);

@@ -24,6 +24,7 @@ constexpr std::array kCommands{
             setup_stream},
     Command{"lora", "LoRA adapters: hot-swap time and memory versus merged copies", setup_lora},
     Command{"spec", "Speculative decoding / MTP: expected tokens, speedup, best draft length", setup_spec},
+    Command{"route", "Device versus private and public cloud, per request or over a trace of traffic", setup_route},
     Command{"profiles", "List the device and model profiles and where each comes from", setup_profiles},
     Command{"quant", "Weight quantization error (MAE, max, RMSE, cosine of W.x) and bytes per method", setup_quant},
     Command{"bench", "Measure this machine: memory read bandwidth, matmul GFLOPS, storage read rate", setup_bench},
@@ -32,7 +33,7 @@ constexpr std::array kCommands{
 };
 
 // The profiles a --set key may start with.
-const std::vector<std::string> kOverrideProfiles{"device", "model"};
+const std::vector<std::string> kOverrideProfiles{"device", "model", "cloud"};
 
 io::Format parse_format(const std::string& f) {
   if (f == "table") return io::Format::table;

@@ -192,8 +192,8 @@ std::vector<Fields> Fields::tables(std::string_view key) {
   auto a = n->as_array();
   if (!a) fail(key, "must be an array of tables ([[" + std::string(key) + "]]), not " + type_name(*n));
   for (std::size_t i = 0; i < a->size(); ++i) {
-    auto t = a->get(i)->as_table();
-    if (!t) fail(key, "must be an array of tables, but holds " + type_name(*a->get(i)));
+    auto t = (*a)[i].as_table();
+    if (!t) fail(key, "must be an array of tables, but holds " + type_name((*a)[i]));
     out.emplace_back(*t, *source_, fmt::format("{}[{}]", full_key(key), i));
   }
   return out;

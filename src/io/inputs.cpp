@@ -37,6 +37,13 @@ Json to_json(const DeviceSpec& d) {
                     {"readahead_kib", static_cast<double>(d.storage->readahead_pages) * d.storage->page_bytes / units::kKiB}};
   }
   if (d.lora) j["lora"] = {{"swap_fixed_us", d.lora->swap_fixed_s * units::kUsPerS}};
+  if (const auto& t = d.thermal) {
+    j["thermal"] = {{"model", to_string(t->model)}, {"onset_s", t->onset_s}, {"derate", t->derate},
+                    {"cooldown_s", t->cooldown_s}};
+  }
+  if (const auto& p = d.power) {
+    j["power"] = {{"active_w", p->active_w}, {"idle_w", p->idle_w}, {"battery_wh", p->battery_wh}};
+  }
   return j;
 }
 

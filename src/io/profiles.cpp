@@ -176,6 +176,7 @@ Result<DeviceSpec> load_device(const ProfileText& text, const std::vector<Overri
     read_device_units(f, d);
     read_device_storage(f, d);
     read_device_lora(f, d);
+    read_device_route(f, d);
     return d;
   });
 }

@@ -28,20 +28,6 @@ Json cell_json(const Cell& c) {
   return nullptr;
 }
 
-std::string csv_field(const Cell& c) {
-  if (std::holds_alternative<std::string>(c)) {
-    const std::string& s = std::get<std::string>(c);
-    if (s.find_first_of(",\"\n") == std::string::npos) return s;
-    std::string out = "\"";
-    for (char ch : s) out += ch == '"' ? std::string("\"\"") : std::string(1, ch);
-    return out + "\"";
-  }
-  if (std::holds_alternative<double>(c)) return fmt::format("{}", std::get<double>(c));
-  if (std::holds_alternative<std::int64_t>(c)) return std::to_string(std::get<std::int64_t>(c));
-  if (std::holds_alternative<bool>(c)) return std::get<bool>(c) ? "true" : "false";
-  return "";
-}
-
 std::string render_table(const Table& t) {
   std::vector<std::size_t> width(t.columns.size());
   std::vector<bool> right(t.columns.size(), false);
@@ -78,6 +64,20 @@ std::string render_table(const Table& t) {
 }
 
 }  // namespace
+
+std::string csv_field(const Cell& c) {
+  if (std::holds_alternative<std::string>(c)) {
+    const std::string& s = std::get<std::string>(c);
+    if (s.find_first_of(",\"\n") == std::string::npos) return s;
+    std::string out = "\"";
+    for (char ch : s) out += ch == '"' ? std::string("\"\"") : std::string(1, ch);
+    return out + "\"";
+  }
+  if (std::holds_alternative<double>(c)) return fmt::format("{}", std::get<double>(c));
+  if (std::holds_alternative<std::int64_t>(c)) return std::to_string(std::get<std::int64_t>(c));
+  if (std::holds_alternative<bool>(c)) return std::get<bool>(c) ? "true" : "false";
+  return "";
+}
 
 std::string format_cell_text(const Cell& c, const Column& col) {
   if (std::holds_alternative<std::string>(c)) return std::get<std::string>(c);

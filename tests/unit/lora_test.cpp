@@ -3,20 +3,13 @@
 #include <gtest/gtest.h>
 
 #include "edgeplan/core/kv.hpp"
+#include "fixtures.hpp"
 
 namespace edgeplan {
 namespace {
 
 ModelSpec ref_8b(LoraShapes shapes) {
-  ModelSpec m;
-  m.name = "ref-8b";
-  m.params = 8e9;
-  m.layers = 32;
-  m.hidden = 4096;
-  m.heads = 32;
-  m.kv_heads = 8;
-  m.head_dim = 128;
-  m.ffn = 11008;
+  ModelSpec m = fixtures::ref_8b();
   m.lora_shapes = shapes;
   return m;
 }
@@ -24,10 +17,7 @@ ModelSpec ref_8b(LoraShapes shapes) {
 std::vector<LoraTarget> all() { return {lora_targets().begin(), lora_targets().end()}; }
 
 DeviceSpec phone() {
-  DeviceSpec d;
-  d.memory_bytes = 8 * 1073741824.0;
-  d.reserved_bytes = 0.8 * 1073741824.0;
-  d.bandwidth_bytes_per_s = 68e9;
+  DeviceSpec d = fixtures::phone8g();
   d.lora = LoraSwapSpec{250e-6};
   return d;
 }

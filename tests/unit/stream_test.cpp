@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "fixtures.hpp"
+
 namespace edgeplan {
 namespace {
 
@@ -57,11 +59,7 @@ TEST(Stream, WindowLargerThanFileIsOneFault) {
 }
 
 DeviceSpec phone() {
-  DeviceSpec d;
-  d.memory_bytes = 8 * 1073741824.0;
-  d.reserved_bytes = 0.8 * 1073741824.0;
-  d.bandwidth_bytes_per_s = 68e9;
-  d.utilization = 0.85;
+  DeviceSpec d = fixtures::phone8g();
   d.storage = chapter_storage();
   return d;
 }

@@ -1,5 +1,6 @@
-// A device as the planners see it: the memory an app may use and the DRAM bandwidth it decodes from.
-// Later mechanisms add their own sections (compute units, storage, thermal) beside these fields.
+// A device as the planners see it: the memory an app may use and the DRAM bandwidth it decodes from, and
+// the optional sections each mechanism reads (prefill compute, compute units, storage, LoRA swaps,
+// thermal behaviour, power).
 #pragma once
 
 #include <cstdint>
@@ -9,6 +10,7 @@
 #include <vector>
 
 #include "edgeplan/core/prefill.hpp"
+#include "edgeplan/core/thermal.hpp"
 
 namespace edgeplan {
 
@@ -41,6 +43,13 @@ struct LoraSwapSpec {
   double swap_fixed_s = 0;          // fixed cost of one swap besides moving the bytes
 };
 
+// Power draw and battery, for energy per request (route).
+struct PowerSpec {
+  double active_w = 0;    // while running a request
+  double idle_w = 0;      // while idle
+  double battery_wh = 0;  // battery capacity
+};
+
 struct DeviceSpec {
   std::string name;
   double memory_bytes = 0;          // memory the OS lets one app use for the model (not RAM on the box)
@@ -53,6 +62,8 @@ struct DeviceSpec {
   std::optional<UnitLink> link;           // [link]; required with two or more units
   std::optional<StorageSpec> storage;  // [storage]: needed by stream
   std::optional<LoraSwapSpec> lora;    // [lora]: needed by lora
+  std::optional<ThermalSpec> thermal;        // sustained-load throttling ([thermal])
+  std::optional<PowerSpec> power;            // power draw and battery ([power])
 };
 
 }  // namespace edgeplan

@@ -56,7 +56,8 @@ class Fields {
   std::optional<std::string> optional_choice(std::string_view key, const std::vector<std::string>& choices);
   // A sub-table, or nullopt when absent. The returned Fields must be finished like this one.
   std::optional<Fields> table(std::string_view key);
-  // An array of tables ([[ops]]), each named KEY[i] in messages; empty when absent. Finish each one.
+  // An array of tables ([[key]]), one Fields per element with the full key "prefix.key[i]"; empty when absent.
+  // Each returned Fields must be finished like this one.
   std::vector<Fields> tables(std::string_view key);
   // The keys of this table not yet read, for tables of named entries ([formats.Q4_K_M], ...).
   std::vector<std::string> remaining_keys() const;

@@ -82,5 +82,6 @@ void read_device_lora(Fields& f, DeviceSpec& d);     // [lora], src/io/lora.cpp
 
 // Optional model settings of one mechanism, called by load_model.
 void read_model_lora(Fields& f, ModelSpec& m);       // lora_shapes, src/io/lora.cpp
+void read_device_route(Fields& f, DeviceSpec& d);  // [prefill], [thermal], [power]: src/io/route.cpp
 
 }  // namespace edgeplan::io

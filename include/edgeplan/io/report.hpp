@@ -50,6 +50,8 @@ struct Report {
 enum class Format { table, json, csv };
 
 std::string format_cell_text(const Cell& c, const Column& col);
+// One CSV field: text quoted when it holds a comma, quote or newline; numbers in shortest round-trip form.
+std::string csv_field(const Cell& c);
 std::string render(const Report& r, Format f);
 // results with the tables folded in as arrays of objects (what JSON prints and --require reads).
 Json full_results(const Report& r);

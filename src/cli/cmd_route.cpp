@@ -1,0 +1,328 @@
+// edgeplan route: device versus private and public cloud, per request or over a trace (core/route.hpp).
+#include <fstream>
+
+#include <fmt/format.h>
+
+#include "cli/command.hpp"
+#include "edgeplan/core/decode.hpp"
+#include "edgeplan/core/prefill.hpp"
+#include "edgeplan/core/route.hpp"
+#include "edgeplan/io/route.hpp"
+
+namespace edgeplan::cli {
+namespace {
+
+struct RouteOptions {
+  std::string device, model, quant = "Q4_K_M", clouds, requests, trace, trace_out;
+  double prefill_tok_s = 0, decode_tok_s = 0, escalate_after_s = 0, cloud_ratio = 3;
+  bool skip_bad_lines = false;
+  CLI::Option *prefill_opt = nullptr, *decode_opt = nullptr, *escalate_opt = nullptr, *quant_opt = nullptr;
+};
+
+double positive(const CLI::Option* opt, double v) {
+  if (v <= 0) throw UsageError(fmt::format("{} must be greater than 0 (got {})", opt->get_name(), v));
+  return v;
+}
+
+// Prompt length at which a derived prefill rate is taken (as llama-bench's pp512).
+constexpr std::uint64_t kRatePromptTokens = 512;
+
+// The device's full-speed rates: measured ones given on the command line, else derived from the profiles.
+DeviceRates resolve_rates(const RouteOptions& o, const Context& ctx, const DeviceSpec& device, io::Report& r,
+                          std::vector<std::string>& sources) {
+  DeviceRates rates;
+  const bool measured_prefill = o.prefill_opt->count() > 0, measured_decode = o.decode_opt->count() > 0;
+  std::optional<ModelSpec> model;
+  if (!measured_prefill || !measured_decode) {
+    if (o.model.empty()) {
+      throw UsageError(fmt::format("--model is needed to derive the device's {} rate (or give {})",
+                                   measured_decode ? "prefill" : "decode",
+                                   measured_decode ? "--prefill-tok-s" : "--decode-tok-s"));
+    }
+    model = ctx.model(o.model, r.inputs);
+  } else if (!o.model.empty()) {
+    throw UsageError("--model is not used when both --prefill-tok-s and --decode-tok-s are given");
+  }
+  if (measured_prefill) {
+    rates.prefill_tok_per_s = positive(o.prefill_opt, o.prefill_tok_s);
+    sources.push_back(fmt::format("prefill {:.1f} tok/s (measured, --prefill-tok-s)", rates.prefill_tok_per_s));
+  } else {
+    if (!device.prefill) {
+      throw UsageError(fmt::format("device '{}' has no [prefill] section: give --prefill-tok-s", device.name));
+    }
+    rates.prefill_tok_per_s = prefill(*device.prefill, *model, kRatePromptTokens).tok_per_s;
+    sources.push_back(fmt::format("prefill {:.1f} tok/s (compute-bound at a {}-token prompt: {:.2f} TFLOPS x {:.2f})",
+                                  rates.prefill_tok_per_s, kRatePromptTokens, device.prefill->peak_flops / 1e12,
+                                  device.prefill->efficiency));
+  }
+  if (measured_decode) {
+    if (o.quant_opt->count() > 0) throw UsageError("--quant is not used when --decode-tok-s is given");
+    rates.decode_tok_per_s = positive(o.decode_opt, o.decode_tok_s);
+    sources.push_back(fmt::format("decode {:.1f} tok/s (measured, --decode-tok-s)", rates.decode_tok_per_s));
+  } else {
+    const FileType* ft = &need_format(o.quant);
+    const WeightSize weights = unwrap(weight_size(*model, *ft));
+    rates.decode_tok_per_s = decode(device, {weights.bytes, 0}).tok_per_s;
+    sources.push_back(fmt::format("decode {:.1f} tok/s ({} weights, bandwidth-bound decode)", rates.decode_tok_per_s, ft->name));
+    r.inputs["quant"] = ft->name;
+  }
+  r.inputs["prefill_tok_per_s"] = rates.prefill_tok_per_s;
+  r.inputs["decode_tok_per_s"] = rates.decode_tok_per_s;
+  return rates;
+}
+
+std::vector<CloudSpec> load_clouds(const RouteOptions& o, const Context& ctx, io::Report& r) {
+  std::vector<CloudSpec> clouds;
+  io::Json list = io::Json::array();
+  for (const std::string& name : split_list(o.clouds, "--cloud")) {
+    const io::ProfileText text = ctx.find("clouds", name);
+    CloudSpec c = unwrap(io::load_cloud(text, ctx.overrides()));
+    for (const CloudSpec& seen : clouds) {
+      if (seen.name == c.name) throw UsageError(fmt::format("--cloud: '{}' is listed twice", c.name));
+    }
+    io::Json j = {{"name", c.name}, {"source", text.display}};
+    j.update(io::to_json(c));
+    list.push_back(std::move(j));
+    clouds.push_back(std::move(c));
+  }
+  r.inputs["clouds"] = std::move(list);
+  return clouds;
+}
+
+std::ifstream open_records(const std::string& path, const std::string& option) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw UsageError(fmt::format("{} {}: cannot open the file", option, path));
+  return in;
+}
+
+std::vector<RouteRequest> load_request_list(const std::string& arg, const Context& ctx, io::Report& r) {
+  if (const auto format = io::record_format(arg)) {
+    std::ifstream in = open_records(arg, "--requests");
+    io::RecordReader reader(in, arg, *format, false, false);
+    std::vector<RouteRequest> out;
+    RouteRequest req;
+    while (unwrap(reader.next(req))) out.push_back(req);
+    if (out.empty()) throw UsageError(arg + ": no requests");
+    r.inputs["requests"] = {{"source", arg}};
+    return out;
+  }
+  const io::ProfileText text = ctx.find("requests", arg);
+  r.inputs["requests"] = {{"name", text.name}, {"source", text.display}};
+  return unwrap(io::load_requests(text));
+}
+
+// Lines shared by both views: the device, its thermal behaviour, the clouds and the rules.
+void describe(io::Report& r, const DeviceSpec& device, const std::vector<std::string>& sources,
+              const std::vector<CloudSpec>& clouds, const RoutePolicy& policy) {
+  r.header.push_back(fmt::format("device {}: {}, {}", device.name, sources[0], sources[1]));
+  if (const auto& t = device.thermal) {
+    r.header.push_back(fmt::format("thermal ({} model): {:.2f}x speed after {:g} s of sustained load, {:g} s to cool",
+                                   to_string(t->model), t->derate, t->onset_s, t->cooldown_s));
+  } else {
+    r.header.push_back("thermal: the device profile has no [thermal] section, so it never throttles");
+  }
+  for (const CloudSpec& c : clouds) {
+    r.header.push_back(fmt::format("cloud {} ({}, takes {} data): rtt {:g} s + ttft {:g} s + output at {:g} tok/s; "
+                                   "${:g} / ${:g} per M input / output tokens",
+                                   c.name, cloud_kind(c), to_string(c.accepts), c.rtt_s, c.ttft_s, c.decode_tok_per_s,
+                                   c.usd_per_m_input_tok, c.usd_per_m_output_tok));
+  }
+  r.header.push_back(fmt::format("rules: confidential stays on the device; a request goes to its cheapest allowed cloud "
+                                 "when the device misses its SLO, or when the cloud is {:g}x faster",
+                                 policy.cloud_ratio));
+}
+
+void route_requests(const RouteOptions& o, const std::vector<RouteRequest>& requests, const DeviceSpec& device,
+                    const DeviceRates& rates, const std::vector<CloudSpec>& clouds, const RoutePolicy& policy,
+                    io::Report& r) {
+  const bool escalation = o.escalate_opt->count() > 0;
+  if (escalation) r.inputs["escalate_after_s"] = positive(o.escalate_opt, o.escalate_after_s);
+  io::Table t{"requests", {{"request", "request"}, {"privacy", "privacy"}, {"in tok", "input_tok", 0},
+                           {"out tok", "output_tok", 0}, {"SLO (s)", "slo_s", 0}, {"device (s)", "device_s"},
+                           {"unthrottled (s)", "device_unthrottled_s"}}, {}};
+  for (const CloudSpec& c : clouds) t.columns.push_back({c.name + " (s)", c.name + "_s"});
+  t.columns.insert(t.columns.end(), {{"decision", "decision"}, {"cloud", "cloud"}, {"reason", "reason"},
+                                     {"SLO met", "slo_met"}});
+  if (escalation) {
+    t.columns.push_back({fmt::format("escalate@{:g}s (s)", o.escalate_after_s), "escalated_s"});
+    t.columns.push_back({"tok on device", "escalated_device_tokens", 0});
+  }
+  if (device.power) {
+    t.columns.push_back({"device (J)", "device_energy_j", 1});
+    t.columns.push_back({"battery (%)", "device_battery_share", 3, false, 0.01});
+  }
+  std::uint64_t to_device = 0, misses = 0, flagged = 0;
+  double cost = 0;
+  for (const RouteRequest& q : requests) {
+    const DeviceRun run = run_on_device(rates, device.thermal, 0, q.input_tok, q.output_tok);
+    const RouteDecision d = decide(q, run.total_s, clouds, policy);
+    std::vector<io::Cell> row{q.name, std::string(to_string(q.privacy)), static_cast<std::int64_t>(q.input_tok),
+                              static_cast<std::int64_t>(q.output_tok), q.slo_s, run.total_s, run.unthrottled_s};
+    for (const CloudSpec& c : clouds) {
+      row.push_back(cloud_accepts(c, q.privacy) ? io::Cell{cloud_time_s(c, q.output_tok)} : io::Cell{});
+    }
+    const CloudSpec* chosen = d.on_device() ? nullptr : &clouds[static_cast<std::size_t>(d.cloud)];
+    row.emplace_back(std::string(chosen ? cloud_kind(*chosen) : "device"));
+    row.push_back(chosen ? io::Cell{chosen->name} : io::Cell{});
+    row.emplace_back(reason_text(d.reason, q.privacy, run.throttled()));
+    row.emplace_back(d.slo_met);
+    if (escalation) {
+      if (q.privacy != Privacy::confidential && d.best_cloud >= 0) {
+        const CloudSpec& c = clouds[static_cast<std::size_t>(d.best_cloud)];
+        const Escalation e = escalate(run, rates, q, c, o.escalate_after_s);
+        row.emplace_back(e.total_s);
+        row.emplace_back(static_cast<std::int64_t>(e.device_tokens));
+        if (e.escalated) {
+          r.notes.push_back(fmt::format("{}: escalated to {} after {:g} s with {} of {} tokens written: {:.2f} s "
+                                        "(device alone {:.2f} s, {} alone {:.2f} s)",
+                                        q.name, c.name, o.escalate_after_s, e.device_tokens, q.output_tok, e.total_s,
+                                        run.total_s, c.name, cloud_time_s(c, q.output_tok)));
+        }
+      } else {
+        row.insert(row.end(), {io::Cell{}, io::Cell{}});
+      }
+    }
+    if (device.power) {
+      const double energy_j = device.power->active_w * run.total_s;
+      row.emplace_back(energy_j);
+      row.emplace_back(energy_j / (device.power->battery_wh * 3600));
+    }
+    if (run.throttled()) {
+      r.notes.push_back(fmt::format("{}: {:.2f} s unthrottled; throttled ({} model, {:.2f}x) it takes {:.2f} s on the device",
+                                    q.name, run.unthrottled_s, to_string(run.model), run.derate, run.total_s));
+    }
+    if (d.on_device()) ++to_device;
+    if (chosen) cost += cloud_cost_usd(*chosen, q.input_tok, q.output_tok);
+    if (!d.slo_met) ++misses;
+    if (!d.slo_met && q.privacy == Privacy::confidential) {
+      ++flagged;
+      r.notes.push_back(fmt::format("flagged: {} is confidential and misses its {:g} s SLO on the device ({:.2f} s)",
+                                    q.name, q.slo_s, run.total_s));
+    }
+    t.add(std::move(row));
+  }
+  r.results["requests"] = requests.size();
+  r.results["to_device"] = to_device;
+  r.results["to_cloud"] = requests.size() - to_device;
+  r.results["slo_misses"] = misses;
+  r.results["flagged"] = flagged;
+  r.results["cloud_cost_usd"] = cost;
+  r.tables.push_back(std::move(t));
+}
+
+void route_trace(const RouteOptions& o, const DeviceSpec& device, const DeviceRates& rates,
+                 std::vector<CloudSpec> clouds, const RoutePolicy& policy, io::Report& r) {
+  const auto format = io::record_format(o.trace);
+  if (!format) throw UsageError(fmt::format("--trace {}: expected a .csv or .jsonl file", o.trace));
+  std::ifstream in = open_records(o.trace, "--trace");
+  std::ofstream per_request;
+  if (!o.trace_out.empty()) {
+    per_request.open(o.trace_out, std::ios::binary);
+    if (!per_request) throw UsageError(fmt::format("--trace-out {}: cannot write the file", o.trace_out));
+    io::write_outcome_header(per_request);
+  }
+  r.inputs["trace"] = o.trace;
+  r.inputs["skip_bad_lines"] = o.skip_bad_lines;
+  io::RecordReader reader(in, o.trace, *format, true, o.skip_bad_lines);
+  TraceSimulator sim(rates, device.thermal, device.power, std::move(clouds), policy);
+  RouteRequest req;
+  while (unwrap(reader.next(req))) {
+    auto outcome = sim.serve(req);
+    if (!outcome) throw UsageError(fmt::format("{}:{}: arrival_s {} {}", o.trace, reader.line(), req.arrival_s,
+                                               outcome.error().message));
+    if (per_request.is_open()) io::write_outcome(per_request, reader.line(), req, *outcome, sim.clouds());
+  }
+  const TraceSummary s = sim.summary();
+  if (s.requests == 0) throw UsageError(o.trace + ": no requests");
+
+  io::Table t{"destinations", {{"destination", "destination"}, {"kind", "kind"}, {"requests", "requests", 0, true},
+                               {"requests %", "request_share", 1, false, 0.01}, {"tokens %", "token_share", 1, false, 0.01},
+                               {"p50 (s)", "p50_s"}, {"p95 (s)", "p95_s"}, {"p99 (s)", "p99_s"},
+                               {"SLO misses", "slo_misses", 0, true}, {"cost ($)", "cost_usd", 4}}, {}};
+  const auto optional_cell = [](const std::optional<double>& v) { return v ? io::Cell{*v} : io::Cell{}; };
+  for (const DestinationSummary& d : s.destinations) {
+    t.add({d.name, d.kind, static_cast<std::int64_t>(d.requests),
+           static_cast<double>(d.requests) / static_cast<double>(s.requests), d.tokens / s.tokens,
+           optional_cell(d.p50_s), optional_cell(d.p95_s), optional_cell(d.p99_s),
+           static_cast<std::int64_t>(d.slo_misses), d.cost_usd});
+  }
+  r.tables.push_back(std::move(t));
+  r.results["requests"] = s.requests;
+  r.results["skipped_lines"] = reader.skipped();
+  r.results["slo_misses"] = s.slo_misses;
+  r.results["confidential_slo_misses"] = s.confidential_slo_misses;
+  r.results["span_s"] = s.span_s;
+  r.results["device_busy_s"] = s.device_busy_s;
+  r.results["busy_fraction"] = s.busy_fraction;
+  r.results["throttled_s"] = s.throttled_s;
+  r.results["cloud_cost_usd"] = s.cost_usd;
+  r.header.push_back(fmt::format("{} requests over {:.2f} s: device busy {:.1f}% of the time, throttled {:.2f} s; "
+                                 "SLO misses {}; cloud cost ${:.4f}",
+                                 s.requests, s.span_s, s.busy_fraction * 100, s.throttled_s, s.slo_misses, s.cost_usd));
+  if (s.device_energy_j) {
+    r.results["device_energy_j"] = *s.device_energy_j;
+    r.results["battery_share"] = *s.battery_share;
+    if (s.energy_per_request_j) r.results["energy_per_request_j"] = *s.energy_per_request_j;
+    r.header.push_back(fmt::format("device energy {:.1f} J ({:.3f}% of the battery){}", *s.device_energy_j,
+                                   *s.battery_share * 100,
+                                   s.energy_per_request_j ? fmt::format(", {:.1f} J per request served on the device",
+                                                                        *s.energy_per_request_j)
+                                                          : std::string()));
+  }
+  if (s.confidential_slo_misses > 0) {
+    r.notes.push_back(fmt::format("flagged: confidential requests missing their SLO on the device: {}", s.confidential_slo_misses));
+  }
+  if (reader.skipped() > 0) {
+    r.notes.push_back(fmt::format("skipped {} malformed lines (--skip-bad-lines); the first: {}", reader.skipped(),
+                                  reader.first_skipped()));
+  }
+  if (per_request.is_open()) r.notes.push_back("per-request outcomes written to " + o.trace_out);
+}
+
+}  // namespace
+
+Runner setup_route(CLI::App& app) {
+  auto o = std::make_shared<RouteOptions>();
+  app.add_option("--device", o->device, "Device profile name or .toml path")->required();
+  app.add_option("--model", o->model, "Model profile (derives the device rates not given explicitly)");
+  o->quant_opt = app.add_option("--quant", o->quant, "Weight format for the derived decode rate")->capture_default_str();
+  o->prefill_opt = app.add_option("--prefill-tok-s", o->prefill_tok_s, "Measured device prefill rate, tokens/s");
+  o->decode_opt = app.add_option("--decode-tok-s", o->decode_tok_s, "Measured device decode rate, tokens/s");
+  app.add_option("--cloud", o->clouds, "Comma-separated cloud profiles, e.g. ref-private,ref-public")->required();
+  app.add_option("--requests", o->requests, "Requests: a requests profile, or a .csv / .jsonl file");
+  app.add_option("--trace", o->trace, "Simulate a trace over time: a .csv or .jsonl file with arrival_s");
+  app.add_option("--cloud-ratio", o->cloud_ratio, "The cloud is much faster at this device / cloud time ratio")
+      ->capture_default_str();
+  o->escalate_opt = app.add_option("--escalate-after", o->escalate_after_s,
+                                   "Also compare starting on the device and continuing in the cloud after S seconds");
+  app.add_option("--trace-out", o->trace_out, "With --trace: write one CSV line per request to FILE");
+  app.add_flag("--skip-bad-lines", o->skip_bad_lines, "With --trace: count and skip malformed lines instead of failing");
+  return [o](const Context& ctx) {
+    if (o->requests.empty() == o->trace.empty()) throw UsageError("route needs exactly one of --requests and --trace");
+    if (!o->trace.empty() && o->escalate_opt->count() > 0) throw UsageError("--escalate-after works with --requests, not --trace");
+    if (o->trace.empty() && (!o->trace_out.empty() || o->skip_bad_lines)) {
+      throw UsageError(fmt::format("{} works with --trace only", o->trace_out.empty() ? "--skip-bad-lines" : "--trace-out"));
+    }
+    if (o->cloud_ratio <= 0) throw UsageError(fmt::format("--cloud-ratio must be greater than 0 (got {})", o->cloud_ratio));
+    io::Report r;
+    r.command = "route";
+    const DeviceSpec device = ctx.device(o->device, r.inputs);
+    std::vector<std::string> sources;
+    const DeviceRates rates = resolve_rates(*o, ctx, device, r, sources);
+    std::vector<CloudSpec> clouds = load_clouds(*o, ctx, r);
+    const RoutePolicy policy{o->cloud_ratio};
+    r.inputs["cloud_ratio"] = policy.cloud_ratio;
+    describe(r, device, sources, clouds, policy);
+    if (o->trace.empty()) {
+      const std::vector<RouteRequest> requests = load_request_list(o->requests, ctx, r);
+      r.title = fmt::format("route: {} requests, {} versus {}", requests.size(), device.name, o->clouds);
+      route_requests(*o, requests, device, rates, clouds, policy, r);
+    } else {
+      r.title = fmt::format("route: trace {}, {} versus {}", o->trace, device.name, o->clouds);
+      route_trace(*o, device, rates, std::move(clouds), policy, r);
+    }
+    return r;
+  };
+}
+
+}  // namespace edgeplan::cli

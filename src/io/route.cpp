@@ -1,0 +1,274 @@
+#include "edgeplan/io/route.hpp"
+
+#include <algorithm>
+#include <array>
+#include <charconv>
+#include <cmath>
+
+#include <fmt/format.h>
+#include <fmt/ostream.h>
+#include <nlohmann/json.hpp>
+
+#include "edgeplan/io/suggest.hpp"
+
+namespace edgeplan::io {
+namespace {
+
+const std::array<std::string, 6> kColumnNames{"arrival_s", "name", "privacy", "input_tok", "output_tok", "slo_s"};
+
+Privacy read_privacy(Fields& f, std::string_view key, const std::vector<std::string>& allowed) {
+  return *parse_privacy(f.choice(key, allowed));
+}
+
+}  // namespace
+
+void read_device_route(Fields& f, DeviceSpec& d) {
+  if (auto t = f.table("thermal")) {
+    ThermalSpec spec;
+    const auto model = t->optional_choice("model", {"chapter", "physical"});
+    spec.model = model == "chapter" ? ThermalModel::chapter : ThermalModel::physical;
+    spec.onset_s = t->number("onset_s", Range::positive);
+    spec.derate = t->number("derate", Range::unit_interval);
+    spec.cooldown_s = t->number("cooldown_s", Range::positive);
+    t->finish();
+    d.thermal = spec;
+  }
+  if (auto p = f.table("power")) {
+    PowerSpec spec;
+    spec.active_w = p->number("active_w", Range::positive);
+    spec.idle_w = p->number("idle_w", Range::non_negative);
+    spec.battery_wh = p->number("battery_wh", Range::positive);
+    p->finish();
+    d.power = spec;
+  }
+}
+
+Result<CloudSpec> load_cloud(const ProfileText& text, const std::vector<Override>& overrides) {
+  return read_profile<CloudSpec>(text, "cloud", overrides, [&](Fields& f) {
+    CloudSpec c;
+    c.name = text.name;
+    f.optional_string("description");
+    c.rtt_s = f.number("rtt_s", Range::non_negative);
+    c.ttft_s = f.number("ttft_s", Range::non_negative);
+    c.decode_tok_per_s = f.number("decode_tok_per_s", Range::positive);
+    c.accepts = read_privacy(f, "accepts", {"internal", "public"});
+    c.usd_per_m_input_tok = f.number("usd_per_m_input_tok", Range::non_negative);
+    c.usd_per_m_output_tok = f.number("usd_per_m_output_tok", Range::non_negative);
+    return c;
+  });
+}
+
+Result<std::vector<RouteRequest>> load_requests(const ProfileText& text) {
+  return read_profile<std::vector<RouteRequest>>(text, "requests", {}, [&](Fields& f) {
+    f.optional_string("description");
+    std::vector<RouteRequest> out;
+    for (Fields& e : f.tables("request")) {
+      RouteRequest r;
+      r.name = e.string("name");
+      r.privacy = read_privacy(e, "privacy", privacy_names());
+      r.input_tok = e.count("input_tok", 0);
+      r.output_tok = e.count("output_tok", 1);
+      r.slo_s = e.number("slo_s", Range::positive);
+      e.finish();
+      out.push_back(std::move(r));
+    }
+    if (out.empty()) f.fail({}, "has no [[request]] tables");
+    return out;
+  });
+}
+
+Json to_json(const CloudSpec& c) {
+  Json j = Json::object();
+  j["kind"] = cloud_kind(c);
+  j["rtt_s"] = c.rtt_s;
+  j["ttft_s"] = c.ttft_s;
+  j["decode_tok_per_s"] = c.decode_tok_per_s;
+  j["accepts"] = to_string(c.accepts);
+  j["usd_per_m_input_tok"] = c.usd_per_m_input_tok;
+  j["usd_per_m_output_tok"] = c.usd_per_m_output_tok;
+  return j;
+}
+
+std::optional<RecordFormat> record_format(const std::string& path) {
+  if (path.ends_with(".csv")) return RecordFormat::csv;
+  if (path.ends_with(".jsonl") || path.ends_with(".ndjson")) return RecordFormat::jsonl;
+  return std::nullopt;
+}
+
+RecordReader::RecordReader(std::istream& in, std::string display, RecordFormat format, bool trace, bool skip_bad)
+    : in_(&in), display_(std::move(display)), format_(format), trace_(trace), skip_bad_(skip_bad) {}
+
+std::optional<std::string> RecordReader::column_of(std::string_view key, Column& c) const {
+  for (std::size_t i = 0; i < kColumnNames.size(); ++i) {
+    if (kColumnNames[i] != key) continue;
+    c = static_cast<Column>(i);
+    if (c == arrival_s && !trace_) return "arrival_s belongs in a trace (--trace), not in a request list";
+    return std::nullopt;
+  }
+  std::vector<std::string> known(kColumnNames.begin() + (trace_ ? 0 : 1), kColumnNames.end());
+  return fmt::format("unknown column '{}'{}", key, did_you_mean(key, known));
+}
+
+Result<bool> RecordReader::header(std::string_view text) {
+  std::size_t start = 0;
+  while (true) {
+    const auto comma = text.find(',', start);
+    const std::string_view key = text.substr(start, comma == std::string_view::npos ? comma : comma - start);
+    Column c = ignored;
+    if (auto e = column_of(key, c)) return Error{fmt::format("{}:{}: {}", display_, line_, *e)};
+    for (Column seen : columns_) {
+      if (seen == c) return Error{fmt::format("{}:{}: column '{}' appears twice", display_, line_, key)};
+    }
+    columns_.push_back(c);
+    if (comma == std::string_view::npos) break;
+    start = comma + 1;
+  }
+  for (std::size_t i = trace_ ? 0 : 1; i < kColumnNames.size(); ++i) {
+    const Column c = static_cast<Column>(i);
+    if (c == name && trace_) continue;
+    if (std::find(columns_.begin(), columns_.end(), c) == columns_.end()) {
+      return Error{fmt::format("{}:{}: the header has no column {}", display_, line_, kColumnNames[i])};
+    }
+  }
+  return true;
+}
+
+std::optional<std::string> RecordReader::set_number(Column c, double v, RouteRequest& r) {
+  switch (c) {
+    case arrival_s:
+      if (v < 0) return fmt::format("arrival_s must be 0 or more (got {})", v);
+      r.arrival_s = v;
+      return std::nullopt;
+    case input_tok:
+    case output_tok: {
+      const double min = c == input_tok ? 0 : 1;
+      if (v != std::floor(v) || v < min || v > 1e9) {
+        return fmt::format("{} must be a whole number from {} to 1000000000 (got {})", kColumnNames[c], min, v);
+      }
+      (c == input_tok ? r.input_tok : r.output_tok) = v;
+      return std::nullopt;
+    }
+    case slo_s:
+      if (v <= 0) return fmt::format("slo_s must be greater than 0 (got {})", v);
+      r.slo_s = v;
+      return std::nullopt;
+    default:
+      return fmt::format("{} must be text, not a number", kColumnNames[c]);
+  }
+}
+
+std::optional<std::string> RecordReader::set_text(Column c, std::string_view v, RouteRequest& r) {
+  if (c == name) {
+    if (v.empty() && !trace_) return std::string("name is empty");
+    r.name.assign(v);
+    return std::nullopt;
+  }
+  if (c == privacy) {
+    if (auto p = parse_privacy(v)) {
+      r.privacy = *p;
+      return std::nullopt;
+    }
+    return fmt::format("privacy must be one of confidential, internal, public (got '{}'){}", v,
+                       did_you_mean(v, privacy_names()));
+  }
+  return fmt::format("{} must be a number (got '{}')", kColumnNames[c], v);
+}
+
+std::optional<std::string> RecordReader::parse_csv(std::string_view text, RouteRequest& r) {
+  fields_.clear();
+  for (std::size_t start = 0;;) {
+    const auto comma = text.find(',', start);
+    fields_.push_back(text.substr(start, comma == std::string_view::npos ? comma : comma - start));
+    if (comma == std::string_view::npos) break;
+    start = comma + 1;
+  }
+  if (fields_.size() != columns_.size()) {
+    return fmt::format("expected {} fields as in the header, got {}", columns_.size(), fields_.size());
+  }
+  for (std::size_t i = 0; i < columns_.size(); ++i) {
+    const std::string_view field = fields_[i];
+    const Column c = columns_[i];
+    if (field.find('"') != std::string_view::npos) return std::string("quoted fields are not supported");
+    std::optional<std::string> e;
+    if (c == name || c == privacy) {
+      e = set_text(c, field, r);
+    } else {
+      double v = 0;
+      const auto [end, ec] = std::from_chars(field.data(), field.data() + field.size(), v);
+      if (ec != std::errc() || end != field.data() + field.size() || !std::isfinite(v)) {
+        e = fmt::format("{} must be a number (got '{}')", kColumnNames[c], field);
+      } else {
+        e = set_number(c, v, r);
+      }
+    }
+    if (e) return e;
+  }
+  return std::nullopt;
+}
+
+std::optional<std::string> RecordReader::parse_jsonl(std::string_view text, RouteRequest& r) {
+  const nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
+  if (j.is_discarded()) return std::string("invalid JSON");
+  if (!j.is_object()) return std::string("expected a JSON object");
+  seen_ = 0;
+  for (const auto& [key, value] : j.items()) {
+    Column c = ignored;
+    if (auto e = column_of(key, c)) return e;
+    seen_ |= 1u << c;
+    std::optional<std::string> e;
+    if (value.is_number()) {
+      e = set_number(c, value.get<double>(), r);
+    } else if (value.is_string()) {
+      e = set_text(c, value.get_ref<const std::string&>(), r);
+    } else {
+      e = fmt::format("{} must be {}, not {}", key, c == name || c == privacy ? "a string" : "a number", value.type_name());
+    }
+    if (e) return e;
+  }
+  for (std::size_t i = trace_ ? 0 : 1; i < kColumnNames.size(); ++i) {
+    if (i == name && trace_) continue;
+    if (!(seen_ & (1u << i))) return "missing " + kColumnNames[i];
+  }
+  return std::nullopt;
+}
+
+Result<bool> RecordReader::next(RouteRequest& r) {
+  while (std::getline(*in_, buffer_)) {
+    ++line_;
+    std::string_view text = buffer_;
+    if (!text.empty() && text.back() == '\r') text.remove_suffix(1);
+    if (text.find_first_not_of(" \t") == std::string_view::npos) continue;
+    if (format_ == RecordFormat::csv && columns_.empty()) {
+      auto h = header(text);
+      if (!h) return h.error();
+      continue;
+    }
+    r.name.clear();
+    const auto error = format_ == RecordFormat::csv ? parse_csv(text, r) : parse_jsonl(text, r);
+    if (!error) return true;
+    const std::string message = fmt::format("{}:{}: {}", display_, line_, *error);
+    if (!skip_bad_) return Error{message};
+    if (skipped_++ == 0) first_skipped_ = message;
+  }
+  if (in_->bad()) return Error{fmt::format("{}: read error after line {}", display_, line_)};
+  if (format_ == RecordFormat::csv && columns_.empty()) return Error{display_ + ": empty file: expected a header line"};
+  return false;
+}
+
+void write_outcome_header(std::ostream& out) {
+  out << "line,name,arrival_s,privacy,input_tok,output_tok,slo_s,destination,kind,wait_s,latency_s,slo_met,"
+         "throttled_s,cost_usd,energy_j,reason\n";
+}
+
+void write_outcome(std::ostream& out, std::uint64_t line, const RouteRequest& r, const TraceOutcome& o,
+                   const std::vector<CloudSpec>& clouds) {
+  const RouteDecision& d = o.decision;
+  const CloudSpec* cloud = d.on_device() ? nullptr : &clouds[static_cast<std::size_t>(d.cloud)];
+  fmt::print(out, "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", line, csv_field(r.name), r.arrival_s,
+             to_string(r.privacy), r.input_tok, r.output_tok, r.slo_s, cloud ? cloud->name : "device",
+             cloud ? cloud_kind(*cloud) : "device", o.wait_s, d.latency_s, d.slo_met,
+             d.on_device() ? o.run.throttled_s : 0.0, o.cost_usd, o.energy_j,
+             csv_field(reason_text(d.reason, r.privacy, o.run.throttled())));
+}
+
+}  // namespace edgeplan::io
