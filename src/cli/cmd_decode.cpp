@@ -44,7 +44,6 @@ SpecParams parse_spec(const std::string& text) {
   return p;
 }
 
-
 }  // namespace
 
 const FileType& need_format(const std::string& name) {
@@ -84,7 +83,7 @@ Runner setup_decode(CLI::App& app) {
     for (const std::string& q : split_list(o->quant, "--quant")) formats.push_back(&need_format(q));
     const std::optional<SpecParams> spec = o->spec.empty() ? std::nullopt : std::optional(parse_spec(o->spec));
 
-    const double kv_bytes = static_cast<double>(o->context) * kv_bytes_per_token(model, kv);
+    const double kv_bytes = kv_cache_bytes(model, kv, o->context, device.kv_cache);
     r.inputs["context_tokens"] = o->context;
     r.inputs["kv_type"] = kv.name;
     if (spec) r.inputs["spec"] = {{"alpha", spec->alpha}, {"gamma", spec->gamma}, {"cost", spec->cost}};
@@ -93,7 +92,7 @@ Runner setup_decode(CLI::App& app) {
     std::vector<WeightSize> sizes;
     for (const FileType* ft : formats) {
       sizes.push_back(unwrap(weight_size(model, *ft)));
-      rates.push_back(decode(device, {sizes.back().bytes, kv_bytes}));
+      rates.push_back(decode(device, {sizes.back().active_bytes, kv_bytes}));
     }
     const double baseline = rates.back().tok_per_s;
     const double usable = device.memory_bytes - device.reserved_bytes;
@@ -106,14 +105,12 @@ Runner setup_decode(CLI::App& app) {
                             {"ms/token", "ms_per_token", 2},
                             {"tok/s", "tok_per_s", 2},
                             {fmt::format("x vs {}", formats.back()->name), "relative", 2}}, {}};
+    if (model.moe) t.columns.insert(t.columns.begin() + 3, {"read/token (GB)", "active_bytes", 2, false, units::kGB});
     if (spec) t.columns.push_back({"spec tok/s", "spec_tok_per_s", 2});
-    std::optional<PrefillResult> pre;
     if (device.prefill) {
-      pre = prefill(*device.prefill, model, o->prompt);
+      t.columns.push_back({"prefill tok/s", "prefill_tok_per_s", 1});
       t.columns.push_back({fmt::format("TTFT {} (s)", o->prompt), "ttft_s", 3});
       r.inputs["prompt_tokens"] = o->prompt;
-      r.results["prefill_tok_per_s"] = pre->tok_per_s;
-      r.results["prefill_s"] = pre->seconds;
     }
     const double speedup = spec ? spec_speedup(*spec) : 1.0;
     for (std::size_t i = 0; i < formats.size(); ++i) {
@@ -121,8 +118,13 @@ Runner setup_decode(CLI::App& app) {
                                 std::string(to_string(sizes[i].source)), sizes[i].bytes + kv_bytes <= usable,
                                 rates[i].s_per_token * units::kMsPerS, rates[i].tok_per_s,
                                 rates[i].tok_per_s / baseline};
+      if (model.moe) row.insert(row.begin() + 3, sizes[i].active_bytes);
       if (spec) row.emplace_back(rates[i].tok_per_s * speedup);
-      if (pre) row.emplace_back(pre->seconds + rates[i].s_per_token);
+      if (device.prefill) {
+        const PrefillResult pre = prefill(*device.prefill, model, *formats[i], o->prompt);
+        row.emplace_back(pre.tok_per_s);
+        row.emplace_back(pre.seconds + rates[i].s_per_token);
+      }
       t.add(std::move(row));
     }
     r.tables.push_back(std::move(t));
@@ -131,9 +133,14 @@ Runner setup_decode(CLI::App& app) {
     r.header.push_back(fmt::format("bandwidth {:.1f} GB/s x utilization {:.2f}, overhead {:.2f} ms/token",
                                    device.bandwidth_bytes_per_s / units::kGBps, device.utilization,
                                    device.per_token_overhead_s * units::kMsPerS));
-    if (pre) {
-      r.header.push_back(fmt::format("prefill of {} tokens: {:.1f} tok/s ({:.2f} TFLOPS x efficiency {:.2f})", o->prompt,
-                                     pre->tok_per_s, device.prefill->peak_flops / 1e12, device.prefill->efficiency));
+    if (device.prefill) {
+      r.header.push_back(fmt::format("prefill of {} tokens: {:.2f} TFLOPS x efficiency {:.2f} (quantized weights {:.2f})",
+                                     o->prompt, device.prefill->peak_flops / 1e12, device.prefill->efficiency,
+                                     device.prefill->quantized_efficiency));
+    }
+    if (model.moe) {
+      r.notes.push_back(fmt::format("mixture of experts: memory holds all {} experts; each token reads the shared "
+                                    "weights and {} experts (read/token)", model.moe->experts, model.moe->used));
     }
     if (o->context > 0) {
       r.header.push_back(fmt::format("context {} tokens of {} KV: {:.3f} GB read per token besides the weights",

@@ -46,10 +46,10 @@ Runner setup_kv(CLI::App& app) {
     }
     for (const KvType& type : kv_types()) {
       const double per_token = kv_bytes_per_token(model, type);
-      const std::uint64_t longest = max_context(budget, per_token);
+      const std::uint64_t longest = max_context(model, type, budget, device.kv_cache);
       std::vector<io::Cell> row{std::string(type.name), std::string(type.counted_as), per_token,
                                 static_cast<std::int64_t>(longest)};
-      const double headroom = budget - static_cast<double>(o->context) * per_token;
+      const double headroom = budget - kv_cache_bytes(model, type, o->context, device.kv_cache);
       if (o->context > 0) {
         row.emplace_back(headroom >= 0);
         row.emplace_back(headroom);
@@ -74,6 +74,10 @@ Runner setup_kv(CLI::App& app) {
                                    device.memory_bytes / units::kGiB, device.reserved_bytes / units::kGiB,
                                    weights.bytes / units::kGiB, budget / units::kGiB));
     if (budget <= 0) r.notes.push_back("the weights alone do not fit: no room for a KV cache");
+    if (model.context_tokens && r.results["max_context"].get<std::uint64_t>() > *model.context_tokens) {
+      r.notes.push_back(fmt::format("the model was trained for {} tokens: contexts beyond that fit but are not supported",
+                                    with_thousands(*model.context_tokens)));
+    }
     if (o->context > 0) {
       r.results["recompute_ratio"] = kv_recompute_ratio(o->context);
       r.notes.push_back(fmt::format(

@@ -88,10 +88,10 @@ Runner setup_report(CLI::App& app) {
       line(t, "decode with speculation", fmt::format("{:.2f} tok/s", mine["spec_tok_per_s"].get<double>()),
            fmt::format("{:.2f}x ({})", dec["spec_speedup"].get<double>(), o->spec));
     }
-    res["prefill_tok_per_s"] = dec.contains("prefill_tok_per_s") ? dec["prefill_tok_per_s"] : io::Json();
+    res["prefill_tok_per_s"] = mine.contains("prefill_tok_per_s") ? mine["prefill_tok_per_s"] : io::Json();
     res["ttft_s"] = mine.contains("ttft_s") ? mine["ttft_s"] : io::Json();
     if (device.prefill) {
-      line(t, "prefill", fmt::format("{:.1f} tok/s", dec["prefill_tok_per_s"].get<double>()),
+      line(t, "prefill", fmt::format("{:.1f} tok/s", mine["prefill_tok_per_s"].get<double>()),
            fmt::format("{}-token prompt", o->prompt));
       line(t, "time to first token", fmt::format("{:.2f} s", mine["ttft_s"].get<double>()), "prefill + one decode step");
     } else {

@@ -50,7 +50,7 @@ DeviceRates resolve_rates(const RouteOptions& o, const Context& ctx, const Devic
     if (!device.prefill) {
       throw UsageError(fmt::format("device '{}' has no [prefill] section: give --prefill-tok-s", device.name));
     }
-    rates.prefill_tok_per_s = prefill(*device.prefill, *model, kRatePromptTokens).tok_per_s;
+    rates.prefill_tok_per_s = prefill(*device.prefill, *model, need_format(o.quant), kRatePromptTokens).tok_per_s;
     sources.push_back(fmt::format("prefill {:.1f} tok/s (compute-bound at a {}-token prompt: {:.2f} TFLOPS x {:.2f})",
                                   rates.prefill_tok_per_s, kRatePromptTokens, device.prefill->peak_flops / 1e12,
                                   device.prefill->efficiency));

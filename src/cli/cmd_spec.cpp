@@ -111,9 +111,9 @@ Runner setup_spec(CLI::App& app) {
       const ModelSpec draft_model = ctx.model(o->draft, draft_inputs);
       r.inputs["draft"] = draft_inputs["model"];
       const WeightSize draft_size = unwrap(weight_size(draft_model, need_format(o->quant)));
-      cost = spec_draft_cost(draft_size.bytes, target_size->bytes);
+      cost = spec_draft_cost(draft_size.active_bytes, target_size->active_bytes);
       cost_from = fmt::format("draft {}: {:.3f} GB / {:.3f} GB per token", draft_model.name,
-                              draft_size.bytes / 1e9, target_size->bytes / 1e9);
+                              draft_size.active_bytes / 1e9, target_size->active_bytes / 1e9);
     } else {
       if (*o->mtp_layers == 0) throw UsageError("--mtp-layers must be at least 1");
       cost = static_cast<double>(*o->mtp_layers) / target->layers;
@@ -125,7 +125,7 @@ Runner setup_spec(CLI::App& app) {
     r.inputs["cost"] = cost;
 
     std::optional<DecodeResult> base;
-    if (device) base = decode(*device, {target_size->bytes, 0});
+    if (device) base = decode(*device, {target_size->active_bytes, 0});
 
     io::Table t{"alphas", {{"alpha", "alpha", 2},
                            {"gamma", "gamma", 0},

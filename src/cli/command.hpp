@@ -78,6 +78,8 @@ Runner setup_decode(CLI::App& app);
 Runner setup_kv(CLI::App& app);
 Runner setup_place(CLI::App& app);
 Runner setup_profiles(CLI::App& app);
+Runner setup_inspect(CLI::App& app);
+Runner setup_import(CLI::App& app);
 Runner setup_stream(CLI::App& app);
 Runner setup_lora(CLI::App& app);
 Runner setup_spec(CLI::App& app);
@@ -87,6 +89,7 @@ const FileType& need_format(const std::string& name);
 Runner setup_route(CLI::App& app);
 Runner setup_report(CLI::App& app);
 Runner setup_check(CLI::App& app);
+Runner setup_fit(CLI::App& app);
 
 // Looks up a KV-cache type by name (--kv-type); a usage error suggests the nearest.
 const KvType& need_kv_type(const std::string& name);

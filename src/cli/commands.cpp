@@ -9,6 +9,7 @@
 
 #include "cli/command.hpp"
 #include "edgeplan/io/inputs.hpp"
+#include "edgeplan/io/model_file.hpp"
 #include "edgeplan/io/require.hpp"
 #include "edgeplan/io/suggest.hpp"
 #include "edgeplan/io/sweep.hpp"
@@ -29,7 +30,11 @@ constexpr std::array kCommands{
     Command{"report", "One page for a device and model: fit, speed, context, load, adapters, fallbacks, routing",
             setup_report},
     Command{"check", "CI gate: requirements on device/model pairs from a plan file; exit 1 when any fails", setup_check},
+    Command{"fit", "Which known models and formats run on a device within constraints, ranked, Pareto front", setup_fit},
     Command{"profiles", "List the device and model profiles and where each comes from", setup_profiles},
+    Command{"inspect", "What a model file holds: architecture, parameters, bytes by tensor type, context, KV",
+            setup_inspect},
+    Command{"import", "Write the TOML model profile equivalent to a model file (GGUF or config.json)", setup_import},
 };
 
 // The profiles a --set key may start with.
@@ -169,7 +174,7 @@ DeviceSpec Context::device(const std::string& name, io::Json& inputs) const {
 }
 
 ModelSpec Context::model(const std::string& name, io::Json& inputs) const {
-  const io::ProfileText text = find("models", name);
+  const io::ProfileText text = io::is_model_file(name) ? unwrap(io::model_file_profile(name)) : find("models", name);
   return recorded(unwrap(io::load_model(text, overrides_)), text, "model", inputs);
 }
 

@@ -45,8 +45,6 @@ const GgmlType& k_quant_fallback(const GgmlType& t) {
   return type("IQ4_NL");  // Q2_K, Q3_K and the IQ k-types
 }
 
-bool is_float(const FileType& ft) { return ft.base == "F32" || ft.base == "F16" || ft.base == "BF16"; }
-
 }  // namespace
 
 std::span<const GgmlType> ggml_types() { return kGgmlTypes; }
@@ -68,6 +66,8 @@ std::optional<std::uint64_t> tensor_bytes(const GgmlType& t, std::uint64_t row_l
 
 std::span<const FileType> file_types() { return kFileTypes; }
 
+bool is_quantized(const FileType& ft) { return ft.base != "F32" && ft.base != "F16" && ft.base != "BF16"; }
+
 const FileType* find_file_type(std::string_view name) {
   auto it = std::ranges::find_if(kFileTypes, [&](const FileType& t) { return iequal(t.name, name); });
   return it == kFileTypes.end() ? nullptr : &*it;
@@ -80,13 +80,14 @@ bool use_more_bits(std::uint32_t layer, std::uint32_t layers) {
 
 const GgmlType& tensor_type(const FileType& ft, TensorRole role, std::uint32_t layer,
                             std::uint64_t row_length, const MixContext& mix) {
-  if (role == TensorRole::norm || role == TensorRole::bias || role == TensorRole::rope_freqs) {
+  if (role == TensorRole::norm || role == TensorRole::bias || role == TensorRole::rope_freqs ||
+      role == TensorRole::router) {
     return type("F32");
   }
   const GgmlType* chosen = &type(ft.base);
   const bool is_output = role == TensorRole::output || (role == TensorRole::token_embd && mix.tied_embeddings);
   const std::string_view name = ft.name;
-  if (is_float(ft)) {
+  if (!is_quantized(ft)) {
     return *chosen;
   }
   if (is_output) {
@@ -116,8 +117,17 @@ const GgmlType& tensor_type(const FileType& ft, TensorRole role, std::uint32_t l
       chosen = &type("Q3_K");
     }
   } else if (role == TensorRole::attn_output) {
+    if (mix.experts == 8) {
+      if (name == "Q2_K" || name == "Q3_K_M" || name == "Q4_K_S" || name == "Q4_K_M") chosen = &type("Q5_K");
+    } else if (name == "Q3_K_M") {
+      chosen = &type("Q4_K");
+    } else if (name == "Q2_K") {
+      chosen = &type("Q3_K");
+    }
+  } else if (role == TensorRole::attn_qkv) {
     if (name == "Q3_K_M") chosen = &type("Q4_K");
-    if (name == "Q2_K") chosen = &type("Q3_K");
+    if (name == "Q4_K_M") chosen = &type("Q5_K");
+    if (name == "Q5_K_M") chosen = &type("Q6_K");
   }
   if (is_k_quant(*chosen) && row_length % chosen->block != 0) chosen = &k_quant_fallback(*chosen);
   if (row_length % chosen->block != 0) chosen = &type("F16");

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
-#include <cmath>
 
 namespace edgeplan {
 namespace {
@@ -27,18 +26,52 @@ const KvType* find_kv_type(std::string_view name) {
   return it == kKvTypes.end() ? nullptr : &*it;
 }
 
+namespace {
+
+// Values one layer caches per token.
+double layer_values_per_token(const ModelSpec& m) {
+  if (m.mla) return static_cast<double>(m.mla->kv_lora_rank) + m.mla->rope_dim;
+  return 2.0 * m.kv_heads * m.head_dim;
+}
+
+std::uint64_t pad(std::uint64_t tokens, std::uint32_t to) { return (tokens + to - 1) / to * to; }
+
+}  // namespace
+
 double kv_bytes_per_token(const ModelSpec& m, const KvType& t) {
-  const double values = 2.0 * m.layers * m.kv_heads * m.head_dim;
-  return values * t.bytes_per_element();
+  return m.layers * layer_values_per_token(m) * t.bytes_per_element();
+}
+
+std::uint64_t kv_cells(const ModelSpec& m, std::uint32_t layer, std::uint64_t context_tokens,
+                       const KvCacheSettings& s) {
+  const std::uint64_t cells = pad(context_tokens, s.pad_tokens);
+  if (!is_sliding_layer(m, layer)) return cells;
+  return std::min(cells, pad(std::uint64_t{m.sliding_window->window_tokens} + s.ubatch_tokens, s.pad_tokens));
+}
+
+double kv_cache_bytes(const ModelSpec& m, const KvType& t, std::uint64_t context_tokens, const KvCacheSettings& s) {
+  double cells = 0;
+  for (std::uint32_t i = 0; i < m.layers; ++i) cells += static_cast<double>(kv_cells(m, i, context_tokens, s));
+  return cells * layer_values_per_token(m) * t.bytes_per_element();
 }
 
 double kv_budget_bytes(double memory_bytes, double reserved_bytes, double weight_bytes) {
   return memory_bytes - reserved_bytes - weight_bytes;
 }
 
-std::uint64_t max_context(double budget_bytes, double kv_bytes_per_token) {
+std::uint64_t max_context(const ModelSpec& m, const KvType& t, double budget_bytes, const KvCacheSettings& s) {
   if (budget_bytes <= 0) return 0;
-  return static_cast<std::uint64_t>(std::floor(budget_bytes / kv_bytes_per_token));
+  // The cache grows monotonically with the context: binary search for the last context that fits.
+  std::uint64_t lo = 0, hi = kMaxContextTokens;
+  while (lo < hi) {
+    const std::uint64_t mid = lo + (hi - lo + 1) / 2;
+    if (kv_cache_bytes(m, t, mid, s) <= budget_bytes) {
+      lo = mid;
+    } else {
+      hi = mid - 1;
+    }
+  }
+  return lo;
 }
 
 double kv_recompute_token_steps(std::uint64_t tokens) {

@@ -6,7 +6,7 @@ double matmul_params(const ModelSpec& m) {
   if (!m.vocab) return m.params.value_or(0);
   double n = 0;
   for (const TensorShape& t : llama_tensors(m)) {
-    if (t.layer >= 0 && t.rows > 1) n += static_cast<double>(t.row_length * t.rows);
+    if (t.layer >= 0 && t.rows > 1) n += static_cast<double>(t.row_length * t.rows) * active_fraction(m, t);
   }
   return n;
 }
@@ -17,10 +17,10 @@ double prefill_flops(const ModelSpec& m, std::uint64_t prompt_tokens) {
   return 2.0 * s * matmul_params(m) + attention;
 }
 
-PrefillResult prefill(const PrefillSpec& unit, const ModelSpec& m, std::uint64_t prompt_tokens) {
+PrefillResult prefill(const PrefillSpec& unit, const ModelSpec& m, const FileType& ft, std::uint64_t prompt_tokens) {
   PrefillResult r;
   r.flops = prefill_flops(m, prompt_tokens);
-  r.seconds = r.flops / (unit.peak_flops * unit.efficiency);
+  r.seconds = r.flops / (unit.peak_flops * (is_quantized(ft) ? unit.quantized_efficiency : unit.efficiency));
   r.tok_per_s = static_cast<double>(prompt_tokens) / r.seconds;
   return r;
 }

@@ -12,7 +12,12 @@ Json to_json(const DeviceSpec& d) {
   j["bandwidth_gbps"] = d.bandwidth_bytes_per_s / units::kGBps;
   j["utilization"] = d.utilization;
   j["per_token_overhead_ms"] = d.per_token_overhead_s * units::kMsPerS;
-  if (d.prefill) j["prefill"] = {{"tflops", d.prefill->peak_flops / 1e12}, {"efficiency", d.prefill->efficiency}};
+  if (d.prefill) {
+    j["prefill"] = {{"tflops", d.prefill->peak_flops / 1e12},
+                    {"efficiency", d.prefill->efficiency},
+                    {"quantized_efficiency", d.prefill->quantized_efficiency}};
+  }
+  j["kv_cache"] = {{"pad_tokens", d.kv_cache.pad_tokens}, {"ubatch_tokens", d.kv_cache.ubatch_tokens}};
   if (!d.units.empty()) {
     Json all = Json::object();
     for (const auto& [kind, u] : d.units) {
@@ -49,7 +54,9 @@ Json to_json(const DeviceSpec& d) {
 
 Json to_json(const ModelSpec& m) {
   Json j = Json::object();
+  j["arch"] = m.arch;
   if (auto p = param_count(m)) j["params"] = *p;
+  if (m.moe) j["active_params"] = *active_param_count(m);
   j["layers"] = m.layers;
   j["hidden"] = m.hidden;
   j["heads"] = m.heads;
@@ -58,6 +65,18 @@ Json to_json(const ModelSpec& m) {
   j["ffn"] = m.ffn;
   if (m.vocab) j["vocab"] = *m.vocab;
   j["tied_embeddings"] = m.tied_embeddings;
+  if (m.context_tokens) j["context_length"] = *m.context_tokens;
+  if (m.moe) {
+    j["moe"] = {{"experts", m.moe->experts}, {"used", m.moe->used}, {"expert_ffn", m.moe->expert_ffn},
+                {"shared_experts", m.moe->shared_experts}, {"dense_layers", m.moe->dense_layers}};
+  }
+  if (m.mla) {
+    j["mla"] = {{"kv_lora_rank", m.mla->kv_lora_rank}, {"q_lora_rank", m.mla->q_lora_rank},
+                {"rope_dim", m.mla->rope_dim}, {"nope_dim", m.mla->nope_dim}, {"v_head_dim", m.mla->v_head_dim}};
+  }
+  if (m.sliding_window) {
+    j["sliding_window"] = {{"window_tokens", m.sliding_window->window_tokens}, {"pattern", m.sliding_window->pattern}};
+  }
   j["lora_shapes"] = m.lora_shapes == LoraShapes::chapter ? "chapter" : "real";
   return j;
 }

@@ -21,17 +21,17 @@ bool looks_like_path(const std::string& s) {
   return s.find('/') != std::string::npos || (s.size() > 5 && s.ends_with(".toml"));
 }
 
-std::optional<std::string> read_file(const fs::path& p) {
+std::string singular(const std::string& kind) { return kind.ends_with("s") ? kind.substr(0, kind.size() - 1) : kind; }
+
+}  // namespace
+
+std::optional<std::string> read_text_file(const fs::path& p) {
   std::ifstream in(p, std::ios::binary);
   if (!in) return std::nullopt;
   std::ostringstream ss;
   ss << in.rdbuf();
   return ss.str();
 }
-
-std::string singular(const std::string& kind) { return kind.ends_with("s") ? kind.substr(0, kind.size() - 1) : kind; }
-
-}  // namespace
 
 SearchPath default_search_path(const std::vector<std::string>& flag_dirs) {
   SearchPath p;
@@ -58,7 +58,7 @@ SearchPath default_search_path(const std::vector<std::string>& flag_dirs) {
 Result<ProfileText> find_profile(const std::string& kind, const std::string& name_or_path, const SearchPath& path) {
   if (name_or_path.empty()) return Error{"empty " + singular(kind) + " name"};
   if (looks_like_path(name_or_path)) {
-    auto text = read_file(name_or_path);
+    auto text = read_text_file(name_or_path);
     if (!text) return Error{fmt::format("cannot read {} profile '{}': no such file", singular(kind), name_or_path)};
     return ProfileText{fs::path(name_or_path).stem().string(), name_or_path, name_or_path, std::move(*text)};
   }
@@ -66,7 +66,7 @@ Result<ProfileText> find_profile(const std::string& kind, const std::string& nam
     const fs::path file = fs::path(dir) / kind / (name_or_path + ".toml");
     std::error_code ec;
     if (!fs::is_regular_file(file, ec)) continue;
-    auto text = read_file(file);
+    auto text = read_text_file(file);
     if (!text) return Error{fmt::format("cannot read {}", file.string())};
     return ProfileText{name_or_path, file.string(), dir, std::move(*text)};
   }
@@ -90,7 +90,7 @@ std::vector<ProfileText> list_profiles(const std::string& kind, const SearchPath
       if (entry.path().extension() != ".toml") continue;
       const std::string name = entry.path().stem().string();
       if (found.contains(name)) continue;
-      found.emplace(name, ProfileText{name, entry.path().string(), dir, read_file(entry.path()).value_or("")});
+      found.emplace(name, ProfileText{name, entry.path().string(), dir, read_text_file(entry.path()).value_or("")});
     }
   }
   const std::string prefix = kind + "/";
@@ -163,7 +163,9 @@ void read_device_core(Fields& f, DeviceSpec& d) {
   d.utilization = f.number("utilization", Range::unit_interval);
   d.per_token_overhead_s = f.number("per_token_overhead_ms", Range::non_negative) / 1e3;
   if (auto p = f.table("prefill")) {
-    d.prefill = PrefillSpec{p->number("tflops", Range::positive) * 1e12, p->number("efficiency", Range::unit_interval)};
+    const double efficiency = p->number("efficiency", Range::unit_interval);
+    d.prefill = PrefillSpec{p->number("tflops", Range::positive) * 1e12, efficiency,
+                            p->number_or("quantized_efficiency", Range::unit_interval, efficiency)};
     p->finish();
   }
 }
@@ -174,6 +176,7 @@ Result<DeviceSpec> load_device(const ProfileText& text, const std::vector<Overri
     d.name = text.name;
     read_device_core(f, d);
     read_device_units(f, d);
+    read_device_kv_cache(f, d);
     read_device_storage(f, d);
     read_device_lora(f, d);
     read_device_route(f, d);
@@ -201,6 +204,7 @@ Result<ModelSpec> load_model(const ProfileText& text, const std::vector<Override
     m.tied_embeddings = f.boolean_or("tied_embeddings", false);
     m.qkv_bias = f.boolean_or("qkv_bias", false);
     m.rope_freqs = f.boolean_or("rope_freqs", false);
+    read_model_architecture(f, m);
     read_model_lora(f, m);
     if (!m.vocab && !m.params) f.fail({}, "needs params or vocab (to count its weights)");
     if (auto formats = f.table("formats")) {
@@ -216,6 +220,10 @@ Result<ModelSpec> load_model(const ProfileText& text, const std::vector<Override
         size.bytes = entry->optional_number("bytes", Range::positive);
         if (size.bits_per_weight.has_value() == size.bytes.has_value()) {
           entry->fail({}, "needs exactly one of bits_per_weight and bytes");
+        }
+        size.active_bytes = entry->optional_number("active_bytes", Range::positive);
+        if (size.active_bytes && (!size.bytes || *size.active_bytes > *size.bytes)) {
+          entry->fail("active_bytes", "needs bytes and must not exceed it");
         }
         entry->finish();
         m.formats.emplace(name, size);

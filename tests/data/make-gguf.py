@@ -4,6 +4,9 @@
 lora-tiny.gguf: a LoRA adapter (GGUF v3, F16) on attn_q (64 -> 64) and attn_v (64 -> 16) in 2 layers, rank 4.
 not-adapter.gguf: the same header with general.type = "model".
 version1.gguf: a GGUF version 1 header.
+tiny-llama.gguf: a 2-layer llama model (hidden 32, 4 heads / 2 KV heads, ffn 64, vocab 64), Q8_0 matrices and
+F32 norms, file type 7 (Q8_0), with zeroed tensor data.
+tiny-llama-truncated.gguf: its first 300 bytes (the file ends inside the tensor infos).
 """
 import struct
 
@@ -42,6 +45,40 @@ def adapter(general_type):
     return out + data
 
 
+def kv_u32(key, value):
+    return string(key) + struct.pack("<II", 4, value)
+
+
+def tiny_llama():
+    hidden, ffn, vocab, layers = 32, 64, 64, 2
+    tensors = [("token_embd.weight", (hidden, vocab), 8)]
+    for i in range(layers):
+        tensors += [(f"blk.{i}.attn_norm.weight", (hidden,), 0), (f"blk.{i}.attn_q.weight", (hidden, 32), 8),
+                    (f"blk.{i}.attn_k.weight", (hidden, 16), 8), (f"blk.{i}.attn_v.weight", (hidden, 16), 8),
+                    (f"blk.{i}.attn_output.weight", (32, hidden), 8), (f"blk.{i}.ffn_norm.weight", (hidden,), 0),
+                    (f"blk.{i}.ffn_gate.weight", (hidden, ffn), 8), (f"blk.{i}.ffn_up.weight", (hidden, ffn), 8),
+                    (f"blk.{i}.ffn_down.weight", (ffn, hidden), 8)]
+    tensors += [("output_norm.weight", (hidden,), 0), ("output.weight", (hidden, vocab), 8)]
+    kvs = [kv_string("general.architecture", "llama"), kv_u32("general.file_type", 7),
+           kv_u32("llama.block_count", layers), kv_u32("llama.embedding_length", hidden),
+           kv_u32("llama.feed_forward_length", ffn), kv_u32("llama.attention.head_count", 4),
+           kv_u32("llama.attention.head_count_kv", 2), kv_u32("llama.context_length", 2048)]
+    out = b"GGUF" + struct.pack("<IQQ", 3, len(tensors), len(kvs)) + b"".join(kvs)
+    offset, data = 0, b""
+    for name, dims, ggml_type in tensors:
+        rows = dims[1] if len(dims) > 1 else 1
+        size = rows * (dims[0] // 32 * 34 if ggml_type == 8 else dims[0] * 4)
+        out += string(name) + struct.pack("<I", len(dims)) + b"".join(struct.pack("<Q", d) for d in dims)
+        out += struct.pack("<IQ", ggml_type, offset)
+        padded = (size + 31) // 32 * 32
+        offset += padded
+        data += bytes(padded)
+    out += bytes((len(out) + 31) // 32 * 32 - len(out))
+    return out + data
+
+
+open("tiny-llama.gguf", "wb").write(tiny_llama())
+open("tiny-llama-truncated.gguf", "wb").write(tiny_llama()[:300])
 open("lora-tiny.gguf", "wb").write(adapter("adapter"))
 open("not-adapter.gguf", "wb").write(adapter("model"))
 open("version1.gguf", "wb").write(b"GGUF" + struct.pack("<IQQ", 1, 0, 0))

@@ -22,15 +22,68 @@ TEST(Kv, ReferenceBudgetAndContexts) {
   const double budget = kv_budget_bytes(8 * 1073741824.0, 0.8 * 1073741824.0, 5.184e9);
   EXPECT_NEAR(budget / 1073741824.0, 2.37, 0.005);
   EXPECT_NEAR(5.184e9 / 1073741824.0, 4.83, 0.005);
-  EXPECT_EQ(max_context(budget, 131072), 19431u);
-  EXPECT_EQ(max_context(budget, 65536), 38863u);
-  EXPECT_EQ(max_context(budget, 32768), 77726u);
+  const KvCacheSettings unpadded{1, 512};
+  EXPECT_EQ(max_context(ref_8b(), *find_kv_type("f16"), budget, unpadded), 19431u);
+  EXPECT_EQ(max_context(ref_8b(), *find_kv_type("int8"), budget, unpadded), 38863u);
+  EXPECT_EQ(max_context(ref_8b(), *find_kv_type("int4"), budget, unpadded), 77726u);
+  // llama.cpp pads the context to 256: 19,431 would allocate 19,456 cells, which do not fit.
+  EXPECT_EQ(max_context(ref_8b(), *find_kv_type("f16"), budget, KvCacheSettings{}), 19200u);
 }
 
 TEST(Kv, NoBudgetNoContext) {
-  EXPECT_EQ(max_context(0, 131072), 0u);
-  EXPECT_EQ(max_context(-5e9, 131072), 0u);
+  EXPECT_EQ(max_context(ref_8b(), *find_kv_type("f16"), 0, KvCacheSettings{}), 0u);
+  EXPECT_EQ(max_context(ref_8b(), *find_kv_type("f16"), -5e9, KvCacheSettings{}), 0u);
   EXPECT_LT(kv_budget_bytes(4e9, 1e9, 16e9), 0);
+}
+
+TEST(Kv, PaddingRoundsTheContextUpTo256) {
+  const KvType& f16 = *find_kv_type("f16");
+  EXPECT_EQ(kv_cells(ref_8b(), 0, 1, KvCacheSettings{}), 256u);
+  EXPECT_EQ(kv_cells(ref_8b(), 0, 4096, KvCacheSettings{}), 4096u);
+  EXPECT_EQ(kv_cells(ref_8b(), 0, 4097, KvCacheSettings{}), 4352u);
+  EXPECT_DOUBLE_EQ(kv_cache_bytes(ref_8b(), f16, 1000, KvCacheSettings{}), 1024.0 * 131072);
+  EXPECT_DOUBLE_EQ(kv_cache_bytes(ref_8b(), f16, 1000, KvCacheSettings{1, 512}), 1000.0 * 131072);
+  EXPECT_DOUBLE_EQ(kv_cache_bytes(ref_8b(), f16, 0, KvCacheSettings{}), 0);
+}
+
+ModelSpec gemma2_2b() {
+  ModelSpec m = fixtures::dense("gemma-2", 26, 2304, 8, 4, 256, 9216, 256000);
+  m.arch = "gemma2";
+  m.sliding_window = SlidingWindow{4096, 2};
+  return m;
+}
+
+TEST(Kv, SlidingLayersHoldTheWindowPlusUbatch) {
+  const ModelSpec m = gemma2_2b();
+  EXPECT_TRUE(is_sliding_layer(m, 0));
+  EXPECT_FALSE(is_sliding_layer(m, 1));
+  // 4096 + 512 = 4608 cells (a multiple of 256) in the 13 sliding layers; the 13 global layers hold it all.
+  EXPECT_EQ(kv_cells(m, 0, 8192, KvCacheSettings{}), 4608u);
+  EXPECT_EQ(kv_cells(m, 1, 8192, KvCacheSettings{}), 8192u);
+  EXPECT_EQ(kv_cells(m, 0, 2000, KvCacheSettings{}), 2048u);
+  const KvType& f16 = *find_kv_type("f16");
+  EXPECT_DOUBLE_EQ(kv_bytes_per_token(m, f16), 26.0 * 4 * 512 * 2);  // 106,496 B as if all global
+  EXPECT_DOUBLE_EQ(kv_cache_bytes(m, f16, 8192, KvCacheSettings{}), (13.0 * 4608 + 13.0 * 8192) * 4096);
+  // Gemma 3: window 1024, one global layer in 6: 34 layers have 5 global (5, 11, 17, 23, 29).
+  ModelSpec g3 = m;
+  g3.layers = 34;
+  g3.sliding_window = SlidingWindow{1024, 6};
+  int global = 0;
+  for (std::uint32_t i = 0; i < 34; ++i) global += is_sliding_layer(g3, i) ? 0 : 1;
+  EXPECT_EQ(global, 5);
+  EXPECT_EQ(kv_cells(g3, 0, 131072, KvCacheSettings{}), 1536u);
+  // A budget of exactly the cache at 32768 tokens fits 32768 and no more (padding to 256).
+  const double budget = kv_cache_bytes(g3, f16, 32768, KvCacheSettings{});
+  EXPECT_EQ(max_context(g3, f16, budget, KvCacheSettings{}), 32768u);
+  EXPECT_EQ(max_context(g3, f16, budget - 1, KvCacheSettings{}), 32512u);
+}
+
+TEST(Kv, LatentAttentionCachesOneVectorPerLayer) {
+  ModelSpec m = fixtures::dense("deepseek", 27, 2048, 16, 16, 128, 10944, 102400);
+  m.arch = "deepseek2";
+  m.mla = MlaSpec{512, 0, 64, 128, 128};
+  EXPECT_DOUBLE_EQ(kv_bytes_per_token(m, *find_kv_type("f16")), 27.0 * 576 * 2);  // 31,104 B
+  EXPECT_DOUBLE_EQ(kv_bytes_per_token(m, *find_kv_type("q8_0")), 27.0 * 18 * 34);
 }
 
 TEST(Kv, RecomputeSaving) {

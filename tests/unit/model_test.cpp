@@ -29,7 +29,7 @@ TEST(Model, StatedBitsWinOverRules) {
   ModelSpec m;
   m.name = "ref";
   m.params = 8e9;
-  m.formats["Q4_K_M"] = FormatSize{5.184, std::nullopt};
+  m.formats["Q4_K_M"] = FormatSize{5.184, std::nullopt, std::nullopt};
   auto q4 = weight_size(m, *find_file_type("Q4_K_M"));
   EXPECT_DOUBLE_EQ(q4->bytes, 5.184e9);
   EXPECT_EQ(q4->source, SizeSource::stated_bits);
@@ -40,7 +40,7 @@ TEST(Model, StatedBitsWinOverRules) {
 
 TEST(Model, StatedBytes) {
   ModelSpec m = llama2_7b();
-  m.formats["q8_0"] = FormatSize{std::nullopt, 7.0e9};
+  m.formats["q8_0"] = FormatSize{std::nullopt, 7.0e9, std::nullopt};
   EXPECT_DOUBLE_EQ(weight_size(m, *find_file_type("Q8_0"))->bytes, 7.0e9);
 }
 

@@ -25,10 +25,20 @@ TEST(Prefill, FlopsAreWeightsPlusCausalAttention) {
 
 TEST(Prefill, RateFromPeakAndEfficiency) {
   const ModelSpec m = llama2_7b();
-  const PrefillResult r = prefill({2.6e12, 0.6}, m, 512);
+  const PrefillResult r = prefill({2.6e12, 0.6, 0.5}, m, *find_file_type("F16"), 512);
   EXPECT_DOUBLE_EQ(r.seconds, prefill_flops(m, 512) / 1.56e12);
   EXPECT_DOUBLE_EQ(r.tok_per_s, 512 / r.seconds);
   EXPECT_NEAR(r.tok_per_s, 119.2, 0.05);
+  // Quantized weights run at quantized_efficiency.
+  const PrefillResult q = prefill({2.6e12, 0.6, 0.5}, m, *find_file_type("Q4_0"), 512);
+  EXPECT_DOUBLE_EQ(q.seconds, prefill_flops(m, 512) / 1.3e12);
+}
+
+TEST(Prefill, ExpertsCountAtTheirActiveShare) {
+  ModelSpec m = llama2_7b();
+  m.moe = MoeSpec{8, 2, 11008, 0, 0};
+  // Attention 4 x 4096^2 plus a quarter of 8 experts of 3 x 4096 x 11008, plus the router (4096 x 8).
+  EXPECT_DOUBLE_EQ(matmul_params(m), 32.0 * (4.0 * 4096 * 4096 + 2.0 * 3 * 4096 * 11008 + 4096 * 8));
 }
 
 }  // namespace

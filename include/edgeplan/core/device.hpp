@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "edgeplan/core/kv.hpp"
 #include "edgeplan/core/prefill.hpp"
 #include "edgeplan/core/thermal.hpp"
 
@@ -58,6 +59,7 @@ struct DeviceSpec {
   double utilization = 1;           // achievable fraction of peak bandwidth in decode, (0, 1]
   double per_token_overhead_s = 0;  // fixed cost per decoded token (launches, sync); 0 on the reference
   std::optional<PrefillSpec> prefill;  // compute for prompt processing, where the profile gives it
+  KvCacheSettings kv_cache;            // [kv_cache]: how the runtime pads and caps the cache
   std::map<UnitKind, ComputeUnit> units;  // [units.npu], [units.gpu], [units.cpu]; empty when not given
   std::optional<UnitLink> link;           // [link]; required with two or more units
   std::optional<StorageSpec> storage;  // [storage]: needed by stream

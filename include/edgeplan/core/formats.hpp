@@ -38,12 +38,15 @@ struct FileType {
 };
 
 std::span<const FileType> file_types();
+bool is_quantized(const FileType& ft);  // false for F32, F16 and BF16
 const FileType* find_file_type(std::string_view name);  // case-insensitive; nullptr when unknown
 
 // What a tensor is, for the per-tensor rules.
+// attn_qkv is Phi-3's fused projection; router is ffn_gate_inp (kept F32); other is a matrix the rules leave
+// at the base type (MLA projections).
 enum class TensorRole {
-  token_embd, output, attn_q, attn_k, attn_v, attn_output, ffn_gate, ffn_up, ffn_down,
-  norm, bias, rope_freqs
+  token_embd, output, attn_q, attn_k, attn_v, attn_qkv, attn_output, ffn_gate, ffn_up, ffn_down,
+  norm, bias, rope_freqs, router, other
 };
 
 // Shape facts of the model that the rules look at.

@@ -2,7 +2,11 @@
 // Weight bytes come, in order of preference, from a size the profile states for that format (a measured
 // file, or the reference chapter's 5.184 bits/weight for Q4_K_M), from llama.cpp's per-tensor rules applied
 // to the model's tensor list (when the vocabulary is known), or from params x the format's effective bits.
-// Documented in docs/model.md, section "Weight sizes".
+// The tensor list follows llama.cpp's GGUF layout per architecture (llama, qwen2, qwen3, qwen3moe, gemma2,
+// gemma3, phi3, deepseek2): extra norms, fused projections, mixture-of-experts stacks and multi-head latent
+// attention. A mixture of experts holds every expert in memory but reads only the shared tensors and the
+// active experts per decoded token (active bytes). Sources: llama.cpp llama-arch.cpp / llama-model.cpp tensor
+// shapes, shared/spec/accuracy.md. Documented in docs/model.md, sections "Weight sizes" and "real".
 #pragma once
 
 #include <cstdint>
@@ -20,13 +24,41 @@ namespace edgeplan {
 struct FormatSize {
   std::optional<double> bits_per_weight;  // bits per parameter, metadata included
   std::optional<double> bytes;            // total weight bytes
+  std::optional<double> active_bytes;     // bytes a decoded token reads (a MoE file); with bytes only
 };
 
+// Mixture of experts: routed experts stacked per layer, of which `used` run per token.
+struct MoeSpec {
+  std::uint32_t experts = 0;          // routed experts per MoE layer
+  std::uint32_t used = 0;             // experts active per token (top-k)
+  std::uint32_t expert_ffn = 0;       // feed-forward width of one expert
+  std::uint32_t shared_experts = 0;   // always-active experts of width expert_ffn (DeepSeek), fused in one stack
+  std::uint32_t dense_layers = 0;     // leading layers with a dense FFN of width ffn (DeepSeek first_k_dense_replace)
+};
+
+// Multi-head latent attention (DeepSeek V2/V3): K and V come from one compressed vector per token.
+struct MlaSpec {
+  std::uint32_t kv_lora_rank = 0;     // width of the compressed KV vector
+  std::uint32_t q_lora_rank = 0;      // width of the compressed query (0: a plain attn_q)
+  std::uint32_t rope_dim = 0;         // rotary part of each query/key head (qk_rope_head_dim)
+  std::uint32_t nope_dim = 0;         // non-rotary part (qk_nope_head_dim)
+  std::uint32_t v_head_dim = 0;       // width of one value head
+};
+
+// Interleaved sliding-window attention (Gemma 2/3): layer i is global when i % pattern == pattern - 1.
+struct SlidingWindow {
+  std::uint32_t window_tokens = 0;    // tokens a sliding layer attends to
+  std::uint32_t pattern = 0;          // one global layer in every `pattern`
+};
+
+// llama.cpp architecture names edgeplan has tensor lists for (general.architecture in GGUF).
+const std::vector<std::string>& architectures();
 // How lora.hpp sizes a LoRA target: by its real shape, or as the reference chapter counts it.
 enum class LoraShapes { real, chapter };
 
 struct ModelSpec {
   std::string name;
+  std::string arch = "llama";     // one of architectures()
   std::optional<double> params;   // parameter count as stated by the profile
   std::uint32_t layers = 0;       // decoder blocks
   std::uint32_t hidden = 0;       // embedding width
@@ -38,9 +70,16 @@ struct ModelSpec {
   bool tied_embeddings = false;   // output matrix shared with token_embd
   bool qkv_bias = false;          // q/k/v projections carry biases (Qwen2)
   bool rope_freqs = false;        // a rope_freqs tensor of head_dim/2 floats (Llama 3.1+ rope scaling)
+  std::optional<std::uint32_t> context_tokens;  // trained context length, where known
+  std::optional<MoeSpec> moe;      // mixture of experts; nullopt for a dense model
+  std::optional<MlaSpec> mla;      // latent attention; replaces kv_heads x head_dim in the cache
+  std::optional<SlidingWindow> sliding_window;  // interleaved sliding-window layers
   std::map<std::string, FormatSize> formats;  // stated sizes, keyed by file type name as given
   LoraShapes lora_shapes = LoraShapes::real;  // lora_shapes = "chapter" in the profile: the chapter's sizes
 };
+
+// Whether layer i of m attends through a sliding window (always false without one).
+bool is_sliding_layer(const ModelSpec& m, std::uint32_t layer);
 
 // One weight tensor: name as in GGUF, role for the type rules, layer (-1 outside the blocks), shape.
 struct TensorShape {
@@ -49,10 +88,27 @@ struct TensorShape {
   int layer;
   std::uint64_t row_length;  // ne0, the contiguous dimension
   std::uint64_t rows;        // product of the other dimensions
+  std::uint32_t routed_experts = 0;  // > 0: a stack of that many routed experts, of which moe->used are read
 };
 
-// The tensors of a llama-style decoder (Llama, Mistral, Qwen2 and relatives). Requires vocab.
+// The tensors of m as llama.cpp stores them for its architecture, in GGUF order. Requires vocab.
 std::vector<TensorShape> llama_tensors(const ModelSpec& m);
+
+// A tensor with the ggml type llama.cpp stores it in for a file type.
+struct TypedTensor {
+  TensorShape shape;
+  const GgmlType* type;
+  double bytes;
+};
+
+// m's tensors with their types under file type ft (llama.cpp's per-tensor rules). Requires vocab.
+std::vector<TypedTensor> typed_tensors(const ModelSpec& m, const FileType& ft);
+
+// The 2-D weights of one tensor that a decoded token reads: all of it, or used / experts of an expert stack.
+double active_fraction(const ModelSpec& m, const TensorShape& t);
+
+// Parameters read per decoded token: every tensor, expert stacks counted at used / experts.
+std::optional<double> active_param_count(const ModelSpec& m);
 
 // Parameter count: from the tensor list when the vocabulary is known, else as stated.
 std::optional<double> param_count(const ModelSpec& m);
@@ -62,7 +118,8 @@ enum class SizeSource { stated_bytes, stated_bits, tensor_rules, params_times_bi
 const char* to_string(SizeSource s);
 
 struct WeightSize {
-  double bytes = 0;            // total weight bytes
+  double bytes = 0;            // total weight bytes (memory)
+  double active_bytes = 0;     // bytes a decoded token reads (= bytes for a dense model)
   double bits_per_weight = 0;  // bytes x 8 / params
   SizeSource source = SizeSource::params_times_bits;
 };

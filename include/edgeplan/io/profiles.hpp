@@ -5,6 +5,8 @@
 // sub-directory per kind: devices/, models/, ... Schema: docs/profiles.md.
 #pragma once
 
+#include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -20,6 +22,9 @@ namespace edgeplan::io {
 struct SearchPath {
   std::vector<std::string> dirs;  // searched in order, before the compiled-in profiles
 };
+
+// The whole file, or nullopt when it cannot be read.
+std::optional<std::string> read_text_file(const std::filesystem::path& p);
 
 // --profiles dirs, then EDGEPLAN_PROFILE_PATH, then the share directory next to the running binary.
 SearchPath default_search_path(const std::vector<std::string>& flag_dirs);
@@ -77,6 +82,11 @@ Result<ModelSpec> load_model(const ProfileText& text, const std::vector<Override
 // Section readers of the device profile, one per mechanism, called by load_device.
 void read_device_core(Fields& f, DeviceSpec& d);
 void read_device_units(Fields& f, DeviceSpec& d);  // [units.*] and [link] (src/io/units.cpp)
+void read_device_kv_cache(Fields& f, DeviceSpec& d);  // [kv_cache] (src/io/kv_cache.cpp)
+
+// Architecture keys of the model profile: arch, context_length, [moe], [mla], [sliding_window]
+// (src/io/architecture.cpp), called by load_model.
+void read_model_architecture(Fields& f, ModelSpec& m);
 void read_device_storage(Fields& f, DeviceSpec& d);  // [storage], src/io/storage.cpp
 void read_device_lora(Fields& f, DeviceSpec& d);     // [lora], src/io/lora.cpp
 

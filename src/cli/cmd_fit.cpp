@@ -1,0 +1,112 @@
+// edgeplan fit: which known models and formats run on a device within the given constraints, ranked, with
+// the Pareto front of quality proxy, speed and context. Each figure comes from the decode and kv commands
+// (through run_command), so fit agrees with them to the digit.
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "cli/command.hpp"
+#include "edgeplan/core/units.hpp"
+
+namespace edgeplan::cli {
+namespace {
+
+struct FitOptions {
+  std::string device, formats = "Q2_K,Q3_K_M,Q4_K_M,Q5_K_M,Q6_K,Q8_0,F16", kv_type = "f16";
+  std::uint64_t min_context = 4096;
+  double min_tok_per_s = 0;
+};
+
+struct Candidate {
+  std::string model, format;
+  double params = 0, bits = 0, weights_bytes = 0, tok_per_s = 0, quality = 0;
+  std::uint64_t max_context = 0;
+  bool pareto = true;
+};
+
+// Quality proxy: billions of parameters, discounted below 8 bits per weight (bits / 8, at most 1).
+double quality_proxy(double params, double bits) { return params / 1e9 * std::min(bits, 8.0) / 8.0; }
+
+// a is at least as good as b everywhere and better somewhere.
+bool dominates(const Candidate& a, const Candidate& b) {
+  const bool no_worse = a.quality >= b.quality && a.tok_per_s >= b.tok_per_s && a.max_context >= b.max_context;
+  const bool better = a.quality > b.quality || a.tok_per_s > b.tok_per_s || a.max_context > b.max_context;
+  return no_worse && better;
+}
+
+}  // namespace
+
+Runner setup_fit(CLI::App& app) {
+  auto o = std::make_shared<FitOptions>();
+  app.add_option("--device", o->device, "Device profile name or .toml path")->required();
+  app.add_option("--min-context", o->min_context, "Context that must fit, tokens; decode is taken there")
+      ->capture_default_str();
+  app.add_option("--min-tok-per-s", o->min_tok_per_s, "Slowest acceptable decode rate, tok/s")->capture_default_str();
+  app.add_option("--quant", o->formats, "Formats to consider, comma-separated")->capture_default_str();
+  app.add_option("--kv-type", o->kv_type, "KV-cache type: f16, q8_0, q4_0, int8, int4")->capture_default_str();
+  return [o](const Context& ctx) {
+    io::Report r;
+    r.command = "fit";
+    const DeviceSpec device = ctx.device(o->device, r.inputs);
+    if (o->min_tok_per_s < 0) throw UsageError("--min-tok-per-s must be 0 or more");
+    for (const std::string& f : split_list(o->formats, "--quant")) need_format(f);
+    r.inputs["min_context_tokens"] = o->min_context;
+    r.inputs["min_tok_per_s"] = o->min_tok_per_s;
+    r.inputs["kv_type"] = o->kv_type;
+    const std::string context = std::to_string(o->min_context);
+    std::vector<Candidate> fits;
+    std::size_t considered = 0;
+    for (const io::ProfileText& p : io::list_profiles("models", ctx.search_path())) {
+      const std::vector<std::string> pair{"--device", o->device, "--model", p.display.starts_with("builtin:") ? p.name : p.display};
+      std::vector<std::string> dec_args = pair;
+      dec_args.insert(dec_args.end(), {"--quant", o->formats, "--context", context, "--kv-type", o->kv_type});
+      const io::Report decode_report = run_command("decode", dec_args, ctx);
+      const double params = decode_report.inputs["model"]["params"].get<double>();
+      const io::Json dec = io::full_results(decode_report);
+      for (const io::Json& f : dec["formats"]) {
+        ++considered;
+        const std::string format = f["format"].get<std::string>();
+        std::vector<std::string> kv_args = pair;
+        kv_args.insert(kv_args.end(), {"--quant", format, "--kv-type", o->kv_type});
+        const io::Json kv = io::full_results(run_command("kv", kv_args, ctx));
+        Candidate c{p.name, format};
+        c.bits = f["bits_per_weight"].get<double>();
+        c.weights_bytes = f["weights_bytes"].get<double>();
+        c.params = params;
+        c.tok_per_s = f["tok_per_s"].get<double>();
+        c.max_context = kv["max_context"].get<std::uint64_t>();
+        c.quality = quality_proxy(c.params, c.bits);
+        if (!f["fits"].get<bool>() || c.max_context < o->min_context || c.tok_per_s < o->min_tok_per_s) continue;
+        fits.push_back(c);
+      }
+    }
+    for (Candidate& c : fits) {
+      c.pareto = std::none_of(fits.begin(), fits.end(), [&](const Candidate& d) { return dominates(d, c); });
+    }
+    std::stable_sort(fits.begin(), fits.end(), [](const Candidate& a, const Candidate& b) {
+      if (a.params != b.params) return a.params > b.params;
+      return a.bits > b.bits;
+    });
+    io::Table t{"fits", {{"model", "model"}, {"format", "format"}, {"params (B)", "params", 2, false, 1e9},
+                         {"bits/weight", "bits_per_weight", 2}, {"weights (GB)", "weights_bytes", 2, false, units::kGB},
+                         {"tok/s", "tok_per_s", 2}, {"max context", "max_context", 0, true},
+                         {"quality", "quality_proxy", 2}, {"pareto", "pareto"}}, {}};
+    for (const Candidate& c : fits) {
+      t.add({c.model, c.format, c.params, c.bits, c.weights_bytes, c.tok_per_s,
+             static_cast<std::int64_t>(c.max_context), c.quality, c.pareto});
+    }
+    r.results["considered"] = considered;
+    r.results["fitting"] = fits.size();
+    if (!fits.empty()) r.results["best"] = fits.front().model + " " + fits.front().format;
+    r.tables.push_back(std::move(t));
+    r.title = fmt::format("fit: what runs on {} with {} tokens of {} KV at >= {} tok/s", device.name, o->min_context,
+                          o->kv_type, o->min_tok_per_s);
+    r.notes.push_back(fmt::format("{} of {} model/format pairs fit; ranked by parameters, then bits per weight", fits.size(),
+                                  considered));
+    r.notes.push_back("quality = params (B) x min(bits/weight, 8) / 8; pareto: no other pair is at least as good in "
+                      "quality, tok/s and max context and better in one");
+    return r;
+  };
+}
+
+}  // namespace edgeplan::cli

@@ -1,0 +1,156 @@
+// edgeplan inspect: what a model file holds: architecture, parameters, tensor bytes by ggml type (a GGUF
+// file's own tensors, read from its header; for a config.json, llama.cpp's rules for --quant), context
+// length and KV bytes per token.
+#include <map>
+
+#include <fmt/format.h>
+
+#include "cli/command.hpp"
+#include "edgeplan/core/kv.hpp"
+#include "edgeplan/core/units.hpp"
+#include "edgeplan/io/gguf.hpp"
+#include "edgeplan/io/model_file.hpp"
+
+namespace edgeplan::cli {
+namespace {
+
+struct InspectOptions {
+  std::string file, quant = "Q4_K_M";
+};
+
+struct TypeTotal {
+  std::int64_t tensors = 0;
+  double params = 0;
+  double bytes = 0;
+};
+
+// One tensor as the type table counts it.
+struct Counted {
+  std::string_view type;
+  double params, bytes, active_bytes;
+};
+
+std::vector<Counted> from_rules(const ModelSpec& m, const FileType& ft) {
+  std::vector<Counted> out;
+  for (const TypedTensor& t : typed_tensors(m, ft)) {
+    out.push_back({t.type->name, static_cast<double>(t.shape.row_length * t.shape.rows), t.bytes,
+                   t.bytes * active_fraction(m, t.shape)});
+  }
+  return out;
+}
+
+// general.file_type as llama.cpp names it.
+std::string file_type_name(const io::GgufFile& f) {
+  const io::GgufValue* v = f.find("general.file_type");
+  if (!v) return "not stated";
+  const std::uint64_t id = v->as_uint().value_or(~std::uint64_t{0});
+  for (const FileType& t : file_types()) {
+    if (t.gguf_id && *t.gguf_id == id) return std::string(t.name);
+  }
+  return fmt::format("{} (not a file type edgeplan names)", id);
+}
+
+std::vector<Counted> from_gguf(const ModelSpec& m, const io::GgufFile& f) {
+  std::vector<Counted> out;
+  for (const io::GgufTensor& t : f.tensors) {
+    double params = 1;
+    for (std::uint64_t d : t.dims) params *= static_cast<double>(d);
+    const double bytes = static_cast<double>(t.bytes);
+    const bool routed = m.moe && t.name.find("_exps.") != std::string::npos;
+    out.push_back({t.type->name, params, bytes, routed ? bytes * m.moe->used / m.moe->experts : bytes});
+  }
+  return out;
+}
+
+}  // namespace
+
+Runner setup_inspect(CLI::App& app) {
+  auto o = std::make_shared<InspectOptions>();
+  app.add_option("file", o->file, "Model file: a GGUF file or a Hugging Face config.json")->required();
+  app.add_option("--quant", o->quant, "For a config.json: the format whose llama.cpp tensor types to apply")
+      ->capture_default_str();
+  return [o](const Context& ctx) {
+    io::Report r;
+    r.command = "inspect";
+    if (!io::is_model_file(o->file)) {
+      throw UsageError(fmt::format("inspect: '{}' is not a model file (expected a .gguf or a config.json)", o->file));
+    }
+    const ModelSpec m = ctx.model(o->file, r.inputs);
+    std::vector<Counted> tensors;
+    std::string size_rule;
+    if (o->file.ends_with(".gguf")) {
+      const io::GgufFile f = unwrap(io::read_gguf_file(o->file));
+      tensors = from_gguf(m, f);
+      const std::string type_name = file_type_name(f);
+      size_rule = fmt::format("the file's tensors (GGUF v{}, {} tensors, file type {}, data at byte {})", f.version,
+                              f.tensors.size(), type_name, f.data_offset);
+      r.results["gguf_version"] = f.version;
+      r.results["file_type"] = type_name;
+      r.results["file_bytes"] = f.file_bytes;
+    } else {
+      const FileType& ft = need_format(o->quant);
+      r.inputs["quant"] = ft.name;
+      tensors = from_rules(m, ft);
+      size_rule = fmt::format("{} under llama.cpp's rules", ft.name);
+    }
+
+    std::map<std::string_view, TypeTotal> by_type;
+    double params = 0, bytes = 0, active = 0;
+    for (const Counted& t : tensors) {
+      TypeTotal& total = by_type[t.type];
+      total.tensors += 1;
+      total.params += t.params;
+      total.bytes += t.bytes;
+      params += t.params;
+      bytes += t.bytes;
+      active += t.active_bytes;
+    }
+    io::Table table{"types", {{"type", "type"},
+                              {"tensors", "tensors", 0},
+                              {"params", "params", 0, true},
+                              {"bytes", "bytes", 0, true},
+                              {"share (%)", "share_percent", 1}}, {}};
+    for (const auto& [name, total] : by_type) {
+      table.add({std::string(name), total.tensors, total.params, total.bytes, 100 * total.bytes / bytes});
+    }
+    r.tables.push_back(std::move(table));
+
+    const double kv = kv_bytes_per_token(m, *find_kv_type("f16"));
+    r.results["arch"] = m.arch;
+    r.results["params"] = params;
+    r.results["weights_bytes"] = bytes;
+    r.results["bits_per_weight"] = bytes * 8 / params;
+    if (m.moe) {
+      r.results["active_params"] = *active_param_count(m);
+      r.results["active_bytes"] = active;
+    }
+    if (m.context_tokens) r.results["context_length"] = *m.context_tokens;
+    r.results["kv_bytes_per_token_f16"] = kv;
+
+    r.title = fmt::format("inspect: {} ({})", m.name, o->file);
+    r.header.push_back(fmt::format("architecture {}: {} layers, hidden {}, {} heads / {} KV heads of {}, ffn {}, vocab {}{}",
+                                   m.arch, m.layers, m.hidden, m.heads, m.kv_heads, m.head_dim, m.ffn, *m.vocab,
+                                   m.tied_embeddings ? " (tied embeddings)" : ""));
+    r.header.push_back(fmt::format("{} parameters; weights from {}: {:.2f} GB ({:.3f} bits/weight)",
+                                   with_thousands(static_cast<std::uint64_t>(params)), size_rule, bytes / units::kGB, bytes * 8 / params));
+    if (m.moe) {
+      r.header.push_back(fmt::format("mixture of experts: {} experts, {} used per token{}{}: {:.3f} B active parameters, "
+                                     "{:.2f} GB read per token",
+                                     m.moe->experts, m.moe->used,
+                                     m.moe->shared_experts ? fmt::format(", {} shared", m.moe->shared_experts) : "",
+                                     m.moe->dense_layers ? fmt::format(", {} dense layers first", m.moe->dense_layers) : "",
+                                     *active_param_count(m) / 1e9, active / units::kGB));
+    }
+    std::string kv_how = m.mla ? fmt::format(" (latent attention: {} values per layer)", m.mla->kv_lora_rank + m.mla->rope_dim)
+                               : "";
+    if (m.sliding_window) {
+      kv_how = fmt::format(" if every layer were global; sliding window {} tokens in {} of every {} layers",
+                           m.sliding_window->window_tokens, m.sliding_window->pattern - 1, m.sliding_window->pattern);
+    }
+    r.header.push_back(fmt::format("context length {}; KV cache {} B per token in f16{}",
+                                   m.context_tokens ? std::to_string(*m.context_tokens) : "not stated", kv, kv_how));
+    return r;
+  };
+}
+
+}  // namespace edgeplan::cli

@@ -1,0 +1,237 @@
+// Hugging Face config.json -> ModelSpec (field names from transformers' configuration classes, as listed in
+// shared/spec/accuracy.md), and ModelSpec -> TOML model profile.
+#include <algorithm>
+#include <filesystem>
+#include <limits>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <nlohmann/json.hpp>
+
+#include "edgeplan/io/model_file.hpp"
+#include "edgeplan/io/suggest.hpp"
+
+namespace edgeplan::io {
+namespace {
+
+struct ConfigError {
+  std::string message;
+};
+
+// The config's settings: text_config's first, then the top level's.
+class Config {
+ public:
+  Config(const nlohmann::json& root, std::string display) : root_(root), display_(std::move(display)) {
+    if (auto it = root.find("text_config"); it != root.end() && it->is_object()) text_ = &*it;
+  }
+
+  const nlohmann::json* find(const std::string& key) const {
+    for (const nlohmann::json* obj : {text_, &root_}) {
+      if (!obj) continue;
+      auto it = obj->find(key);
+      if (it != obj->end() && !it->is_null()) return &*it;
+    }
+    return nullptr;
+  }
+
+  std::optional<std::uint32_t> optional_count(const std::string& key, std::uint32_t min = 1) const {
+    const nlohmann::json* v = find(key);
+    if (!v) return std::nullopt;
+    if (!v->is_number_integer() || v->get<std::int64_t>() < min ||
+        v->get<std::int64_t>() > std::numeric_limits<std::uint32_t>::max()) {
+      fail(fmt::format("{} must be a whole number of at least {} (got {})", key, min, v->dump()));
+    }
+    return static_cast<std::uint32_t>(v->get<std::int64_t>());
+  }
+
+  std::uint32_t count(const std::string& key, std::uint32_t min = 1) const {
+    if (auto v = optional_count(key, min)) return *v;
+    fail(key + " is missing");
+  }
+
+  std::optional<std::string> string(const std::string& key) const {
+    const nlohmann::json* v = find(key);
+    if (!v) return std::nullopt;
+    if (!v->is_string()) fail(fmt::format("{} must be a string (got {})", key, v->dump()));
+    return v->get<std::string>();
+  }
+
+  bool boolean_or(const std::string& key, bool fallback) const {
+    const nlohmann::json* v = find(key);
+    if (!v) return fallback;
+    if (!v->is_boolean()) fail(fmt::format("{} must be true or false (got {})", key, v->dump()));
+    return v->get<bool>();
+  }
+
+  [[noreturn]] void fail(const std::string& what) const { throw ConfigError{display_ + ": " + what}; }
+
+ private:
+  const nlohmann::json& root_;
+  const nlohmann::json* text_ = nullptr;
+  std::string display_;
+};
+
+// model_type -> llama.cpp architecture.
+const std::vector<std::pair<std::string, std::string>> kModelTypes{
+    {"llama", "llama"},     {"mistral", "llama"},       {"mixtral", "llama"},          {"qwen2", "qwen2"},
+    {"qwen3", "qwen3"},     {"qwen3_moe", "qwen3moe"},  {"gemma2", "gemma2"},          {"gemma3", "gemma3"},
+    {"gemma3_text", "gemma3"}, {"phi3", "phi3"},        {"deepseek_v2", "deepseek2"},  {"deepseek_v3", "deepseek2"},
+};
+
+// One global layer in every `pattern`, read from sliding_window_pattern or layer_types.
+std::uint32_t window_pattern(const Config& c) {
+  if (auto p = c.optional_count("sliding_window_pattern", 2)) return *p;
+  const nlohmann::json* types = c.find("layer_types");
+  if (!types) c.fail("sliding_window needs sliding_window_pattern or layer_types");
+  if (!types->is_array()) c.fail("layer_types must be an array of strings");
+  std::uint32_t pattern = 0;
+  for (std::size_t i = 0; i < types->size(); ++i) {
+    if ((*types)[i] == "full_attention") {
+      pattern = static_cast<std::uint32_t>(i + 1);
+      break;
+    }
+  }
+  if (pattern < 2) c.fail("layer_types must start with sliding_attention layers followed by a full_attention one");
+  for (std::size_t i = 0; i < types->size(); ++i) {
+    const bool global = i % pattern == pattern - 1;
+    if ((*types)[i] != (global ? "full_attention" : "sliding_attention")) {
+      c.fail(fmt::format("layer_types[{}] breaks the pattern of one full_attention layer in every {}", i, pattern));
+    }
+  }
+  return pattern;
+}
+
+ModelSpec read_config(const Config& c, const std::string& name) {
+  ModelSpec m;
+  m.name = name;
+  const std::optional<std::string> type = c.string("model_type");
+  if (!type) c.fail("model_type is missing");
+  std::vector<std::string> known;
+  for (const auto& [t, arch] : kModelTypes) {
+    known.push_back(t);
+    if (t == *type) m.arch = arch;
+  }
+  if (std::find(known.begin(), known.end(), *type) == known.end()) {
+    c.fail(fmt::format("model_type \"{}\" is not supported; supported: {}{}", *type, fmt::join(known, ", "),
+                       did_you_mean(*type, known)));
+  }
+  m.layers = c.count("num_hidden_layers");
+  m.hidden = c.count("hidden_size");
+  m.heads = c.count("num_attention_heads");
+  m.kv_heads = c.optional_count("num_key_value_heads").value_or(m.heads);
+  if (m.heads % m.kv_heads != 0) {
+    c.fail(fmt::format("num_key_value_heads ({}) must divide num_attention_heads ({})", m.kv_heads, m.heads));
+  }
+  m.head_dim = c.optional_count("head_dim").value_or(m.hidden / m.heads);
+  m.ffn = c.count("intermediate_size");
+  m.vocab = c.count("vocab_size");
+  m.context_tokens = c.optional_count("max_position_embeddings");
+  m.tied_embeddings = c.boolean_or("tie_word_embeddings", true);  // transformers' default
+  m.qkv_bias = m.arch == "qwen2";
+  if (const nlohmann::json* rope = c.find("rope_scaling"); rope && rope->is_object()) {
+    m.rope_freqs = m.arch == "llama" && rope->value("rope_type", std::string()) == "llama3";
+  }
+  if (*type == "mixtral") {
+    m.moe = MoeSpec{c.count("num_local_experts", 2), c.count("num_experts_per_tok"), m.ffn, 0, 0};
+  } else if (*type == "qwen3_moe") {
+    m.moe = MoeSpec{c.count("num_experts", 2), c.count("num_experts_per_tok"), c.count("moe_intermediate_size"), 0, 0};
+  } else if (m.arch == "deepseek2") {
+    m.moe = MoeSpec{c.count("n_routed_experts", 2), c.count("num_experts_per_tok"), c.count("moe_intermediate_size"),
+                    c.optional_count("n_shared_experts", 0).value_or(0),
+                    c.optional_count("first_k_dense_replace", 0).value_or(0)};
+    m.mla = MlaSpec{c.count("kv_lora_rank"), c.optional_count("q_lora_rank", 0).value_or(0),
+                    c.count("qk_rope_head_dim"), c.count("qk_nope_head_dim"), c.count("v_head_dim")};
+    m.kv_heads = m.heads;
+    m.head_dim = m.mla->v_head_dim;
+  }
+  if (m.moe && m.moe->used > m.moe->experts) c.fail("num_experts_per_tok exceeds the number of experts");
+  if (m.arch == "gemma2") m.sliding_window = SlidingWindow{c.count("sliding_window"), 2};
+  if (m.arch == "gemma3") m.sliding_window = SlidingWindow{c.count("sliding_window"), window_pattern(c)};
+  return m;
+}
+
+}  // namespace
+
+bool is_model_file(const std::string& name_or_path) {
+  return name_or_path.ends_with(".json") || name_or_path.ends_with(".gguf");
+}
+
+Result<ModelSpec> model_from_hf_config(std::string_view json_text, const std::string& name, const std::string& display) {
+  nlohmann::json root;
+  try {
+    root = nlohmann::json::parse(json_text);
+  } catch (const nlohmann::json::parse_error& e) {
+    return Error{fmt::format("{}: invalid JSON at byte {}: {}", display, e.byte,
+                             std::string(e.what()).substr(std::string(e.what()).rfind(": ") + 2))};
+  }
+  if (!root.is_object()) return Error{display + ": expected a JSON object (a Hugging Face config.json)"};
+  try {
+    return read_config(Config(root, display), name);
+  } catch (const ConfigError& e) {
+    return Error{e.message};
+  }
+}
+
+std::string model_file_name(const std::string& path) {
+  const std::filesystem::path p(path);
+  if (p.filename() == "config.json" && p.has_parent_path() && p.parent_path().has_filename()) {
+    return p.parent_path().filename().string();
+  }
+  return p.stem().string();
+}
+
+Result<ProfileText> model_file_profile(const std::string& path) {
+  if (path.ends_with(".gguf")) {
+    auto file = read_gguf_file(path);
+    if (!file) return file.error();
+    auto m = model_from_gguf(*file, model_file_name(path), path);
+    if (!m) return m.error();
+    return ProfileText{m->name, path, path, model_profile_toml(*m, path)};
+  }
+  const auto text = read_text_file(path);
+  if (!text) return Error{fmt::format("cannot read model file '{}': no such file", path)};
+  auto m = model_from_hf_config(*text, model_file_name(path), path);
+  if (!m) return m.error();
+  return ProfileText{m->name, path, path, model_profile_toml(*m, path)};
+}
+
+std::string model_profile_toml(const ModelSpec& m, const std::string& source) {
+  std::string out = fmt::format("# {} (imported by edgeplan from {}).\n", m.name, source);
+  out += fmt::format("description = \"{}: {} layers, hidden {}, {} / {} heads{}\"\n", m.name, m.layers, m.hidden,
+                     m.heads, m.kv_heads, m.moe ? fmt::format(", {} experts (top {})", m.moe->experts, m.moe->used) : "");
+  out += fmt::format("source = {}\n", nlohmann::json(source).dump());
+  out += fmt::format("arch = \"{}\"\n", m.arch);
+  if (m.params && !m.vocab) out += fmt::format("params = {}\n", *m.params);
+  out += fmt::format("layers = {}\nhidden = {}\nheads = {}\nkv_heads = {}\nhead_dim = {}\nffn = {}\n", m.layers,
+                     m.hidden, m.heads, m.kv_heads, m.head_dim, m.ffn);
+  if (m.vocab) out += fmt::format("vocab = {}\n", *m.vocab);
+  out += fmt::format("tied_embeddings = {}\n", m.tied_embeddings);
+  if (m.qkv_bias) out += "qkv_bias = true\n";
+  if (m.rope_freqs) out += "rope_freqs = true\n";
+  if (m.context_tokens) out += fmt::format("context_length = {}\n", *m.context_tokens);
+  if (m.moe) {
+    out += fmt::format("\n[moe]\nexperts = {}\nused = {}\nexpert_ffn = {}\n", m.moe->experts, m.moe->used,
+                       m.moe->expert_ffn);
+    if (m.moe->shared_experts > 0) out += fmt::format("shared_experts = {}\n", m.moe->shared_experts);
+    if (m.moe->dense_layers > 0) out += fmt::format("dense_layers = {}\n", m.moe->dense_layers);
+  }
+  if (m.mla) {
+    out += fmt::format("\n[mla]\nkv_lora_rank = {}\n", m.mla->kv_lora_rank);
+    if (m.mla->q_lora_rank > 0) out += fmt::format("q_lora_rank = {}\n", m.mla->q_lora_rank);
+    out += fmt::format("rope_dim = {}\nnope_dim = {}\nv_head_dim = {}\n", m.mla->rope_dim, m.mla->nope_dim,
+                       m.mla->v_head_dim);
+  }
+  for (const auto& [format, size] : m.formats) {
+    out += fmt::format("\n[formats.{}]\n", format);
+    if (size.bytes) out += fmt::format("bytes = {:.0f}\n", *size.bytes);
+    if (size.bits_per_weight) out += fmt::format("bits_per_weight = {}\n", *size.bits_per_weight);
+    if (size.active_bytes && m.moe) out += fmt::format("active_bytes = {:.0f}\n", *size.active_bytes);
+  }
+  if (m.sliding_window) {
+    out += fmt::format("\n[sliding_window]\nwindow_tokens = {}\npattern = {}\n", m.sliding_window->window_tokens,
+                       m.sliding_window->pattern);
+  }
+  return out;
+}
+
+}  // namespace edgeplan::io

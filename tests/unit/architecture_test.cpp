@@ -1,0 +1,177 @@
+// Tensor lists per architecture, mixture-of-experts active bytes, and the model-file readers
+// (config.json and GGUF headers built in memory).
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <vector>
+
+#include "edgeplan/core/model.hpp"
+#include "edgeplan/io/model_file.hpp"
+#include "fixtures.hpp"
+
+namespace edgeplan {
+namespace {
+
+ModelSpec mixtral() {
+  ModelSpec m = fixtures::dense("mixtral", 32, 4096, 32, 8, 128, 14336, 32000);
+  m.moe = MoeSpec{8, 2, 14336, 0, 0};
+  return m;
+}
+
+TEST(Architecture, MixtralHoldsAllExpertsAndReadsTwo) {
+  const ModelSpec m = mixtral();
+  EXPECT_EQ(*param_count(m), 46702792704.0);
+  EXPECT_EQ(*active_param_count(m), 12879925248.0);
+  const WeightSize w = *weight_size(m, *find_file_type("Q4_K_M"));
+  EXPECT_EQ(w.bytes, 28447727616.0);
+  EXPECT_EQ(w.active_bytes, 7969038336.0);
+  // 8 experts: attn_k / attn_v are Q8_0 and attn_output Q5_K.
+  const MixContext mix{32, 32, 8, 8, false};
+  EXPECT_EQ(tensor_type(*find_file_type("Q4_K_M"), TensorRole::attn_k, 3, 4096, mix).name, "Q8_0");
+  EXPECT_EQ(tensor_type(*find_file_type("Q4_K_M"), TensorRole::attn_output, 3, 4096, mix).name, "Q5_K");
+  EXPECT_EQ(tensor_type(*find_file_type("Q4_K_M"), TensorRole::router, 3, 4096, mix).name, "F32");
+}
+
+TEST(Architecture, StatedBytesOfAMixtureAreReadInTheRulesShare) {
+  ModelSpec m = mixtral();
+  m.formats["Q4_K_M"] = FormatSize{std::nullopt, 28e9, std::nullopt};
+  const WeightSize w = *weight_size(m, *find_file_type("Q4_K_M"));
+  EXPECT_DOUBLE_EQ(w.active_bytes, 28e9 * 7969038336.0 / 28447727616.0);
+  m.formats["Q4_K_M"] = FormatSize{std::nullopt, 28e9, 8e9};
+  EXPECT_DOUBLE_EQ(weight_size(m, *find_file_type("Q4_K_M"))->active_bytes, 8e9);
+}
+
+TEST(Architecture, PhiFusesQkvAndGateUp) {
+  ModelSpec m = fixtures::dense("phi-3", 32, 3072, 32, 32, 96, 8192, 32064);
+  m.arch = "phi3";
+  const auto tensors = llama_tensors(m);
+  EXPECT_EQ(tensors[2].name, "blk.0.attn_qkv.weight");
+  EXPECT_EQ(tensors[2].rows, 9216u);
+  EXPECT_EQ(*param_count(m), 3821079552.0);
+  // Q4_K_M gives attn_qkv Q5_K.
+  EXPECT_EQ(weight_size(m, *find_file_type("Q4_K_M"))->bytes, 2392493568.0);
+}
+
+TEST(Architecture, GemmaAndQwen3Norms) {
+  ModelSpec m = fixtures::dense("gemma-3", 34, 2560, 8, 4, 256, 10240, 262208);
+  m.arch = "gemma3";
+  m.tied_embeddings = true;
+  EXPECT_EQ(*param_count(m), 3880263168.0);  // 4 norms of 2560 and q/k norms of 256 per layer
+  EXPECT_EQ(weight_size(m, *find_file_type("Q4_K_M"))->bytes, 2483352832.0);
+}
+
+TEST(Architecture, DeepSeekLatentAttentionAndSharedExperts) {
+  ModelSpec m = fixtures::dense("deepseek", 27, 2048, 16, 16, 128, 10944, 102400);
+  m.arch = "deepseek2";
+  m.moe = MoeSpec{64, 6, 1408, 2, 1};
+  m.mla = MlaSpec{512, 0, 64, 128, 128};
+  EXPECT_EQ(*param_count(m), 15706484224.0);
+  EXPECT_EQ(*active_param_count(m), 2661150208.0);
+}
+
+TEST(ModelFile, ConfigJsonReadsNestedTextConfig) {
+  const std::string text = R"({"model_type": "gemma3", "text_config": {"model_type": "gemma3_text",
+    "hidden_size": 2560, "intermediate_size": 10240, "num_attention_heads": 8, "num_key_value_heads": 4,
+    "head_dim": 256, "num_hidden_layers": 34, "vocab_size": 262208, "sliding_window": 1024,
+    "layer_types": ["sliding_attention", "sliding_attention", "full_attention"]}})";
+  const auto m = io::model_from_hf_config(text, "g", "g.json");
+  ASSERT_TRUE(m.ok()) << m.error().message;
+  EXPECT_EQ(m->arch, "gemma3");
+  EXPECT_EQ(m->hidden, 2560u);
+  EXPECT_TRUE(m->tied_embeddings);  // transformers' default
+  EXPECT_EQ(m->sliding_window->window_tokens, 1024u);
+  EXPECT_EQ(m->sliding_window->pattern, 3u);
+  const auto bad = io::model_from_hf_config(R"({"model_type": "llama", "num_hidden_layers": -1})", "x", "x.json");
+  EXPECT_EQ(bad.error().message, "x.json: num_hidden_layers must be a whole number of at least 1 (got -1)");
+}
+
+TEST(ModelFile, TomlRoundTrip) {
+  const ModelSpec m = mixtral();
+  const std::string toml = io::model_profile_toml(m, "m.json");
+  EXPECT_NE(toml.find("[moe]\nexperts = 8\nused = 2\nexpert_ffn = 14336\n"), std::string::npos);
+  const auto back = io::load_model(io::ProfileText{"mixtral", "m.toml", "m.toml", toml}, {});
+  ASSERT_TRUE(back.ok()) << back.error().message;
+  EXPECT_EQ(*param_count(*back), *param_count(m));
+  EXPECT_EQ(back->moe->used, 2u);
+}
+
+// A GGUF header of a 2-layer MoE model with 4 experts (top 2), Q8_0 weights, built in memory.
+std::vector<std::byte> moe_gguf() {
+  std::vector<std::byte> b;
+  auto raw = [&](const void* p, std::size_t n) {
+    const auto* c = static_cast<const std::byte*>(p);
+    b.insert(b.end(), c, c + n);
+  };
+  auto u32 = [&](std::uint32_t v) { raw(&v, 4); };
+  auto u64 = [&](std::uint64_t v) { raw(&v, 8); };
+  auto str = [&](const std::string& s) { u64(s.size()); raw(s.data(), s.size()); };
+  auto kv_u32 = [&](const std::string& k, std::uint32_t v) { str(k); u32(4); u32(v); };
+  struct T { std::string name; std::vector<std::uint64_t> dims; std::uint32_t type; };
+  std::vector<T> ts{{"token_embd.weight", {32, 16}, 8}, {"output.weight", {32, 16}, 8}};
+  for (int i = 0; i < 2; ++i) {
+    const std::string p = "blk." + std::to_string(i) + ".";
+    ts.push_back({p + "attn_q.weight", {32, 32}, 8});
+    ts.push_back({p + "ffn_gate_inp.weight", {32, 4}, 0});
+    ts.push_back({p + "ffn_up_exps.weight", {32, 64, 4}, 8});
+  }
+  raw("GGUF", 4);
+  u32(3);
+  u64(ts.size());
+  u64(8);
+  str("general.architecture"); u32(8); str("llama");
+  kv_u32("general.file_type", 7);
+  kv_u32("llama.block_count", 2);
+  kv_u32("llama.embedding_length", 32);
+  kv_u32("llama.feed_forward_length", 64);
+  kv_u32("llama.attention.head_count", 4);
+  kv_u32("llama.expert_count", 4);
+  kv_u32("llama.expert_used_count", 2);
+  std::uint64_t offset = 0;
+  for (const T& t : ts) {
+    str(t.name);
+    u32(static_cast<std::uint32_t>(t.dims.size()));
+    for (auto d : t.dims) u64(d);
+    u32(t.type);
+    u64(offset);
+    std::uint64_t rows = 1;
+    for (std::size_t i = 1; i < t.dims.size(); ++i) rows *= t.dims[i];
+    offset += (rows * (t.type == 8 ? t.dims[0] / 32 * 34 : t.dims[0] * 4) + 31) / 32 * 32;
+  }
+  b.resize((b.size() + 31) / 32 * 32 + offset);
+  return b;
+}
+
+TEST(ModelFile, GgufMixtureUsesTheFilesBytes) {
+  const auto file = io::read_gguf(moe_gguf(), "moe.gguf");
+  ASSERT_TRUE(file.ok()) << file.error().message;
+  const auto m = io::model_from_gguf(*file, "moe", "moe.gguf");
+  ASSERT_TRUE(m.ok()) << m.error().message;
+  EXPECT_EQ(m->moe->experts, 4u);
+  EXPECT_EQ(m->moe->used, 2u);
+  EXPECT_EQ(*m->vocab, 16u);
+  EXPECT_FALSE(m->tied_embeddings);
+  // embd 16 x 34, output 16 x 34, per layer q 32 x 34, router 4 x 32 x 4, experts 256 x 34.
+  const double experts = 2 * 256 * 34.0, rest = 2 * 16 * 34.0 + 2 * (32 * 34.0 + 512);
+  const WeightSize w = *weight_size(*m, *find_file_type("Q8_0"));
+  EXPECT_EQ(w.source, SizeSource::stated_bytes);
+  EXPECT_DOUBLE_EQ(w.bytes, experts + rest);
+  EXPECT_DOUBLE_EQ(w.active_bytes, experts / 2 + rest);
+}
+
+TEST(ModelFile, GgufErrorsNameTheFile) {
+  auto bytes = moe_gguf();
+  const auto file = io::read_gguf(bytes, "moe.gguf");
+  io::GgufFile f = *file;
+  f.metadata.erase(f.metadata.begin());
+  EXPECT_EQ(io::model_from_gguf(f, "moe", "moe.gguf").error().message, "moe.gguf: general.architecture is missing");
+  f = *file;
+  std::get<std::string>(f.metadata[0].second.value) = "mamba";
+  EXPECT_EQ(io::model_from_gguf(f, "moe", "moe.gguf").error().message,
+            "moe.gguf: architecture \"mamba\" is not supported; supported: llama, qwen2, qwen3, qwen3moe, gemma2, "
+            "gemma3, phi3, deepseek2");
+  bytes.resize(100);
+  EXPECT_FALSE(io::read_gguf(bytes, "moe.gguf").ok());
+}
+
+}  // namespace
+}  // namespace edgeplan
