@@ -2,6 +2,7 @@
 #include <array>
 #include <charconv>
 #include <cmath>
+#include <cstdlib>
 #include <iostream>
 
 #include <fmt/format.h>
@@ -61,6 +62,31 @@ void add_common(CLI::App& app, CommonOptions& o) {
       ->type_name("KEY=VALUES");
   app.add_option("--require", o.requirements, "Fail (exit 1) unless 'FIELD OP VALUE' holds, e.g. 'fits == true' (repeatable)")
       ->type_name("EXPR");
+}
+
+// CLI11 reads "-1" into an unsigned option as a huge number and "nan" or "inf" into a double: every numeric
+// option of every subcommand gets a check that refuses them before conversion.
+void check_numeric_options(CLI::App& app) {
+  static const CLI::Validator whole(
+      [](std::string& text) -> std::string {
+        if (!text.empty() && text.front() == '-') return "expected a whole number of 0 or more (got " + text + ")";
+        return "";
+      },
+      "", "whole");
+  static const CLI::Validator finite(
+      [](std::string& text) -> std::string {
+        char* end = nullptr;
+        const double v = std::strtod(text.c_str(), &end);
+        if (end != text.c_str() && *end == '\0' && !std::isfinite(v)) {
+          return "expected a finite number (got " + text + ")";
+        }
+        return "";
+      },
+      "", "finite");
+  for (CLI::Option* o : app.get_options()) {
+    if (o->get_type_name() == "UINT") o->check(whole);
+    if (o->get_type_name() == "FLOAT") o->check(finite);
+  }
 }
 
 // Decimals needed to show every value of a sweep axis as typed (at most 6).
@@ -213,6 +239,7 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err)
     CLI::App* sub = app.add_subcommand(c.name, c.description);
     add_common(*sub, common);
     runners.emplace_back(sub, c.setup(*sub));
+    check_numeric_options(*sub);
   }
 
   if (argc > 1 && argv[1][0] != '-') {

@@ -87,6 +87,7 @@ std::optional<double> Fields::optional_number(std::string_view key, Range range)
     fail(key, "must be a number, not " + type_name(*n));
   }
   if (!std::isfinite(v)) fail(key, "must be a finite number (got " + show(v) + ")");
+  if (std::abs(v) > kMaxMagnitude) fail(key, fmt::format("must be at most {:g} in magnitude (got {})", kMaxMagnitude, v));
   if (!in_range(v, range)) fail(key, "must be " + range_text(range) + " (got " + show(v) + ")");
   return v;
 }
@@ -209,11 +210,11 @@ std::vector<std::string> Fields::remaining_keys() const {
 
 void Fields::missing(std::string_view key) const {
   // A misspelt key is the likelier story than a forgotten one: report the look-alike first.
+  // Keys already read are valid, whatever they look like.
   const std::vector<std::string> wanted{std::string(key)};
-  for (const auto& [k, v] : *table_) {
-    if (nearest(k.str(), wanted)) {
-      throw FieldError(fmt::format("{}: unknown key {}; did you mean {}?", where(k.str()), full_key(k.str()),
-                                   full_key(key)));
+  for (const std::string& k : remaining_keys()) {
+    if (nearest(k, wanted)) {
+      throw FieldError(fmt::format("{}: unknown key {}; did you mean {}?", where(k), full_key(k), full_key(key)));
     }
   }
   throw FieldError(fmt::format("{}: missing required key {}", where({}), full_key(key)));

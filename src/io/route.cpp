@@ -207,9 +207,21 @@ std::optional<std::string> RecordReader::parse_csv(std::string_view text, RouteR
 }
 
 std::optional<std::string> RecordReader::parse_jsonl(std::string_view text, RouteRequest& r) {
-  const nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
+  // nlohmann keeps the last of two equal keys; a line that gives a column twice is refused, as in CSV.
+  std::vector<std::string> keys;
+  std::string twice;
+  const auto note_key = [&](int depth, nlohmann::json::parse_event_t event, nlohmann::json& parsed) {
+    if (event == nlohmann::json::parse_event_t::key && depth == 1 && twice.empty()) {
+      const auto& k = parsed.get_ref<const std::string&>();
+      if (std::find(keys.begin(), keys.end(), k) != keys.end()) twice = k;
+      keys.push_back(k);
+    }
+    return true;
+  };
+  const nlohmann::json j = nlohmann::json::parse(text, note_key, false);
   if (j.is_discarded()) return std::string("invalid JSON");
   if (!j.is_object()) return std::string("expected a JSON object");
+  if (!twice.empty()) return fmt::format("column '{}' appears twice", twice);
   seen_ = 0;
   for (const auto& [key, value] : j.items()) {
     Column c = ignored;

@@ -21,6 +21,11 @@ struct FieldError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// The largest magnitude any profile number may have: far above every real figure (profiles state bytes as
+// GiB, rates as GB/s and TFLOPS), and small enough that unit conversions and the planners' products of
+// such numbers stay finite.
+inline constexpr double kMaxMagnitude = 1e15;
+
 // Allowed values of a number.
 enum class Range {
   any,            // any finite number

@@ -1,0 +1,481 @@
+// The bad-input suite: hostile or broken inputs of every kind edgeplan reads (device, model, cloud and
+// request profiles, GGUF files, CSV and JSON Lines traces, --set, --sweep, --require and option values),
+// each run through the whole CLI in-process. Every case must fail with exit code 2 and exactly the message
+// given: never a crash, a hang, a silent default or a NaN. Input files are written by the test to a
+// scratch directory (binary GGUF files by a small builder); {file} in arguments and messages is their path.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "cli/command.hpp"
+
+namespace edgeplan {
+namespace {
+
+namespace fs = std::filesystem;
+
+// Builds GGUF bytes little-endian, field by field, so a case can break exactly one thing.
+class Gguf {
+ public:
+  Gguf& u32(std::uint32_t v) { return raw(v, 4); }
+  Gguf& u64(std::uint64_t v) { return raw(v, 8); }
+  Gguf& str(const std::string& s) {
+    u64(s.size());
+    bytes_ += s;
+    return *this;
+  }
+  Gguf& text(const std::string& s) {
+    bytes_ += s;
+    return *this;
+  }
+  // Magic, version and the two counts.
+  Gguf& header(std::uint32_t version, std::uint64_t tensors, std::uint64_t kvs) {
+    return text("GGUF").u32(version).u64(tensors).u64(kvs);
+  }
+  Gguf& kv_u32(const std::string& key, std::uint32_t v) { return str(key).u32(4).u32(v); }
+  Gguf& kv_str(const std::string& key, const std::string& v) { return str(key).u32(8).str(v); }
+  // A tensor info: name, dims, ggml type id, data offset.
+  Gguf& tensor(const std::string& name, const std::vector<std::uint64_t>& dims, std::uint32_t type,
+               std::uint64_t offset) {
+    str(name).u32(static_cast<std::uint32_t>(dims.size()));
+    for (std::uint64_t d : dims) u64(d);
+    return u32(type).u64(offset);
+  }
+  Gguf& zeros(std::size_t n) {
+    bytes_.append(n, '\0');
+    return *this;
+  }
+  std::string bytes() const { return bytes_; }
+
+ private:
+  Gguf& raw(std::uint64_t v, int n) {
+    for (int i = 0; i < n; ++i) bytes_.push_back(static_cast<char>((v >> (8 * i)) & 0xFF));
+    return *this;
+  }
+  std::string bytes_;
+};
+
+struct BadCase {
+  const char* name;
+  const char* file;     // file name in the scratch directory ("" for none)
+  std::string content;  // its content
+  std::vector<std::string> args;
+  std::string message;  // after "edgeplan: error: "
+};
+
+const std::vector<std::string> kKv{"kv", "--device", "{file}", "--model", "ref-8b"};
+const std::vector<std::string> kKvModel{"kv", "--device", "phone8g", "--model", "{file}"};
+const std::vector<std::string> kRouteCloud{"route",  "--device",       "phone8g",     "--prefill-tok-s",
+                                           "180",    "--decode-tok-s", "13",          "--cloud",
+                                           "{file}", "--requests",     "ref-requests"};
+const std::vector<std::string> kRouteRequests{
+    "route",          "--device", "phone8g", "--prefill-tok-s",        "180",
+    "--decode-tok-s", "13",       "--cloud", "ref-private,ref-public", "--requests",
+    "{file}"};
+const std::vector<std::string> kTrace{"route",          "--device", "phone8g", "--prefill-tok-s",        "180",
+                                      "--decode-tok-s", "13",       "--cloud", "ref-private,ref-public", "--trace",
+                                      "{file}"};
+const std::vector<std::string> kAdapter{"lora", "--device", "phone8g", "--model", "ref-8b", "--adapter", "{file}"};
+
+// A valid device profile without per_token_overhead_ms, then `extra`.
+std::string device(const std::string& extra) {
+  return "memory_gib = 8.0\nreserved_gib = 0.8\nbandwidth_gbps = 68.0\nutilization = 0.85\n" + extra;
+}
+// A whole valid device profile, then `extra`.
+std::string full_device(const std::string& extra) { return device("per_token_overhead_ms = 0\n" + extra); }
+std::string model(const std::string& extra) {
+  return "params = 8e9\nlayers = 32\nhidden = 4096\nheads = 32\nkv_heads = 8\nhead_dim = 128\nffn = 11008\n" + extra;
+}
+std::string cloud(const std::string& extra) {
+  return "rtt_s = 0.1\nttft_s = 0.3\ndecode_tok_per_s = 80\naccepts = \"public\"\nusd_per_m_input_tok = 1\n" + extra;
+}
+const std::string kCsvHeader = "arrival_s,name,privacy,input_tok,output_tok,slo_s\n";
+
+std::vector<BadCase> cases() {
+  return {
+      // Device profiles.
+      {"device-truncated", "d.toml", "memory_gib = 8.0\nreserved_gib = 0.", kKv,
+       "{file}:2:18: invalid TOML: Error while parsing floating-point: encountered end-of-file"},
+      {"device-truncated-table", "d.toml", full_device("[storage"), kKv,
+       "{file}:6:9: invalid TOML: Error while parsing table header: encountered end-of-file"},
+      {"device-string-number", "d.toml",
+       "memory_gib = \"8\"\nreserved_gib = 0.8\nbandwidth_gbps = 68.0\n"
+       "utilization = 0.85\nper_token_overhead_ms = 0\n",
+       kKv, "{file}:1:14: device.memory_gib must be a number, not a string"},
+      {"device-bool-number", "d.toml", device("per_token_overhead_ms = true\n"), kKv,
+       "{file}:5:25: device.per_token_overhead_ms must be a number, not a boolean"},
+      {"device-array-number", "d.toml", device("per_token_overhead_ms = [1]\n"), kKv,
+       "{file}:5:25: device.per_token_overhead_ms must be a number, not an array"},
+      {"device-table-number", "d.toml", device("[per_token_overhead_ms]\n"), kKv,
+       "{file}:5:1: device.per_token_overhead_ms must be a number, not a table"},
+      {"device-huge-memory", "d.toml",
+       "memory_gib = 1e300\nreserved_gib = 0.8\nbandwidth_gbps = 68.0\n"
+       "utilization = 0.85\nper_token_overhead_ms = 0\n",
+       kKv, "{file}:1:14: device.memory_gib must be at most 1e+15 in magnitude (got 1e+300)"},
+      {"device-huge-bandwidth", "d.toml",
+       "memory_gib = 8\nreserved_gib = 0.8\nbandwidth_gbps = 1e308\n"
+       "utilization = 0.85\nper_token_overhead_ms = 0\n",
+       kKv, "{file}:3:18: device.bandwidth_gbps must be at most 1e+15 in magnitude (got 1e+308)"},
+      {"device-inf", "d.toml",
+       "memory_gib = 8\nreserved_gib = 0.8\nbandwidth_gbps = inf\nutilization = 0.85\nper_token_overhead_ms = 0\n", kKv,
+       "{file}:3:18: device.bandwidth_gbps must be a finite number (got inf)"},
+      {"device-minus-inf", "d.toml",
+       "memory_gib = 8\nreserved_gib = -inf\nbandwidth_gbps = 68\n"
+       "utilization = 0.85\nper_token_overhead_ms = 0\n",
+       kKv, "{file}:2:16: device.reserved_gib must be a finite number (got -inf)"},
+      {"device-negative-reserved", "d.toml",
+       "memory_gib = 8\nreserved_gib = -1\nbandwidth_gbps = 68\n"
+       "utilization = 0.85\nper_token_overhead_ms = 0\n",
+       kKv, "{file}:2:16: device.reserved_gib must be 0 or more (got -1)"},
+      {"device-zero-memory", "d.toml",
+       "memory_gib = 0\nreserved_gib = 0\nbandwidth_gbps = 68\n"
+       "utilization = 0.85\nper_token_overhead_ms = 0\n",
+       kKv, "{file}:1:14: device.memory_gib must be greater than 0 (got 0)"},
+      {"device-zero-utilization", "d.toml",
+       "memory_gib = 8\nreserved_gib = 0.8\nbandwidth_gbps = 68\n"
+       "utilization = 0\nper_token_overhead_ms = 0\n",
+       kKv, "{file}:4:15: device.utilization must be in (0, 1] (got 0)"},
+      {"device-negative-overhead", "d.toml", device("per_token_overhead_ms = -0.5\n"), kKv,
+       "{file}:5:25: device.per_token_overhead_ms must be 0 or more (got -0.5)"},
+      {"device-unknown-key", "d.toml", full_device("bandwith_gbps = 68\n"), kKv,
+       "{file}:6:17: unknown key device.bandwith_gbps; did you mean device.bandwidth_gbps?"},
+      {"device-unknown-section", "d.toml", full_device("[storag]\nread_gbps = 1\n"), kKv,
+       "{file}:6:1: unknown key device.storag; did you mean device.storage?"},
+      {"device-duplicate-key", "d.toml", full_device("utilization = 0.9\n"), kKv,
+       "{file}:6:15: invalid TOML: Error while parsing key-value pair: cannot redefine existing floating-point "
+       "'utilization'"},
+      {"device-duplicate-table", "d.toml", full_device("[lora]\nswap_fixed_us = 1\n[lora]\nswap_fixed_us = 2\n"), kKv,
+       "{file}:8:1: invalid TOML: Error while parsing table header: cannot redefine existing table 'lora'"},
+      {"device-storage-zero-page", "d.toml",
+       full_device("[storage]\nread_gbps = 1\npage_kib = 0\npage_fault_us = 25\n"
+                   "readahead_kib = 16\n"),
+       kKv, "{file}:8:12: device.storage.page_kib must be at least 1 (got 0)"},
+      {"device-storage-nan", "d.toml",
+       full_device("[storage]\nread_gbps = nan\npage_kib = 16\npage_fault_us = 25\n"
+                   "readahead_kib = 16\n"),
+       kKv, "{file}:7:13: device.storage.read_gbps must be a finite number (got nan)"},
+      {"device-unit-unknown-op", "d.toml", full_device("[units.cpu]\nbandwidth_efficiency = 1\nops = [\"fft\"]\n"), kKv,
+       "{file}:8:7: device.units.cpu.ops holds \"fft\", which is not an op kind; expected matmul, elementwise, "
+       "softmax, norm; did you mean matmul?"},
+      {"device-unit-ops-not-array", "d.toml", full_device("[units.cpu]\nbandwidth_efficiency = 1\nops = \"norm\"\n"),
+       kKv, "{file}:8:7: device.units.cpu.ops must be an array of strings, not a string"},
+      {"device-unit-unknown", "d.toml", full_device("[units.tpu]\nbandwidth_efficiency = 1\nops = [\"norm\"]\n"), kKv,
+       "{file}:6:1: device.units.tpu is not a compute unit; expected npu, gpu or cpu; did you mean npu?"},
+      {"device-thermal-derate", "d.toml", full_device("[thermal]\nonset_s = 45\nderate = 1.5\ncooldown_s = 90\n"), kKv,
+       "{file}:8:10: device.thermal.derate must be in (0, 1] (got 1.5)"},
+      {"device-not-toml", "d.toml", std::string("\x89PNG\r\n\x1a\n\0\0", 10), kKv,
+       "{file}:1:1: invalid TOML: Encountered invalid utf-8 sequence"},
+      {"device-empty", "d.toml", "", kKv, "{file}:1:1: missing required key device.memory_gib"},
+      // Model profiles.
+      {"model-zero-layers", "m.toml",
+       "params = 8e9\nlayers = 0\nhidden = 4096\nheads = 32\nkv_heads = 8\n"
+       "head_dim = 128\nffn = 11008\n",
+       kKvModel, "{file}:2:10: model.layers must be at least 1 (got 0)"},
+      {"model-negative-layers", "m.toml",
+       "params = 8e9\nlayers = -32\nhidden = 4096\nheads = 32\nkv_heads = 8\n"
+       "head_dim = 128\nffn = 11008\n",
+       kKvModel, "{file}:2:10: model.layers must be at least 1 (got -32)"},
+      {"model-huge-layers", "m.toml",
+       "params = 8e9\nlayers = 99999999999\nhidden = 4096\nheads = 32\n"
+       "kv_heads = 8\nhead_dim = 128\nffn = 11008\n",
+       kKvModel, "{file}:2:10: model.layers is too large (got 99999999999)"},
+      {"model-fractional-heads", "m.toml",
+       "params = 8e9\nlayers = 32\nhidden = 4096\nheads = 32.5\nkv_heads = 8\n"
+       "head_dim = 128\nffn = 11008\n",
+       kKvModel, "{file}:4:9: model.heads must be a whole number (got 32.5)"},
+      {"model-string-hidden", "m.toml",
+       "params = 8e9\nlayers = 32\nhidden = \"4096\"\nheads = 32\nkv_heads = 8\n"
+       "head_dim = 128\nffn = 11008\n",
+       kKvModel, "{file}:3:10: model.hidden must be a whole number, not a string"},
+      {"model-nan-params", "m.toml",
+       "params = nan\nlayers = 32\nhidden = 4096\nheads = 32\nkv_heads = 8\n"
+       "head_dim = 128\nffn = 11008\n",
+       kKvModel, "{file}:1:10: model.params must be a finite number (got nan)"},
+      {"model-inf-params", "m.toml",
+       "params = inf\nlayers = 32\nhidden = 4096\nheads = 32\nkv_heads = 8\n"
+       "head_dim = 128\nffn = 11008\n",
+       kKvModel, "{file}:1:10: model.params must be a finite number (got inf)"},
+      {"model-negative-params", "m.toml",
+       "params = -8e9\nlayers = 32\nhidden = 4096\nheads = 32\nkv_heads = 8\n"
+       "head_dim = 128\nffn = 11008\n",
+       kKvModel, "{file}:1:10: model.params must be greater than 0 (got -8000000000)"},
+      {"model-zero-vocab", "m.toml", model("vocab = 0\n"), kKvModel,
+       "{file}:8:9: model.vocab must be at least 1 (got 0)"},
+      {"model-huge-vocab", "m.toml", model("vocab = 1e30\n"), kKvModel,
+       "{file}:8:9: model.vocab must be a whole number (got 1e+30)"},
+      {"model-unknown-key", "m.toml", model("hiden = 4096\n"), kKvModel,
+       "{file}:8:9: unknown key model.hiden; did you mean model.hidden?"},
+      {"model-duplicate-key", "m.toml", model("layers = 32\n"), kKvModel,
+       "{file}:8:10: invalid TOML: Error while parsing key-value pair: cannot redefine existing integer 'layers'"},
+      {"model-unknown-format", "m.toml", model("[formats.Q4_K_X]\nbits_per_weight = 4.8\n"), kKvModel,
+       "{file}:8:1: model.formats.Q4_K_X is not a known format; did you mean Q4_K_M?"},
+      {"model-format-nan", "m.toml", model("[formats.Q4_K_M]\nbits_per_weight = nan\n"), kKvModel,
+       "{file}:9:19: model.formats.Q4_K_M.bits_per_weight must be a finite number (got nan)"},
+      {"model-format-huge-bits", "m.toml", model("[formats.Q4_K_M]\nbits_per_weight = 1e300\n"), kKvModel,
+       "{file}:9:19: model.formats.Q4_K_M.bits_per_weight must be at most 1e+15 in magnitude (got 1e+300)"},
+      {"model-truncated", "m.toml", "params = 8e9\nlayers = 32\nhidden = 40", kKvModel,
+       "{file}:1:1: missing required key model.heads"},
+      // Cloud and request profiles.
+      {"cloud-negative-rtt", "c.toml",
+       "rtt_s = -0.1\nttft_s = 0.3\ndecode_tok_per_s = 80\naccepts = \"public\"\n"
+       "usd_per_m_input_tok = 1\nusd_per_m_output_tok = 2\n",
+       kRouteCloud, "{file}:1:9: cloud.rtt_s must be 0 or more (got -0.1)"},
+      {"cloud-zero-rate", "c.toml",
+       "rtt_s = 0.1\nttft_s = 0.3\ndecode_tok_per_s = 0\naccepts = \"public\"\n"
+       "usd_per_m_input_tok = 1\nusd_per_m_output_tok = 2\n",
+       kRouteCloud, "{file}:3:20: cloud.decode_tok_per_s must be greater than 0 (got 0)"},
+      {"cloud-bad-privacy", "c.toml",
+       "rtt_s = 0.1\nttft_s = 0.3\ndecode_tok_per_s = 80\naccepts = \"secret\"\n"
+       "usd_per_m_input_tok = 1\nusd_per_m_output_tok = 2\n",
+       kRouteCloud, "{file}:4:11: cloud.accepts must be one of internal, public (got \"secret\")"},
+      {"cloud-missing-key", "c.toml", cloud(""), kRouteCloud,
+       "{file}:1:1: missing required key cloud.usd_per_m_output_tok"},
+      {"cloud-inf-cost", "c.toml", cloud("usd_per_m_output_tok = inf\n"), kRouteCloud,
+       "{file}:6:24: cloud.usd_per_m_output_tok must be a finite number (got inf)"},
+      {"requests-negative-tokens", "r.toml",
+       "[[request]]\nname = \"a\"\nprivacy = \"public\"\ninput_tok = -5\n"
+       "output_tok = 10\nslo_s = 5\n",
+       kRouteRequests, "{file}:4:13: requests.request[0].input_tok must be at least 0 (got -5)"},
+      {"requests-not-array", "r.toml", "request = 3\n", kRouteRequests,
+       "{file}:1:11: requests.request must be an array of tables ([[request]]), not an integer"},
+      {"requests-empty", "r.toml", "", kRouteRequests, "{file}:1:1: requests has no [[request]] tables"},
+      // GGUF files (lora --adapter).
+      {"gguf-empty", "a.gguf", "", kAdapter, "{file}: byte 0: the magic needs 4 bytes but the file ends after 0"},
+      {"gguf-wrong-magic", "a.gguf", Gguf().text("GGML").u32(3).u64(0).u64(0).bytes(), kAdapter,
+       "{file}: byte 0: not a GGUF file (the first 4 bytes are not \"GGUF\")"},
+      {"gguf-version-1", "a.gguf", Gguf().header(1, 0, 0).bytes(), kAdapter,
+       "{file}: byte 4: GGUF version 1 is not supported (only versions 2 and 3)"},
+      {"gguf-version-4", "a.gguf", Gguf().header(4, 0, 0).bytes(), kAdapter,
+       "{file}: byte 4: GGUF version 4 is not supported (only versions 2 and 3)"},
+      {"gguf-big-endian", "a.gguf", Gguf().text("GGUF").u32(0x03000000).u64(0).u64(0).bytes(), kAdapter,
+       "{file}: byte 4: big-endian GGUF files are not supported"},
+      {"gguf-truncated-header", "a.gguf", Gguf().text("GGUF").u32(3).u32(0).bytes(), kAdapter,
+       "{file}: byte 8: the tensor count needs 8 bytes but the file ends after 4"},
+      {"gguf-huge-tensor-count", "a.gguf", Gguf().header(3, 0xFFFFFFFFFFFFFFFFull, 0).zeros(64).bytes(), kAdapter,
+       "{file}: byte 8: 18446744073709551615 tensors and 0 metadata entries cannot fit in the 64 bytes that follow"},
+      {"gguf-huge-kv-count", "a.gguf", Gguf().header(3, 0, 1ull << 40).zeros(64).bytes(), kAdapter,
+       "{file}: byte 8: 0 tensors and 1099511627776 metadata entries cannot fit in the 64 bytes that follow"},
+      {"gguf-huge-key-length", "a.gguf", Gguf().header(3, 0, 1).u64(1ull << 62).zeros(16).bytes(), kAdapter,
+       "{file}: byte 24: a metadata key claims 4611686018427387904 bytes but only 16 remain"},
+      {"gguf-truncated-value", "a.gguf", Gguf().header(3, 0, 1).str("general.type").u32(8).u64(100).text("ada").bytes(),
+       kAdapter, "{file}: byte 48: a string claims 100 bytes but only 3 remain"},
+      {"gguf-unknown-value-type", "a.gguf", Gguf().header(3, 0, 1).str("general.type").u32(13).zeros(16).bytes(),
+       kAdapter, "{file}: byte 44: general.type: unknown value type 13"},
+      {"gguf-huge-array", "a.gguf",
+       Gguf().header(3, 0, 1).str("tokens").u32(9).u32(4).u64(1ull << 60).zeros(16).bytes(), kAdapter,
+       "{file}: byte 42: tokens: an array of 1152921504606846976 elements cannot fit in the 16 bytes that remain"},
+      {"gguf-duplicate-key", "a.gguf", Gguf().header(3, 0, 2).kv_u32("a.b", 1).kv_u32("a.b", 2).bytes(), kAdapter,
+       "{file}: byte 43: duplicate metadata key a.b"},
+      {"gguf-bad-bool", "a.gguf", Gguf().header(3, 0, 1).str("x").u32(7).text("\x02").bytes(), kAdapter,
+       "{file}: byte 37: x: a bool must be 0 or 1 (got 2)"},
+      {"gguf-bad-alignment", "a.gguf", Gguf().header(3, 0, 1).kv_u32("general.alignment", 48).bytes(), kAdapter,
+       "{file}: byte 53: general.alignment must be a u32 power of 2"},
+      {"gguf-zero-alignment", "a.gguf", Gguf().header(3, 0, 1).kv_u32("general.alignment", 0).bytes(), kAdapter,
+       "{file}: byte 53: general.alignment must be a u32 power of 2"},
+      {"gguf-unknown-tensor-type", "a.gguf", Gguf().header(3, 1, 0).tensor("w", {32}, 99, 0).zeros(64).bytes(),
+       kAdapter, "{file}: byte 45: tensor w: unknown ggml type id 99"},
+      {"gguf-too-many-dims", "a.gguf", Gguf().header(3, 1, 0).tensor("w", {1, 1, 1, 1, 1}, 0, 0).zeros(64).bytes(),
+       kAdapter, "{file}: byte 33: tensor w: 5 dimensions (expected 1 to 4)"},
+      {"gguf-overflowing-dims", "a.gguf",
+       Gguf().header(3, 1, 0).tensor("w", {1ull << 40, 1ull << 40}, 0, 0).zeros(64).bytes(), kAdapter,
+       "{file}: byte 33: tensor w: the element count overflows"},
+      {"gguf-row-not-block", "a.gguf", Gguf().header(3, 1, 0).tensor("w", {33}, 2, 0).zeros(64).bytes(), kAdapter,
+       "{file}: byte 45: tensor w: row length 33 is not a multiple of the Q4_0 block of 32"},
+      {"gguf-data-past-end", "a.gguf", Gguf().header(3, 1, 0).tensor("w", {1024}, 0, 0).zeros(64).bytes(), kAdapter,
+       "{file}: byte 24: tensor w: its 4096 bytes of data at offset 0 run past the end of the file"},
+      {"gguf-misaligned-offset", "a.gguf", Gguf().header(3, 1, 0).tensor("w", {4}, 0, 3).zeros(64).bytes(), kAdapter,
+       "{file}: byte 24: tensor w: data offset 3 is not a multiple of the alignment 32"},
+      {"gguf-duplicate-tensor", "a.gguf",
+       Gguf().header(3, 2, 0).tensor("w", {4}, 0, 0).tensor("w", {4}, 0, 32).zeros(128).bytes(), kAdapter,
+       "{file}: byte 57: duplicate tensor w"},
+      {"gguf-not-adapter", "a.gguf", Gguf().header(3, 0, 1).kv_str("general.type", "model").bytes(), kAdapter,
+       "{file}: not a LoRA adapter (general.type is \"model\", expected \"adapter\")"},
+      // Traces and request files.
+      {"trace-empty", "t.csv", "", kTrace, "{file}: empty file: expected a header line"},
+      {"trace-unknown-column", "t.csv", "arrival_s,name,privacy,input_tokens,output_tok,slo_s\n", kTrace,
+       "{file}:1: unknown column 'input_tokens'; did you mean input_tok?"},
+      {"trace-missing-column", "t.csv", "arrival_s,privacy,input_tok,output_tok\n0,public,1,1\n", kTrace,
+       "{file}:1: the header has no column slo_s"},
+      {"trace-duplicate-column", "t.csv", "arrival_s,arrival_s,privacy,input_tok,output_tok,slo_s\n", kTrace,
+       "{file}:1: column 'arrival_s' appears twice"},
+      {"trace-truncated-line", "t.csv", kCsvHeader + "0,a,public,180,104,20\n2,b,publ", kTrace,
+       "{file}:3: expected 6 fields as in the header, got 3"},
+      {"trace-text-number", "t.csv", kCsvHeader + "0,a,public,many,104,20\n", kTrace,
+       "{file}:2: input_tok must be a number (got 'many')"},
+      {"trace-nan", "t.csv", kCsvHeader + "nan,a,public,180,104,20\n", kTrace,
+       "{file}:2: arrival_s must be a number (got 'nan')"},
+      {"trace-inf-slo", "t.csv", kCsvHeader + "0,a,public,180,104,inf\n", kTrace,
+       "{file}:2: slo_s must be a number (got 'inf')"},
+      {"trace-negative-tokens", "t.csv", kCsvHeader + "0,a,public,-180,104,20\n", kTrace,
+       "{file}:2: input_tok must be a whole number from 0 to 1000000000 (got -180)"},
+      {"trace-zero-output", "t.csv", kCsvHeader + "0,a,public,180,0,20\n", kTrace,
+       "{file}:2: output_tok must be a whole number from 1 to 1000000000 (got 0)"},
+      {"trace-huge-tokens", "t.csv", kCsvHeader + "0,a,public,1e30,104,20\n", kTrace,
+       "{file}:2: input_tok must be a whole number from 0 to 1000000000 (got 1e+30)"},
+      {"trace-bad-privacy", "t.csv", kCsvHeader + "0,a,topsecret,180,104,20\n", kTrace,
+       "{file}:2: privacy must be one of confidential, internal, public (got 'topsecret')"},
+      {"trace-not-json", "t.jsonl",
+       "{\"arrival_s\": 0, \"privacy\": \"public\", \"input_tok\": 1, \"output_tok\": 1, "
+       "\"slo_s\": 5}\nthis is not json\n",
+       kTrace, "{file}:2: invalid JSON"},
+      {"trace-json-array", "t.jsonl", "[0, \"public\", 1, 1, 5]\n", kTrace, "{file}:1: expected a JSON object"},
+      {"trace-json-truncated", "t.jsonl", "{\"arrival_s\": 0, \"privacy\": \"pub", kTrace, "{file}:1: invalid JSON"},
+      {"trace-json-string-number", "t.jsonl",
+       "{\"arrival_s\": \"0\", \"privacy\": \"public\", \"input_tok\": 1, "
+       "\"output_tok\": 1, \"slo_s\": 5}\n",
+       kTrace, "{file}:1: arrival_s must be a number (got '0')"},
+      {"trace-json-duplicate-key", "t.jsonl",
+       "{\"arrival_s\": 0, \"arrival_s\": 1, \"privacy\": \"public\", "
+       "\"input_tok\": 1, \"output_tok\": 1, \"slo_s\": 5}\n",
+       kTrace, "{file}:1: column 'arrival_s' appears twice"},
+      {"trace-json-unknown-key", "t.jsonl",
+       "{\"arrival\": 0, \"privacy\": \"public\", \"input_tok\": 1, "
+       "\"output_tok\": 1, \"slo_s\": 5}\n",
+       kTrace, "{file}:1: unknown column 'arrival'; did you mean arrival_s?"},
+      {"trace-json-huge-number", "t.jsonl",
+       "{\"arrival_s\": 1e999, \"privacy\": \"public\", \"input_tok\": 1, "
+       "\"output_tok\": 1, \"slo_s\": 5}\n",
+       kTrace, "{file}:1: invalid JSON"},
+      {"trace-unknown-extension", "t.txt", kCsvHeader, kTrace, "--trace {file}: expected a .csv or .jsonl file"},
+      {"requests-csv-arrival", "r.csv", kCsvHeader + "0,a,public,180,104,20\n", kRouteRequests,
+       "{file}:1: arrival_s belongs in a trace (--trace), not in a request list"},
+      // Command-line values.
+      {"set-nan",
+       "",
+       "",
+       {"kv", "--device", "phone8g", "--model", "ref-8b", "--set", "device.bandwidth_gbps=nan"},
+       "builtin:devices/phone8g.toml (--set device.bandwidth_gbps=nan): device.bandwidth_gbps must be a finite number "
+       "(got nan)"},
+      {"set-inf",
+       "",
+       "",
+       {"kv", "--device", "phone8g", "--model", "ref-8b", "--set", "device.memory_gib=inf"},
+       "builtin:devices/phone8g.toml (--set device.memory_gib=inf): device.memory_gib must be a finite number (got "
+       "inf)"},
+      {"set-negative",
+       "",
+       "",
+       {"kv", "--device", "phone8g", "--model", "ref-8b", "--set", "model.layers=-1"},
+       "builtin:models/ref-8b.toml (--set model.layers=-1): model.layers must be at least 1 (got -1)"},
+      {"set-not-a-value",
+       "",
+       "",
+       {"kv", "--device", "phone8g", "--model", "ref-8b", "--set", "device.memory_gib=8GB"},
+       "builtin:devices/phone8g.toml (--set device.memory_gib=8GB): device.memory_gib must be a number, not a string"},
+      {"set-no-equals",
+       "",
+       "",
+       {"kv", "--device", "phone8g", "--model", "ref-8b", "--set", "device.memory_gib"},
+       "--set device.memory_gib: expected KEY=VALUE, for example device.bandwidth_gbps=120"},
+      {"sweep-no-values",
+       "",
+       "",
+       {"kv", "--device", "phone8g", "--model", "ref-8b", "--sweep", "device.memory_gib="},
+       "--sweep device.memory_gib=: expected KEY=V1,V2,... or KEY=START:STOP:STEP, for example "
+       "device.bandwidth_gbps=50:200:25"},
+      {"sweep-zero-step",
+       "",
+       "",
+       {"kv", "--device", "phone8g", "--model", "ref-8b", "--sweep", "device.memory_gib=1:8:0"},
+       "--sweep device.memory_gib=1:8:0: STEP must be greater than 0"},
+      {"sweep-nan",
+       "",
+       "",
+       {"kv", "--device", "phone8g", "--model", "ref-8b", "--sweep", "device.memory_gib=nan:8:1"},
+       "--sweep device.memory_gib=nan:8:1: a range is START:STOP:STEP with three numbers"},
+      {"sweep-huge",
+       "",
+       "",
+       {"kv", "--device", "phone8g", "--model", "ref-8b", "--sweep", "device.memory_gib=0:1e12:1"},
+       "--sweep device.memory_gib=0:1e12:1: 1000000000001 values is more than the 1000000 allowed"},
+      {"sweep-huge-product",
+       "",
+       "",
+       {"kv", "--device", "phone8g", "--model", "ref-8b", "--sweep", "device.memory_gib=1:1000:1", "--sweep",
+        "device.bandwidth_gbps=1:1001:1"},
+       "--sweep: the sweeps make more than 1000000 combinations"},
+      {"sweep-reversed",
+       "",
+       "",
+       {"kv", "--device", "phone8g", "--model", "ref-8b", "--sweep", "device.memory_gib=8:1:1"},
+       "--sweep device.memory_gib=8:1:1: STOP must not be less than START"},
+      {"require-truncated",
+       "",
+       "",
+       {"kv", "--device", "phone8g", "--model", "ref-8b", "--require", "fits =="},
+       "--require 'fits ==': expected 'FIELD OP VALUE' with OP one of < <= > >= == !=, for example 'fits == true'"},
+      {"require-unknown-field",
+       "",
+       "",
+       {"kv", "--device", "phone8g", "--model", "ref-8b", "--context", "4096", "--require", "fit == true"},
+       "--require: no field 'fit' in the results; did you mean fits?"},
+      {"require-text-order",
+       "",
+       "",
+       {"kv", "--device", "phone8g", "--model", "ref-8b", "--context", "4096", "--require", "fits < true"},
+       "--require 'fits < true': cannot compare fits (true) with <"},
+      {"context-negative",
+       "",
+       "",
+       {"kv", "--device", "phone8g", "--model", "ref-8b", "--context", "-1"},
+       "--context: expected a whole number of 0 or more (got -1)\nRun 'edgeplan --help' or 'edgeplan COMMAND --help' "
+       "for usage."},
+      {"context-huge",
+       "",
+       "",
+       {"kv", "--device", "phone8g", "--model", "ref-8b", "--context", "1e30"},
+       "Could not convert: --context = 1e30\nRun 'edgeplan --help' or 'edgeplan COMMAND --help' for usage."},
+      {"rank-zero",
+       "",
+       "",
+       {"lora", "--device", "phone8g", "--model", "ref-8b", "--rank", "0"},
+       "--rank must be at least 1"},
+      {"prefill-nan",
+       "",
+       "",
+       {"route", "--device", "phone8g", "--prefill-tok-s", "nan", "--decode-tok-s", "13", "--cloud", "ref-public",
+        "--requests", "ref-requests"},
+       "--prefill-tok-s: expected a finite number (got nan)\nRun 'edgeplan --help' or 'edgeplan COMMAND --help' for "
+       "usage."},
+  };
+}
+
+class BadInput : public testing::TestWithParam<BadCase> {};
+
+std::string replace_all(std::string text, const std::string& from, const std::string& to) {
+  for (auto at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size())) {
+    text.replace(at, from.size(), to);
+  }
+  return text;
+}
+
+TEST_P(BadInput, FailsWithExactMessage) {
+  const BadCase& c = GetParam();
+  const fs::path dir = fs::temp_directory_path() / ("edgeplan_bad_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  const std::string path = (dir / c.file).string();
+  if (*c.file) std::ofstream(path, std::ios::binary) << c.content;
+  std::vector<std::string> args{"edgeplan"};
+  for (const std::string& a : c.args) args.push_back(replace_all(a, "{file}", path));
+  std::vector<const char*> argv;
+  for (const std::string& a : args) argv.push_back(a.c_str());
+  std::ostringstream out, err;
+  const int code = cli::run(static_cast<int>(argv.size()), argv.data(), out, err);
+  if (*c.file) fs::remove(path);
+  EXPECT_EQ(code, cli::kExitUsage) << c.name;
+  EXPECT_EQ(out.str(), "") << c.name;
+  EXPECT_EQ(replace_all(err.str(), path, "{file}"), "edgeplan: error: " + c.message + "\n") << c.name;
+}
+
+INSTANTIATE_TEST_SUITE_P(All, BadInput, testing::ValuesIn(cases()), [](const testing::TestParamInfo<BadCase>& param) {
+  return replace_all(param.param.name, "-", "_");
+});
+
+}  // namespace
+}  // namespace edgeplan
