@@ -95,6 +95,14 @@ std::string model(const std::string& extra) {
 std::string cloud(const std::string& extra) {
   return "rtt_s = 0.1\nttft_s = 0.3\ndecode_tok_per_s = 80\naccepts = \"public\"\nusd_per_m_input_tok = 1\n" + extra;
 }
+const std::vector<std::string> kKvModelFile{"kv", "--device", "phone8g", "--model", "{file}"};
+// A Llama-3.2-1B-shaped config.json: `fields` (model_type and num_hidden_layers, as each case breaks them),
+// then the rest of the shape.
+std::string hf_config(const std::string& fields) {
+  return "{" + fields +
+         "\"hidden_size\": 2048, \"intermediate_size\": 8192, \"num_attention_heads\": 32, "
+         "\"num_key_value_heads\": 8, \"vocab_size\": 128256}";
+}
 const std::string kCsvHeader = "arrival_s,name,privacy,input_tok,output_tok,slo_s\n";
 
 std::vector<BadCase> cases() {
@@ -296,6 +304,29 @@ std::vector<BadCase> cases() {
        "{file}: byte 57: duplicate tensor w"},
       {"gguf-not-adapter", "a.gguf", Gguf().header(3, 0, 1).kv_str("general.type", "model").bytes(), kAdapter,
        "{file}: not a LoRA adapter (general.type is \"model\", expected \"adapter\")"},
+      // Model files: config.json and GGUF models (--model).
+      {"hf-not-json", "model.json", "model_type = llama", kKvModelFile, "{file}: invalid JSON at byte 1: 'm'"},
+      {"hf-truncated", "model.json", "{\"model_type\": \"llama\", \"num_hidden_layers\": 1", kKvModelFile,
+       "{file}: invalid JSON at byte 47: syntax error while parsing object - unexpected end of input; expected '}'"},
+      {"hf-array", "model.json", "[1, 2]", kKvModelFile, "{file}: expected a JSON object (a Hugging Face config.json)"},
+      {"hf-string-layers", "model.json", hf_config("\"model_type\": \"llama\", \"num_hidden_layers\": \"16\", "),
+       kKvModelFile, "{file}: num_hidden_layers must be a whole number of at least 1 (got \"16\")"},
+      {"hf-negative-layers", "model.json", hf_config("\"model_type\": \"llama\", \"num_hidden_layers\": -16, "),
+       kKvModelFile, "{file}: num_hidden_layers must be a whole number of at least 1 (got -16)"},
+      {"hf-zero-layers", "model.json", hf_config("\"model_type\": \"llama\", \"num_hidden_layers\": 0, "), kKvModelFile,
+       "{file}: num_hidden_layers must be a whole number of at least 1 (got 0)"},
+      {"hf-huge-layers", "model.json", hf_config("\"model_type\": \"llama\", \"num_hidden_layers\": 1e300, "),
+       kKvModelFile, "{file}: num_hidden_layers must be a whole number of at least 1 (got 1e+300)"},
+      {"hf-missing-layers", "model.json", hf_config("\"model_type\": \"llama\", "), kKvModelFile,
+       "{file}: num_hidden_layers is missing"},
+      {"hf-unknown-type", "model.json", hf_config("\"model_type\": \"lama\", \"num_hidden_layers\": 16, "),
+       kKvModelFile,
+       "{file}: model_type \"lama\" is not supported; supported: llama, mistral, mixtral, qwen2, qwen3, qwen3_moe, "
+       "gemma2, gemma3, gemma3_text, phi3, deepseek_v2, deepseek_v3; did you mean llama?"},
+      {"gguf-model-no-metadata", "model.gguf", Gguf().header(3, 0, 0).bytes(), kKvModelFile,
+       "{file}: general.architecture is missing"},
+      {"gguf-model-wrong-magic", "model.gguf", Gguf().text("GGJT").u32(3).u64(0).u64(0).bytes(), kKvModelFile,
+       "{file}: byte 0: not a GGUF file (the first 4 bytes are not \"GGUF\")"},
       // Traces and request files.
       {"trace-empty", "t.csv", "", kTrace, "{file}: empty file: expected a header line"},
       {"trace-unknown-column", "t.csv", "arrival_s,name,privacy,input_tokens,output_tok,slo_s\n", kTrace,
@@ -445,6 +476,9 @@ std::vector<BadCase> cases() {
        "usage."},
   };
 }
+
+// Names the case in gtest's messages instead of dumping its bytes.
+void PrintTo(const BadCase& c, std::ostream* os) { *os << c.name; }
 
 class BadInput : public testing::TestWithParam<BadCase> {};
 
