@@ -14,3 +14,12 @@ edgeplan_require(fmt libfmt-dev CONFIG)
 if(EDGEPLAN_TESTS)
   edgeplan_require(GTest libgtest-dev)
 endif()
+# `edgeplan bench` measures matrix-multiply throughput through a tuned BLAS (a hand-written loop would
+# measure edgeplan's code, not the machine): OpenBLAS, with its cblas.h.
+set(BLA_VENDOR OpenBLAS)
+edgeplan_require(BLAS libopenblas-dev)
+find_path(EDGEPLAN_CBLAS_INCLUDE_DIR cblas.h PATH_SUFFIXES openblas-pthread openblas)
+if(NOT EDGEPLAN_CBLAS_INCLUDE_DIR)
+  message(FATAL_ERROR "edgeplan needs OpenBLAS's cblas.h: install the Debian package 'libopenblas-dev' "
+                      "(sudo apt-get install libopenblas-dev, or run scripts/bootstrap.sh)")
+endif()

@@ -83,10 +83,13 @@ Runner setup_import(CLI::App& app);
 Runner setup_stream(CLI::App& app);
 Runner setup_lora(CLI::App& app);
 Runner setup_spec(CLI::App& app);
+Runner setup_route(CLI::App& app);
+Runner setup_quant(CLI::App& app);
+Runner setup_bench(CLI::App& app);
+Runner setup_calibrate(CLI::App& app);
 
 // Looks up a weight format by name (--quant); a usage error suggests the nearest.
 const FileType& need_format(const std::string& name);
-Runner setup_route(CLI::App& app);
 Runner setup_report(CLI::App& app);
 Runner setup_check(CLI::App& app);
 Runner setup_fit(CLI::App& app);

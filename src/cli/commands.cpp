@@ -35,6 +35,10 @@ constexpr std::array kCommands{
     Command{"inspect", "What a model file holds: architecture, parameters, bytes by tensor type, context, KV",
             setup_inspect},
     Command{"import", "Write the TOML model profile equivalent to a model file (GGUF or config.json)", setup_import},
+    Command{"quant", "Weight quantization error (MAE, max, RMSE, cosine of W.x) and bytes per method", setup_quant},
+    Command{"bench", "Measure this machine: memory read bandwidth, matmul GFLOPS, storage read rate", setup_bench},
+    Command{"calibrate", "Fit a device's utilization, per-token overhead and prefill efficiency to llama-bench results",
+            setup_calibrate},
 };
 
 // The profiles a --set key may start with.

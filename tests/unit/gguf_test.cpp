@@ -5,43 +5,10 @@
 #include <cstring>
 
 #include "edgeplan/io/lora.hpp"
+#include "gguf_builder.hpp"
 
 namespace edgeplan::io {
 namespace {
-
-// Builds GGUF bytes in memory.
-class Builder {
- public:
-  explicit Builder(std::uint32_t version = 3) { raw("GGUF", 4).u32(version); }
-  Builder& u32(std::uint32_t v) { return pod(v); }
-  Builder& u64(std::uint64_t v) { return pod(v); }
-  Builder& f32(float v) { return pod(v); }
-  Builder& str(const std::string& s) { return u64(s.size()).raw(s.data(), s.size()); }
-  Builder& kv_string(const std::string& k, const std::string& v) { return str(k).u32(8).str(v); }
-  Builder& tensor(const std::string& name, std::vector<std::uint64_t> dims, std::uint32_t type, std::uint64_t offset) {
-    str(name).u32(static_cast<std::uint32_t>(dims.size()));
-    for (auto d : dims) u64(d);
-    return u32(type).u64(offset);
-  }
-  Builder& pad_to(std::size_t n) {
-    bytes_.resize(n);
-    return *this;
-  }
-  Builder& raw(const void* p, std::size_t n) {
-    const auto* b = static_cast<const std::byte*>(p);
-    bytes_.insert(bytes_.end(), b, b + n);
-    return *this;
-  }
-  std::size_t size() const { return bytes_.size(); }
-  Result<GgufFile> read() const { return read_gguf(bytes_, "mem.gguf"); }
-
- private:
-  template <class T>
-  Builder& pod(T v) {
-    return raw(&v, sizeof v);
-  }
-  std::vector<std::byte> bytes_;
-};
 
 // A LoRA adapter: one pair on blk.0.attn_q (64 -> 64, rank 4, F16) with its data.
 Builder adapter(const std::string& type = "adapter") {

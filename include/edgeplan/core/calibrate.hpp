@@ -1,0 +1,42 @@
+// Calibration: fit a device's decode and prefill parameters to measured throughput.
+//   decode:  time/token t = b / (bandwidth x utilization) + overhead  (core/decode.hpp), linear in the bytes
+//            read per token b. Ordinary least squares of t on b over the measurements gives the slope
+//            a = 1 / (bandwidth x utilization) and the intercept = overhead; with a negative intercept the fit
+//            is redone through the origin (overhead 0). With a single distinct b the two cannot be told
+//            apart: the overhead is kept as given and only the slope is fitted, a = sum b(t - o) / sum b^2.
+//   prefill: time T = FLOPs / (peak x efficiency)  (core/prefill.hpp). Least squares through the origin of
+//            T on FLOPs: k = sum F T / sum F^2, efficiency = 1 / (peak x k).
+// Source: the per-token overhead model of accuracy.md ("a per-token overhead term fixes most of it"), fitted
+// to llama.cpp llama-bench tg (decode) and pp (prefill) results. Documented in docs/model.md, "calibrate".
+#pragma once
+
+#include <span>
+
+#include "edgeplan/core/result.hpp"
+
+namespace edgeplan {
+
+struct DecodeSample {
+  double bytes_per_token = 0;  // weights (and KV) read per generated token
+  double s_per_token = 0;      // measured: 1 / tok_per_s
+};
+
+struct DecodeFit {
+  double utilization = 1;         // fitted fraction of the device's bandwidth
+  double per_token_overhead_s = 0;
+  bool overhead_fitted = false;   // false: a single distinct bytes_per_token, overhead kept as given
+};
+
+// Fails when there is no sample, when time does not grow with bytes, or when the fit needs a utilization
+// above 1 (the profile's bandwidth is below what was measured).
+Result<DecodeFit> fit_decode(std::span<const DecodeSample> samples, double bandwidth_bytes_per_s, double overhead_s);
+
+struct PrefillSample {
+  double flops = 0;    // FLOPs of the prompt (core/prefill.hpp)
+  double seconds = 0;  // measured: prompt tokens / tok_per_s
+};
+
+// The fitted efficiency. Fails without samples or when it would exceed 1 (the peak is too low).
+Result<double> fit_prefill_efficiency(std::span<const PrefillSample> samples, double peak_flops);
+
+}  // namespace edgeplan

@@ -1,0 +1,39 @@
+// Reading llama.cpp `llama-bench` results in its three machine formats: `-o json` (an array of objects),
+// `-o jsonl` (one object per line) and `-o csv` (a header row of field names, then quoted values). Each test
+// is a row with the fields edgeplan fits to: model_type ("llama 7B Q4_0", "qwen2 1.5B Q4_K - Medium"),
+// model_size (bytes of the tensors), model_n_params, n_prompt, n_gen, n_depth (newer builds; 0 when absent),
+// avg_ts and stddev_ts (tokens/s). pp tests have n_gen = 0, tg tests n_prompt = 0.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "edgeplan/core/formats.hpp"
+#include "edgeplan/core/result.hpp"
+
+namespace edgeplan::io {
+
+struct BenchRow {
+  std::string where;              // "results.json: record 3", "results.csv:4", for messages
+  std::string model_type;
+  double model_size_bytes = 0;
+  double model_n_params = 0;
+  std::uint64_t n_prompt = 0;
+  std::uint64_t n_gen = 0;
+  std::uint64_t n_depth = 0;
+  double avg_tok_per_s = 0;
+  double stddev_tok_per_s = 0;
+
+  [[nodiscard]] std::string test() const;  // "pp512", "tg128", "pp512+tg128", with "@d4096" for a depth
+};
+
+// Parses the text of a llama-bench output; `display` names the file in messages.
+Result<std::vector<BenchRow>> parse_llama_bench(std::string_view text, const std::string& display);
+
+// The llama.cpp file type named at the end of a model_type: "llama 7B mostly Q4_0" -> Q4_0,
+// "Q4_K - Medium" -> Q4_K_M, "all F32" -> F32. nullptr when it names none.
+const FileType* model_type_format(std::string_view model_type);
+
+}  // namespace edgeplan::io

@@ -1,0 +1,140 @@
+// edgeplan bench: measure this machine (io/host.hpp): memory read bandwidth, OpenBLAS matmul GFLOPS at the
+// walkthrough's square sizes and at one decoder layer's shapes, optionally a file's read rate; and write a
+// device profile of the host.
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "cli/command.hpp"
+#include "edgeplan/core/units.hpp"
+#include "edgeplan/io/host.hpp"
+
+namespace edgeplan::cli {
+namespace {
+
+struct BenchOptions {
+  std::uint64_t buffer_mib = 1024;
+  unsigned threads = 0, repeats = 5;
+  std::vector<std::uint64_t> sizes{128, 256, 512, 1024};
+  std::string model = "ref-8b";
+  std::uint64_t tokens = 128;
+  std::string storage, write_profile, description = "This host, measured by edgeplan bench";
+};
+
+// The matrix multiplies of one llama-style decoder layer on `tokens` prompt tokens.
+std::vector<io::GemmShape> layer_shapes(const ModelSpec& m, std::uint64_t tokens) {
+  const std::uint64_t q = std::uint64_t{m.heads} * m.head_dim, kv = std::uint64_t{m.kv_heads} * m.head_dim;
+  return {{"attn_qkv", tokens, q + 2 * kv, m.hidden},
+          {"attn_output", tokens, m.hidden, q},
+          {"ffn_gate_up", tokens, 2 * std::uint64_t{m.ffn}, m.hidden},
+          {"ffn_down", tokens, m.hidden, m.ffn}};
+}
+
+}  // namespace
+
+Runner setup_bench(CLI::App& app) {
+  auto o = std::make_shared<BenchOptions>();
+  app.add_option("--buffer-mib", o->buffer_mib, "Memory read test: buffer size, MiB (far larger than the caches)")
+      ->capture_default_str()->check(CLI::Range(std::uint64_t{16}, std::uint64_t{1} << 20));
+  app.add_option("--threads", o->threads, "Memory read test: threads (default: all cores)")
+      ->check(CLI::Range(1u, 4096u));
+  app.add_option("--repeats", o->repeats, "Passes per measurement; the best is reported")
+      ->capture_default_str()->check(CLI::Range(1u, 1000u));
+  app.add_option("--sizes", o->sizes, "Square matmul sizes N (N x N x N), comma-separated")
+      ->capture_default_str()->delimiter(',')->check(CLI::Range(std::uint64_t{1}, std::uint64_t{16384}));
+  app.add_option("--model", o->model, "Model profile whose decoder-layer matmul shapes are measured")
+      ->capture_default_str();
+  app.add_option("--tokens", o->tokens, "Prompt tokens (M) of the layer matmuls")
+      ->capture_default_str()->check(CLI::Range(std::uint64_t{1}, std::uint64_t{65536}));
+  app.add_option("--storage", o->storage, "Also time one sequential read of this file");
+  app.add_option("--write-profile", o->write_profile, "Write a device profile of this host to FILE");
+  app.add_option("--description", o->description, "Description line of the written profile")->capture_default_str();
+  return [o](const Context& ctx) {
+    io::Report r;
+    r.command = "bench";
+    const ModelSpec model = ctx.model(o->model, r.inputs);
+    std::ofstream profile_out;
+    if (!o->write_profile.empty()) {
+      profile_out.open(o->write_profile, std::ios::binary | std::ios::trunc);
+      if (!profile_out) throw UsageError(fmt::format("--write-profile: cannot write '{}'", o->write_profile));
+    }
+    std::optional<io::FileRead> storage;
+    if (!o->storage.empty()) storage = unwrap(io::measure_file_read(o->storage));
+    const io::HostMemory memory = unwrap(io::read_meminfo());
+    const unsigned threads = o->threads > 0 ? o->threads : std::max(1u, std::thread::hardware_concurrency());
+    const std::uint64_t buffer_bytes = o->buffer_mib << 20;
+    if (static_cast<double>(buffer_bytes) > memory.available_bytes / 2) {
+      throw UsageError(fmt::format("--buffer-mib {}: more than half of the {:.0f} MiB available; choose a smaller buffer",
+                                   o->buffer_mib, memory.available_bytes / units::kMiB));
+    }
+
+    const double read_bps = io::measure_read_bandwidth(buffer_bytes, threads, o->repeats);
+    std::vector<io::GemmShape> shapes;
+    for (std::uint64_t n : o->sizes) shapes.push_back({fmt::format("square {}", n), n, n, n});
+    const std::vector<io::GemmShape> layer = layer_shapes(model, o->tokens);
+    shapes.insert(shapes.end(), layer.begin(), layer.end());
+
+    io::Table t{"matmul", {{"matmul", "name"},
+                           {"M", "m"},
+                           {"N", "n"},
+                           {"K", "k"},
+                           {"GFLOP", "flops", 3, false, 1e9},
+                           {"ms", "ms", 3},
+                           {"GFLOPS", "gflops", 1}}, {}};
+    double best_layer_flops = 0;
+    for (std::size_t i = 0; i < shapes.size(); ++i) {
+      const io::GemmShape& s = shapes[i];
+      const double seconds = io::measure_gemm_s(s, o->repeats);
+      const double rate = s.flops() / seconds;
+      if (i >= o->sizes.size()) best_layer_flops = std::max(best_layer_flops, rate);
+      t.add({s.name, static_cast<std::int64_t>(s.m), static_cast<std::int64_t>(s.n), static_cast<std::int64_t>(s.k),
+             s.flops(), seconds * units::kMsPerS, rate / 1e9});
+    }
+    r.tables.push_back(std::move(t));
+
+    r.inputs["buffer_mib"] = o->buffer_mib;
+    r.inputs["threads"] = threads;
+    r.inputs["repeats"] = o->repeats;
+    r.inputs["tokens"] = o->tokens;
+    r.results["memory_total_gib"] = memory.total_bytes / units::kGiB;
+    r.results["memory_available_gib"] = memory.available_bytes / units::kGiB;
+    r.results["read_gbps"] = read_bps / units::kGBps;
+    r.results["layer_best_gflops"] = best_layer_flops / 1e9;
+    r.title = fmt::format("bench: this host, {} threads", threads);
+    r.header.push_back(fmt::format("memory {:.2f} GiB, {:.2f} GiB available", memory.total_bytes / units::kGiB,
+                                   memory.available_bytes / units::kGiB));
+    r.header.push_back(fmt::format("memory read: {:.2f} GB/s (STREAM-style read of {} MiB, best of {})",
+                                   read_bps / units::kGBps, o->buffer_mib, o->repeats));
+    r.header.push_back(fmt::format("matmul: OpenBLAS cblas_sgemm (fp32), best of {} after a warm-up; layer shapes of {} "
+                                   "at {} tokens", o->repeats, model.name, o->tokens));
+    if (storage) {
+      r.inputs["storage_file"] = o->storage;
+      r.results["storage_read_gbps"] = storage->bytes / storage->seconds / units::kGBps;
+      r.header.push_back(fmt::format("storage read: {:.2f} GB/s ({:.0f} MiB of {}; a file in the page cache reads "
+                                     "at memory speed)", storage->bytes / storage->seconds / units::kGBps,
+                                     storage->bytes / units::kMiB, o->storage));
+    }
+    if (profile_out.is_open()) {
+      io::HostProfile p;
+      p.description = o->description;
+      p.memory = memory;
+      p.read_bytes_per_s = read_bps;
+      p.gemm_flops_per_s = best_layer_flops;
+      if (storage) p.storage_bytes_per_s = storage->bytes / storage->seconds;
+      p.comments = {"Device profile of this host, written by `edgeplan bench --write-profile`.",
+                    fmt::format("{} threads, {} MiB read buffer, layer matmuls of {} at {} tokens.", threads,
+                                o->buffer_mib, model.name, o->tokens)};
+      const std::string text = io::device_profile_toml(p);
+      const std::string name = std::filesystem::path(o->write_profile).stem().string();
+      unwrap(io::load_device(io::ProfileText{name, o->write_profile, o->write_profile, text}, {}));
+      profile_out << text;
+      r.inputs["write_profile"] = o->write_profile;
+      r.notes.push_back(fmt::format("wrote device profile {} (use it as --device {})", o->write_profile, o->write_profile));
+    }
+    return r;
+  };
+}
+
+}  // namespace edgeplan::cli

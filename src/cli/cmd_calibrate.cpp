@@ -1,0 +1,219 @@
+// edgeplan calibrate: fit a device's decode utilization, per-token overhead and prefill efficiency to
+// llama-bench results (core/calibrate.hpp), compare predicted with measured, and write the fitted profile.
+#include <cmath>
+#include <fstream>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "cli/command.hpp"
+#include "edgeplan/core/calibrate.hpp"
+#include "edgeplan/core/decode.hpp"
+#include "edgeplan/core/prefill.hpp"
+#include "edgeplan/core/units.hpp"
+#include "edgeplan/io/llama_bench.hpp"
+
+namespace edgeplan::cli {
+namespace {
+
+struct CalibrateOptions {
+  std::string device, model, results, write;
+};
+
+enum class Kind { decode, prefill };
+
+// One fitted measurement with what the model needs to predict it.
+struct Point {
+  const io::BenchRow* row = nullptr;
+  Kind kind = Kind::decode;
+  double weight_bytes = 0;  // decode
+  ModelSpec model;          // prefill
+  const FileType* format = nullptr;  // prefill: quantized formats run at the quantized efficiency
+};
+
+double predict(const Point& p, const DeviceSpec& d) {
+  if (p.kind == Kind::decode) return decode(d, {p.weight_bytes, 0}).tok_per_s;
+  return d.prefill ? prefill(*d.prefill, p.model, *p.format, p.row->n_prompt).tok_per_s : 0;
+}
+
+std::string read_text(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw UsageError(fmt::format("cannot read llama-bench results '{}': no such file", path));
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// The device profile with the fitted values, as TOML: the other keys (and --set overrides) kept.
+std::string fitted_profile(const Context& ctx, const std::string& device, const DeviceSpec& fitted,
+                           const std::string& results) {
+  io::FieldSource source;
+  const io::ProfileText text = ctx.find("devices", device);
+  toml::table table = unwrap(io::parse_profile(text, "device", ctx.overrides(), source));
+  table.insert_or_assign("utilization", fitted.utilization);
+  table.insert_or_assign("per_token_overhead_ms", fitted.per_token_overhead_s * units::kMsPerS);
+  if (fitted.prefill) {
+    if (toml::table* p = table["prefill"].as_table()) {
+      p->insert_or_assign("efficiency", fitted.prefill->efficiency);
+      p->insert_or_assign("quantized_efficiency", fitted.prefill->quantized_efficiency);
+    }
+  }
+  std::ostringstream out;
+  out << fmt::format("# {} calibrated by `edgeplan calibrate` on {} (utilization, per_token_overhead_ms,\n"
+                     "# prefill.efficiency fitted; the other keys as in {}).\n",
+                     fitted.name, results, text.display)
+      << toml::toml_formatter(table, toml::toml_formatter::default_flags | toml::format_flags::relaxed_float_precision)
+      << "\n";
+  return out.str();
+}
+
+double rms(const std::vector<double>& v) {
+  double s = 0;
+  for (double x : v) s += x * x;
+  return v.empty() ? 0 : std::sqrt(s / static_cast<double>(v.size()));
+}
+
+}  // namespace
+
+Runner setup_calibrate(CLI::App& app) {
+  auto o = std::make_shared<CalibrateOptions>();
+  app.add_option("--device", o->device, "Device profile to calibrate (name or .toml path)")->required();
+  app.add_option("--llama-bench", o->results, "llama-bench results: its -o json, jsonl or csv output")->required();
+  app.add_option("--model", o->model,
+                 "Model profile of the benchmarked model (weights by format); default: each row's model_size and "
+                 "model_n_params");
+  app.add_option("--write", o->write, "Write the calibrated device profile to FILE");
+  return [o](const Context& ctx) {
+    io::Report r;
+    r.command = "calibrate";
+    const DeviceSpec device = ctx.device(o->device, r.inputs);
+    std::optional<ModelSpec> model;
+    if (!o->model.empty()) model = ctx.model(o->model, r.inputs);
+    const std::vector<io::BenchRow> rows = unwrap(io::parse_llama_bench(read_text(o->results), o->results));
+    r.inputs["llama_bench"] = o->results;
+
+    std::vector<Point> points;
+    std::vector<DecodeSample> decode_samples;
+    std::vector<PrefillSample> prefill_samples, quantized_samples;  // float and quantized weights
+    std::vector<std::string> skipped;
+    for (const io::BenchRow& row : rows) {
+      if (row.n_depth > 0 || (row.n_prompt > 0 && row.n_gen > 0)) {
+        skipped.push_back(row.test());
+        continue;
+      }
+      Point p{&row, row.n_gen > 0 ? Kind::decode : Kind::prefill, row.model_size_bytes, {}};
+      if (model) {
+        const FileType* ft = io::model_type_format(row.model_type);
+        if (!ft) {
+          throw UsageError(fmt::format("{}: cannot tell the weight format from model_type '{}' (needed with --model)",
+                                       row.where, row.model_type));
+        }
+        p.weight_bytes = unwrap(weight_size(*model, *ft)).bytes;
+        p.model = *model;
+      } else {
+        if (row.model_size_bytes <= 0 || row.model_n_params <= 0) {
+          throw UsageError(fmt::format("{}: model_size and model_n_params must be above 0 (or pass --model)", row.where));
+        }
+        p.model.name = row.model_type;
+        p.model.params = row.model_n_params;
+      }
+      if (p.kind == Kind::decode) {
+        decode_samples.push_back({p.weight_bytes, 1.0 / row.avg_tok_per_s});
+      } else {
+        p.format = io::model_type_format(row.model_type);
+        if (!p.format) {
+          throw UsageError(fmt::format("{}: cannot tell the weight format from model_type '{}' (needed for prefill)",
+                                       row.where, row.model_type));
+        }
+        const PrefillSample sample{prefill_flops(p.model, row.n_prompt),
+                                   static_cast<double>(row.n_prompt) / row.avg_tok_per_s};
+        (is_quantized(*p.format) ? quantized_samples : prefill_samples).push_back(sample);
+      }
+      points.push_back(std::move(p));
+    }
+    if (points.empty()) throw UsageError(fmt::format("{}: no pp or tg test to fit (only {})", o->results,
+                                                     fmt::join(skipped, ", ")));
+
+    DeviceSpec fitted = device;
+    if (!decode_samples.empty()) {
+      auto fit = fit_decode(decode_samples, device.bandwidth_bytes_per_s, device.per_token_overhead_s);
+      if (!fit) throw UsageError(fmt::format("{}: decode: {}", o->results, fit.error().message));
+      fitted.utilization = fit->utilization;
+      fitted.per_token_overhead_s = fit->per_token_overhead_s;
+      r.results["utilization"] = fit->utilization;
+      r.results["per_token_overhead_ms"] = fit->per_token_overhead_s * units::kMsPerS;
+      r.header.push_back(fmt::format("decode: utilization {:.3f} -> {:.3f}, overhead {:.3f} -> {:.3f} ms/token (tg tests: {})",
+                                     device.utilization, fit->utilization, device.per_token_overhead_s * units::kMsPerS,
+                                     fit->per_token_overhead_s * units::kMsPerS, decode_samples.size()));
+      if (!fit->overhead_fitted) {
+        r.notes.push_back("the tg tests read a single size of weights: overhead kept as in the profile, only utilization "
+                          "fitted (benchmark two formats or models to fit both)");
+      }
+    } else {
+      r.notes.push_back("no tg test: decode utilization and overhead not fitted");
+    }
+    const bool any_prefill = !prefill_samples.empty() || !quantized_samples.empty();
+    if (any_prefill && device.prefill) {
+      // Float and quantized weights are fitted apart: each sets its own efficiency.
+      for (const bool quantized : {false, true}) {
+        const auto& samples = quantized ? quantized_samples : prefill_samples;
+        if (samples.empty()) continue;
+        auto eff = fit_prefill_efficiency(samples, device.prefill->peak_flops);
+        if (!eff) throw UsageError(fmt::format("{}: prefill: {}", o->results, eff.error().message));
+        double& target = quantized ? fitted.prefill->quantized_efficiency : fitted.prefill->efficiency;
+        const double before = target;
+        target = *eff;
+        r.results[quantized ? "prefill_quantized_efficiency" : "prefill_efficiency"] = *eff;
+        r.header.push_back(fmt::format("prefill ({} weights): efficiency {:.3f} -> {:.3f} of {:.2f} TFLOPS (pp tests: {})",
+                                       quantized ? "quantized" : "float", before, *eff,
+                                       device.prefill->peak_flops / 1e12, samples.size()));
+      }
+    } else if (any_prefill) {
+      r.notes.push_back("the device has no [prefill] tflops: prefill efficiency not fitted (add [prefill] to fit it)");
+    } else {
+      r.notes.push_back("no pp test: prefill efficiency not fitted");
+    }
+    if (!model && any_prefill) {
+      r.notes.push_back("without --model, prefill FLOPs count model_n_params (embeddings included) and no attention");
+    }
+    if (!skipped.empty()) {
+      r.notes.push_back(fmt::format("not fitted (prompt+generation or depth tests): {}", fmt::join(skipped, ", ")));
+    }
+
+    io::Table t{"tests", {{"#", "index"},
+                          {"test", "test"},
+                          {"model", "model_type"},
+                          {"measured tok/s", "measured_tok_per_s", 2},
+                          {"+/-", "stddev_tok_per_s", 2},
+                          {"before tok/s", "before_tok_per_s", 2},
+                          {"predicted tok/s", "predicted_tok_per_s", 2},
+                          {"error %", "error_percent", 1}}, {}};
+    std::vector<double> decode_errors, prefill_errors;
+    for (std::size_t i = 0; i < points.size(); ++i) {
+      const Point& p = points[i];
+      const double measured = p.row->avg_tok_per_s;
+      const io::Cell before = p.kind == Kind::prefill && !device.prefill ? io::Cell{} : io::Cell{predict(p, device)};
+      const bool predicted = p.kind == Kind::decode || fitted.prefill.has_value();
+      const double error = predicted ? (predict(p, fitted) - measured) / measured * 100 : 0;
+      if (predicted) (p.kind == Kind::decode ? decode_errors : prefill_errors).push_back(error);
+      t.add({static_cast<std::int64_t>(i + 1), p.row->test(), p.row->model_type, measured, p.row->stddev_tok_per_s,
+             before, predicted ? io::Cell{predict(p, fitted)} : io::Cell{}, predicted ? io::Cell{error} : io::Cell{}});
+    }
+    if (!decode_errors.empty()) r.results["decode_rms_error_percent"] = rms(decode_errors);
+    if (!prefill_errors.empty()) r.results["prefill_rms_error_percent"] = rms(prefill_errors);
+    r.tables.push_back(std::move(t));
+
+    if (!o->write.empty()) {
+      const std::string text = fitted_profile(ctx, o->device, fitted, o->results);
+      std::ofstream out(o->write, std::ios::binary | std::ios::trunc);
+      if (!(out << text)) throw UsageError(fmt::format("--write: cannot write '{}'", o->write));
+      r.inputs["write"] = o->write;
+      r.notes.push_back(fmt::format("wrote the calibrated profile to {}", o->write));
+    }
+    r.title = fmt::format("calibrate: {} against {}{}", device.name, o->results,
+                          model ? fmt::format(" ({})", model->name) : std::string());
+    return r;
+  };
+}
+
+}  // namespace edgeplan::cli

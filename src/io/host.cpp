@@ -1,0 +1,157 @@
+#include "edgeplan/io/host.hpp"
+
+#include <cblas.h>
+
+#include <algorithm>
+#include <charconv>
+#include <chrono>
+#include <fstream>
+#include <numeric>
+#include <sstream>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "edgeplan/core/units.hpp"
+
+namespace edgeplan::io {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+// Sums a slice with 8 independent accumulators, so that the loop streams at the memory's pace.
+std::uint64_t read_slice(const std::uint64_t* p, std::size_t n) {
+  std::uint64_t acc[8] = {};
+  std::size_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    for (std::size_t l = 0; l < 8; ++l) acc[l] += p[i + l];
+  }
+  for (; i < n; ++i) acc[0] += p[i];
+  return std::accumulate(std::begin(acc), std::end(acc), std::uint64_t{0});
+}
+
+// Runs body(t) on `threads` threads at once and returns the wall time.
+template <class Body>
+double timed_on_threads(unsigned threads, Body body) {
+  const auto start = Clock::now();
+  {
+    std::vector<std::jthread> pool;
+    for (unsigned t = 0; t < threads; ++t) pool.emplace_back([&body, t] { body(t); });
+  }
+  return seconds_since(start);
+}
+
+}  // namespace
+
+double measure_read_bandwidth(std::uint64_t buffer_bytes, unsigned threads, unsigned repeats) {
+  const std::size_t words = buffer_bytes / sizeof(std::uint64_t);
+  std::vector<std::uint64_t> buffer(words);
+  const std::size_t slice = (words + threads - 1) / threads;
+  auto range = [&](unsigned t) {
+    const std::size_t begin = std::min(words, t * slice);
+    return std::pair{begin, std::min(words, begin + slice)};
+  };
+  timed_on_threads(threads, [&](unsigned t) {  // first touch from the thread that reads the slice
+    auto [begin, end] = range(t);
+    std::iota(buffer.begin() + static_cast<std::ptrdiff_t>(begin), buffer.begin() + static_cast<std::ptrdiff_t>(end),
+              std::uint64_t{begin});
+  });
+  std::vector<std::uint64_t> sums(threads);  // stored, so the reads cannot be optimised away
+  double best = 0;
+  for (unsigned r = 0; r < repeats; ++r) {
+    const double s = timed_on_threads(threads, [&](unsigned t) {
+      auto [begin, end] = range(t);
+      sums[t] += read_slice(buffer.data() + begin, end - begin);
+    });
+    best = std::max(best, static_cast<double>(words * sizeof(std::uint64_t)) / s);
+  }
+  return best;
+}
+
+double measure_gemm_s(const GemmShape& shape, unsigned repeats) {
+  std::vector<float> a(shape.m * shape.k, 0.5f), b(shape.k * shape.n, 0.25f), c(shape.m * shape.n);
+  const auto m = static_cast<blasint>(shape.m), n = static_cast<blasint>(shape.n), k = static_cast<blasint>(shape.k);
+  auto once = [&] {
+    const auto start = Clock::now();
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, n, k, 1.0f, a.data(), k, b.data(), n, 0.0f, c.data(), n);
+    return seconds_since(start);
+  };
+  once();
+  double best = once();
+  for (unsigned r = 1; r < repeats; ++r) best = std::min(best, once());
+  return best;
+}
+
+Result<FileRead> measure_file_read(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return Error{fmt::format("--storage: cannot read '{}': no such file", path)};
+  std::vector<char> buf(8u << 20);
+  FileRead r;
+  const auto start = Clock::now();
+  while (in.read(buf.data(), static_cast<std::streamsize>(buf.size())) || in.gcount() > 0) {
+    r.bytes += static_cast<double>(in.gcount());
+  }
+  r.seconds = seconds_since(start);
+  if (r.bytes == 0) return Error{fmt::format("--storage: '{}' is empty", path)};
+  return r;
+}
+
+Result<HostMemory> parse_meminfo(std::string_view text) {
+  auto kib = [&](std::string_view key) -> std::optional<double> {
+    const std::string tag = std::string(key) + ":";
+    const auto at = text.find(tag);
+    if (at == std::string_view::npos) return std::nullopt;
+    std::string_view rest = text.substr(at + tag.size());
+    rest.remove_prefix(std::min(rest.find_first_not_of(' '), rest.size()));
+    std::uint64_t v = 0;
+    auto [p, ec] = std::from_chars(rest.data(), rest.data() + rest.size(), v);
+    if (ec != std::errc()) return std::nullopt;
+    return static_cast<double>(v) * units::kKiB;
+  };
+  const auto total = kib("MemTotal"), available = kib("MemAvailable");
+  if (!total || !available) return Error{"/proc/meminfo has no MemTotal or MemAvailable line"};
+  if (*total <= 0 || *available <= 0) return Error{"/proc/meminfo reports no memory"};
+  return HostMemory{*total, std::min(*available, *total)};
+}
+
+Result<HostMemory> read_meminfo() {
+  std::ifstream in("/proc/meminfo");
+  if (!in) return Error{"cannot read /proc/meminfo (edgeplan bench --write-profile needs Linux)"};
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return parse_meminfo(ss.str());
+}
+
+std::string device_profile_toml(const HostProfile& p) {
+  std::string out;
+  auto line = [&out](const std::string& setting, std::string_view comment) {
+    out += fmt::format("{:<28}# {}\n", setting, comment);
+  };
+  for (const std::string& c : p.comments) out += "# " + c + "\n";
+  out += fmt::format("description = \"{}\"\n", p.description);
+  line(fmt::format("memory_gib = {:.3f}", p.memory.total_bytes / units::kGiB), "MemTotal in /proc/meminfo");
+  line(fmt::format("reserved_gib = {:.3f}", (p.memory.total_bytes - p.memory.available_bytes) / units::kGiB),
+       "MemTotal - MemAvailable when measured: held by the OS and other programs");
+  line(fmt::format("bandwidth_gbps = {:.6g}", p.read_bytes_per_s / units::kGBps),
+       "measured: STREAM-style read over all cores");
+  line("utilization = 1.0", "the bandwidth above is measured, not a peak: all of it is achievable");
+  line("per_token_overhead_ms = 0.0", "unknown until fitted: run `edgeplan calibrate` on llama-bench results");
+  if (p.gemm_flops_per_s) {
+    out += "\n[prefill]\n";
+    line(fmt::format("tflops = {:.6g}", *p.gemm_flops_per_s / 1e12),
+         "measured: best OpenBLAS sgemm (fp32) at LLM layer sizes");
+    line("efficiency = 1.0", "the rate above is measured, not a peak");
+  }
+  if (p.storage_bytes_per_s) {
+    out += "\n# Storage for `stream`: the read rate is measured (one sequential pass; a file in the page cache reads at\n"
+           "# memory speed); set page_kib, page_fault_us and readahead_kib for this host, then uncomment.\n";
+    out += fmt::format("# [storage]\n# read_gbps = {:.6g}\n", *p.storage_bytes_per_s / units::kGBps);
+  }
+  return out;
+}
+
+}  // namespace edgeplan::io

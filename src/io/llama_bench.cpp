@@ -1,0 +1,223 @@
+#include "edgeplan/io/llama_bench.hpp"
+
+#include <charconv>
+#include <cmath>
+#include <map>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+namespace edgeplan::io {
+namespace {
+
+// One record as field name -> value text (JSON numbers are printed back to text).
+using Record = std::map<std::string, std::string>;
+
+struct Located {
+  std::string where;
+  Record fields;
+};
+
+Result<Record> record_of(const nlohmann::json& j, const std::string& where) {
+  if (!j.is_object()) return Error{where + ": expected an object of llama-bench fields"};
+  Record r;
+  for (const auto& [key, value] : j.items()) {
+    if (value.is_string()) {
+      r[key] = value.get<std::string>();
+    } else if (value.is_number() || value.is_boolean()) {
+      r[key] = value.dump();
+    }
+  }
+  return r;
+}
+
+// Splits one CSV line into fields; quotes may hold commas and "" stands for a quote.
+Result<std::vector<std::string>> csv_fields(std::string_view line, const std::string& where) {
+  std::vector<std::string> out(1);
+  bool quoted = false;
+  for (std::size_t i = 0; i < line.size(); ++i) {
+    const char c = line[i];
+    if (quoted) {
+      if (c == '"' && i + 1 < line.size() && line[i + 1] == '"') {
+        out.back() += '"';
+        ++i;
+      } else if (c == '"') {
+        quoted = false;
+      } else {
+        out.back() += c;
+      }
+    } else if (c == '"') {
+      quoted = true;
+    } else if (c == ',') {
+      out.emplace_back();
+    } else if (c != '\r') {
+      out.back() += c;
+    }
+  }
+  if (quoted) return Error{where + ": unterminated quote"};
+  return out;
+}
+
+std::vector<std::string_view> lines_of(std::string_view text) {
+  std::vector<std::string_view> out;
+  while (!text.empty()) {
+    const auto nl = text.find('\n');
+    out.push_back(text.substr(0, nl));
+    if (nl == std::string_view::npos) break;
+    text.remove_prefix(nl + 1);
+  }
+  return out;
+}
+
+bool blank(std::string_view s) { return s.find_first_not_of(" \t\r") == std::string_view::npos; }
+
+Result<std::vector<Located>> records(std::string_view text, const std::string& display) {
+  std::vector<Located> out;
+  const auto first = text.find_first_not_of(" \t\r\n");
+  if (first == std::string_view::npos) return Error{display + ": no llama-bench results (the file is empty)"};
+  if (text[first] == '[') {
+    nlohmann::json all;
+    try {
+      all = nlohmann::json::parse(text);
+    } catch (const nlohmann::json::parse_error& e) {
+      return Error{fmt::format("{}: invalid JSON at byte {}", display, e.byte)};
+    }
+    for (std::size_t i = 0; i < all.size(); ++i) {
+      const std::string where = fmt::format("{}: record {}", display, i + 1);
+      auto r = record_of(all[i], where);
+      if (!r) return r.error();
+      out.push_back({where, std::move(*r)});
+    }
+    return out;
+  }
+  const std::vector<std::string_view> lines = lines_of(text);
+  if (text[first] == '{') {
+    for (std::size_t i = 0; i < lines.size(); ++i) {
+      if (blank(lines[i])) continue;
+      const std::string where = fmt::format("{}:{}", display, i + 1);
+      nlohmann::json j;
+      try {
+        j = nlohmann::json::parse(lines[i]);
+      } catch (const nlohmann::json::parse_error& e) {
+        return Error{fmt::format("{}: invalid JSON at column {}", where, e.byte)};
+      }
+      auto r = record_of(j, where);
+      if (!r) return r.error();
+      out.push_back({where, std::move(*r)});
+    }
+    return out;
+  }
+  std::vector<std::string> header;
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    if (blank(lines[i])) continue;
+    const std::string where = fmt::format("{}:{}", display, i + 1);
+    auto fields = csv_fields(lines[i], where);
+    if (!fields) return fields.error();
+    if (header.empty()) {
+      header = std::move(*fields);
+      continue;
+    }
+    if (fields->size() != header.size()) {
+      return Error{fmt::format("{}: {} fields, but the header row has {}", where, fields->size(), header.size())};
+    }
+    Record r;
+    for (std::size_t f = 0; f < header.size(); ++f) r[header[f]] = (*fields)[f];
+    out.push_back({where, std::move(r)});
+  }
+  return out;
+}
+
+struct FieldReader {
+  const Located& rec;
+
+  Result<std::string> text(const std::string& key) const {
+    auto it = rec.fields.find(key);
+    if (it == rec.fields.end()) return Error{fmt::format("{}: missing field {}", rec.where, key)};
+    return it->second;
+  }
+
+  Result<double> number(const std::string& key, bool whole) const {
+    auto t = text(key);
+    if (!t) return t.error();
+    double v = 0;
+    auto [p, ec] = std::from_chars(t->data(), t->data() + t->size(), v);
+    if (ec != std::errc() || p != t->data() + t->size() || !std::isfinite(v) || v < 0 ||
+        (whole && v != std::floor(v))) {
+      return Error{fmt::format("{}: field {} is not a {} ('{}')", rec.where, key,
+                               whole ? "whole number >= 0" : "number >= 0", *t)};
+    }
+    return v;
+  }
+};
+
+}  // namespace
+
+std::string BenchRow::test() const {
+  std::string t;
+  if (n_prompt > 0) t = fmt::format("pp{}", n_prompt);
+  if (n_gen > 0) t += fmt::format("{}tg{}", t.empty() ? "" : "+", n_gen);
+  if (n_depth > 0) t += fmt::format("@d{}", n_depth);
+  return t;
+}
+
+Result<std::vector<BenchRow>> parse_llama_bench(std::string_view text, const std::string& display) {
+  auto recs = records(text, display);
+  if (!recs) return recs.error();
+  if (recs->empty()) return Error{display + ": no llama-bench results (no test rows)"};
+  std::vector<BenchRow> out;
+  for (const Located& rec : *recs) {
+    const FieldReader f{rec};
+    BenchRow row;
+    row.where = rec.where;
+    auto model_type = f.text("model_type");
+    if (!model_type) return model_type.error();
+    row.model_type = *model_type;
+    double* numbers[] = {&row.model_size_bytes, &row.model_n_params, &row.avg_tok_per_s};
+    const char* number_keys[] = {"model_size", "model_n_params", "avg_ts"};
+    for (std::size_t i = 0; i < 3; ++i) {
+      auto v = f.number(number_keys[i], false);
+      if (!v) return v.error();
+      *numbers[i] = *v;
+    }
+    std::uint64_t* counts[] = {&row.n_prompt, &row.n_gen};
+    const char* count_keys[] = {"n_prompt", "n_gen"};
+    for (std::size_t i = 0; i < 2; ++i) {
+      auto v = f.number(count_keys[i], true);
+      if (!v) return v.error();
+      *counts[i] = static_cast<std::uint64_t>(*v);
+    }
+    if (rec.fields.contains("n_depth")) {
+      auto v = f.number("n_depth", true);
+      if (!v) return v.error();
+      row.n_depth = static_cast<std::uint64_t>(*v);
+    }
+    if (rec.fields.contains("stddev_ts")) {
+      auto v = f.number("stddev_ts", false);
+      if (!v) return v.error();
+      row.stddev_tok_per_s = *v;
+    }
+    if (row.avg_tok_per_s <= 0) return Error{fmt::format("{}: avg_ts must be above 0", rec.where)};
+    if (row.n_prompt == 0 && row.n_gen == 0) return Error{fmt::format("{}: n_prompt and n_gen are both 0", rec.where)};
+    out.push_back(std::move(row));
+  }
+  return out;
+}
+
+const FileType* model_type_format(std::string_view model_type) {
+  // "<arch> <size> <file type>": the file type is what follows the second space.
+  for (int skip = 0; skip < 2; ++skip) {
+    const auto space = model_type.find(' ');
+    if (space == std::string_view::npos) return nullptr;
+    model_type.remove_prefix(space + 1);
+  }
+  std::string name(model_type);
+  for (const char* prefix : {"mostly ", "all "}) {
+    if (name.starts_with(prefix)) name.erase(0, std::string_view(prefix).size());
+  }
+  for (const auto& [suffix, letter] : {std::pair{" - Small", "_S"}, {" - Medium", "_M"}, {" - Large", "_L"}}) {
+    if (name.ends_with(suffix)) name.replace(name.size() - std::string_view(suffix).size(), std::string::npos, letter);
+  }
+  return find_file_type(name);
+}
+
+}  // namespace edgeplan::io

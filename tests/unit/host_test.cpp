@@ -1,0 +1,59 @@
+// The parts of `bench` that do not depend on the machine's speed: /proc/meminfo and the profile it writes.
+#include "edgeplan/io/host.hpp"
+
+#include <gtest/gtest.h>
+
+#include "edgeplan/io/profiles.hpp"
+
+namespace edgeplan::io {
+namespace {
+
+TEST(Host, ParsesMeminfo) {
+  auto m = parse_meminfo("MemTotal:       16384000 kB\nMemFree:         1000 kB\nMemAvailable:    8192000 kB\n");
+  ASSERT_TRUE(m.ok());
+  EXPECT_DOUBLE_EQ(m->total_bytes, 16384000.0 * 1024);
+  EXPECT_DOUBLE_EQ(m->available_bytes, 8192000.0 * 1024);
+  EXPECT_EQ(parse_meminfo("MemTotal: 100 kB\n").error().message, "/proc/meminfo has no MemTotal or MemAvailable line");
+  EXPECT_EQ(parse_meminfo("MemTotal: 0 kB\nMemAvailable: 0 kB\n").error().message, "/proc/meminfo reports no memory");
+}
+
+TEST(Host, WrittenProfileLoads) {
+  HostProfile p;
+  p.description = "test host";
+  p.memory = {16.0 * 1073741824, 12.0 * 1073741824};
+  p.read_bytes_per_s = 21.5e9;
+  p.gemm_flops_per_s = 0.25e12;
+  p.storage_bytes_per_s = 1.5e9;
+  p.comments = {"measured for a test"};
+  const std::string text = device_profile_toml(p);
+  EXPECT_EQ(text,
+            "# measured for a test\n"
+            "description = \"test host\"\n"
+            "memory_gib = 16.000         # MemTotal in /proc/meminfo\n"
+            "reserved_gib = 4.000        # MemTotal - MemAvailable when measured: held by the OS and other programs\n"
+            "bandwidth_gbps = 21.5       # measured: STREAM-style read over all cores\n"
+            "utilization = 1.0           # the bandwidth above is measured, not a peak: all of it is achievable\n"
+            "per_token_overhead_ms = 0.0 # unknown until fitted: run `edgeplan calibrate` on llama-bench results\n"
+            "\n[prefill]\n"
+            "tflops = 0.25               # measured: best OpenBLAS sgemm (fp32) at LLM layer sizes\n"
+            "efficiency = 1.0            # the rate above is measured, not a peak\n"
+            "\n# Storage for `stream`: the read rate is measured (one sequential pass; a file in the page cache reads at\n"
+            "# memory speed); set page_kib, page_fault_us and readahead_kib for this host, then uncomment.\n"
+            "# [storage]\n# read_gbps = 1.5\n");
+  auto d = load_device(ProfileText{"host", "host.toml", "test", text}, {});
+  ASSERT_TRUE(d.ok()) << d.error().message;
+  EXPECT_DOUBLE_EQ(d->memory_bytes, 16.0 * 1073741824);
+  EXPECT_DOUBLE_EQ(d->reserved_bytes, 4.0 * 1073741824);
+  EXPECT_DOUBLE_EQ(d->bandwidth_bytes_per_s, 21.5e9);
+  EXPECT_DOUBLE_EQ(d->utilization, 1.0);
+  ASSERT_TRUE(d->prefill.has_value());
+  EXPECT_DOUBLE_EQ(d->prefill->peak_flops, 0.25e12);
+
+  p.gemm_flops_per_s.reset();
+  auto bare = load_device(ProfileText{"host", "host.toml", "test", device_profile_toml(p)}, {});
+  ASSERT_TRUE(bare.ok()) << bare.error().message;
+  EXPECT_FALSE(bare->prefill.has_value());
+}
+
+}  // namespace
+}  // namespace edgeplan::io
