@@ -5,8 +5,8 @@
 #   bench/perf.sh [path/to/edgeplan] [RUNS]
 # Prints: the median whole-process time of one `edgeplan kv` call over RUNS runs (default 300; the target
 # is under 5 ms), sweep evaluations per second, trace requests per second at three sizes (via
-# bench/route-trace.sh), the time of `inspect` on a sparse 5 GB GGUF and `quant` GB/s where the build has
-# those commands.
+# bench/route-trace.sh), the time of `inspect` on sparse GGUF files of 2 and 26 layers (5 GB), and `quant` GB/s
+# where the build has those commands.
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
 bin=${1:-$root/build/release/edgeplan}
@@ -51,28 +51,59 @@ done
 echo "== route --trace: requests per second"
 "$root/bench/route-trace.sh" "$bin"
 
-echo "== inspect on a sparse 5 GB GGUF"
+echo "== inspect on sparse GGUF files: the time must not depend on the file size"
 if has_command inspect; then
-  # One F32 tensor of 1,342,177,280 weights (5 GiB of data) after a 64-byte header; the data is a hole.
-  python3 - "$tmp/sparse.gguf" <<'PY'
+  # A llama-shaped GGUF (hidden 4096, GQA 32/8, ffn 11008, vocab 32000, Q8_0 matrices) with LAYERS layers:
+  # the header is written, the tensor data is a hole (26 layers make about 5 GB).
+  make_gguf() {
+    python3 - "$1" "$2" <<'PY'
 import struct, sys
-name = b"w"
-head = b"GGUF" + struct.pack("<IQQ", 3, 1, 0) + struct.pack("<Q", len(name)) + name
-head += struct.pack("<IQIQ", 1, 1342177280, 0, 0)
-head += bytes((32 - len(head) % 32) % 32)
-with open(sys.argv[1], "wb") as f:
-    f.write(head)
-    f.truncate(len(head) + 1342177280 * 4)
+path, layers = sys.argv[1], int(sys.argv[2])
+hidden, ffn, vocab = 4096, 11008, 32000
+def string(s):
+    b = s.encode()
+    return struct.pack("<Q", len(b)) + b
+def kv_u32(key, v):
+    return string(key) + struct.pack("<II", 4, v)
+tensors = [("token_embd.weight", (hidden, vocab), 8)]
+for i in range(layers):
+    tensors += [(f"blk.{i}.attn_norm.weight", (hidden,), 0), (f"blk.{i}.attn_q.weight", (hidden, hidden), 8),
+                (f"blk.{i}.attn_k.weight", (hidden, 1024), 8), (f"blk.{i}.attn_v.weight", (hidden, 1024), 8),
+                (f"blk.{i}.attn_output.weight", (hidden, hidden), 8), (f"blk.{i}.ffn_norm.weight", (hidden,), 0),
+                (f"blk.{i}.ffn_gate.weight", (hidden, ffn), 8), (f"blk.{i}.ffn_up.weight", (hidden, ffn), 8),
+                (f"blk.{i}.ffn_down.weight", (ffn, hidden), 8)]
+tensors += [("output_norm.weight", (hidden,), 0), ("output.weight", (hidden, vocab), 8)]
+kvs = [string("general.architecture") + struct.pack("<I", 8) + string("llama"), kv_u32("general.file_type", 7),
+       kv_u32("llama.block_count", layers), kv_u32("llama.embedding_length", hidden),
+       kv_u32("llama.feed_forward_length", ffn), kv_u32("llama.attention.head_count", 32),
+       kv_u32("llama.attention.head_count_kv", 8), kv_u32("llama.context_length", 4096)]
+out = b"GGUF" + struct.pack("<IQQ", 3, len(tensors), len(kvs)) + b"".join(kvs)
+offset = 0
+for name, dims, t in tensors:
+    rows = dims[1] if len(dims) > 1 else 1
+    size = rows * (dims[0] // 32 * 34 if t == 8 else dims[0] * 4)
+    out += string(name) + struct.pack("<I", len(dims)) + b"".join(struct.pack("<Q", d) for d in dims)
+    out += struct.pack("<IQ", t, offset)
+    offset += (size + 31) // 32 * 32
+out += bytes((len(out) + 31) // 32 * 32 - len(out))
+with open(path, "wb") as f:
+    f.write(out)
+    f.truncate(len(out) + offset)
 PY
-  runs=20 times_ms "$bin" inspect "$tmp/sparse.gguf" >"$tmp/inspect.ms"
-  printf 'file %s bytes: median %s ms over 20 runs\n' "$(stat -c %s "$tmp/sparse.gguf")" "$(median <"$tmp/inspect.ms")"
+  }
+  printf '%-7s %15s %12s\n' layers bytes "median ms"
+  for layers in 2 26; do
+    make_gguf "$tmp/sparse-$layers.gguf" "$layers"
+    runs=20 times_ms "$bin" inspect "$tmp/sparse-$layers.gguf" >"$tmp/inspect.ms"
+    printf '%-7s %15s %12s\n' "$layers" "$(stat -c %s "$tmp/sparse-$layers.gguf")" "$(median <"$tmp/inspect.ms")"
+  done
 else
   echo "not measured: this build has no inspect command"
 fi
 
-echo "== quant: GB/s"
+echo "== quant: GB/s of FP32 input (bench/quant.sh, 4096 x 4096)"
 if has_command quant; then
-  echo "not measured yet: this script does not know quant's options (add its run here)"
+  "$root/bench/quant.sh" "$bin" 4096 4096
 else
   echo "not measured: this build has no quant command"
 fi

@@ -163,6 +163,8 @@ Result<ModelSpec> model_from_hf_config(std::string_view json_text, const std::st
   } catch (const nlohmann::json::parse_error& e) {
     return Error{fmt::format("{}: invalid JSON at byte {}: {}", display, e.byte,
                              std::string(e.what()).substr(std::string(e.what()).rfind(": ") + 2))};
+  } catch (const nlohmann::json::out_of_range&) {  // a number past the double range: 1e999
+    return Error{fmt::format("{}: invalid JSON: a number is out of range", display)};
   }
   if (!root.is_object()) return Error{display + ": expected a JSON object (a Hugging Face config.json)"};
   try {

@@ -81,6 +81,8 @@ Result<std::vector<Located>> records(std::string_view text, const std::string& d
       all = nlohmann::json::parse(text);
     } catch (const nlohmann::json::parse_error& e) {
       return Error{fmt::format("{}: invalid JSON at byte {}", display, e.byte)};
+    } catch (const nlohmann::json::out_of_range&) {  // a number past the double range: 1e999
+      return Error{fmt::format("{}: invalid JSON: a number is out of range", display)};
     }
     for (std::size_t i = 0; i < all.size(); ++i) {
       const std::string where = fmt::format("{}: record {}", display, i + 1);
@@ -100,6 +102,8 @@ Result<std::vector<Located>> records(std::string_view text, const std::string& d
         j = nlohmann::json::parse(lines[i]);
       } catch (const nlohmann::json::parse_error& e) {
         return Error{fmt::format("{}: invalid JSON at column {}", where, e.byte)};
+      } catch (const nlohmann::json::out_of_range&) {
+        return Error{fmt::format("{}: invalid JSON: a number is out of range", where)};
       }
       auto r = record_of(j, where);
       if (!r) return r.error();

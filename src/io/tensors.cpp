@@ -210,6 +210,8 @@ Result<Tensor> read_safetensors(std::span<const std::uint8_t> bytes, const std::
     header = nlohmann::json::parse(bytes.begin() + 8, bytes.begin() + 8 + static_cast<std::ptrdiff_t>(header_len));
   } catch (const nlohmann::json::parse_error& e) {
     return fail(8 + e.byte, "the header is not valid JSON");
+  } catch (const nlohmann::json::out_of_range&) {  // a number past the double range: 1e999
+    return fail(8, "the header is not valid JSON: a number is out of range");
   }
   if (!header.is_object()) return fail(8, "the header is not a JSON object");
   std::vector<std::string> names;

@@ -95,6 +95,28 @@ std::string model(const std::string& extra) {
 std::string cloud(const std::string& extra) {
   return "rtt_s = 0.1\nttft_s = 0.3\ndecode_tok_per_s = 80\naccepts = \"public\"\nusd_per_m_input_tok = 1\n" + extra;
 }
+const std::vector<std::string> kKvModelFile{"kv", "--device", "phone8g", "--model", "{file}"};
+// A Llama-3.2-1B-shaped config.json: `fields` (model_type and num_hidden_layers, as each case breaks them),
+// then the rest of the shape.
+std::string hf_config(const std::string& fields) {
+  return "{" + fields +
+         "\"hidden_size\": 2048, \"intermediate_size\": 8192, \"num_attention_heads\": 32, "
+         "\"num_key_value_heads\": 8, \"vocab_size\": 128256}";
+}
+const std::vector<std::string> kQuant{"quant", "--file", "{file}"};
+const std::vector<std::string> kCalibrate{"calibrate", "--device", "macbook-air-m1-16g", "--llama-bench", "{file}"};
+// A .npy file: magic, version 1.0, the header dict padded to 64 bytes, then `data`.
+std::string npy(const std::string& dict, const std::string& data) {
+  std::string header = dict;
+  while ((10 + header.size() + 1) % 64 != 0) header += ' ';
+  header += '\n';
+  return std::string("\x93NUMPY\x01\x00", 8) + static_cast<char>(header.size() & 0xFF) +
+         static_cast<char>(header.size() >> 8) + header + data;
+}
+// A .safetensors file: the header's length (u64), the JSON header, then `data`.
+std::string safetensors(const std::string& header, const std::string& data) {
+  return Gguf().u64(header.size()).text(header).text(data).bytes();
+}
 const std::string kCsvHeader = "arrival_s,name,privacy,input_tok,output_tok,slo_s\n";
 
 std::vector<BadCase> cases() {
@@ -296,6 +318,81 @@ std::vector<BadCase> cases() {
        "{file}: byte 57: duplicate tensor w"},
       {"gguf-not-adapter", "a.gguf", Gguf().header(3, 0, 1).kv_str("general.type", "model").bytes(), kAdapter,
        "{file}: not a LoRA adapter (general.type is \"model\", expected \"adapter\")"},
+      // Model files: config.json and GGUF models (--model).
+      {"hf-not-json", "model.json", "model_type = llama", kKvModelFile, "{file}: invalid JSON at byte 1: 'm'"},
+      {"hf-truncated", "model.json", "{\"model_type\": \"llama\", \"num_hidden_layers\": 1", kKvModelFile,
+       "{file}: invalid JSON at byte 47: syntax error while parsing object - unexpected end of input; expected '}'"},
+      {"hf-array", "model.json", "[1, 2]", kKvModelFile, "{file}: expected a JSON object (a Hugging Face config.json)"},
+      {"hf-string-layers", "model.json", hf_config("\"model_type\": \"llama\", \"num_hidden_layers\": \"16\", "),
+       kKvModelFile, "{file}: num_hidden_layers must be a whole number of at least 1 (got \"16\")"},
+      {"hf-negative-layers", "model.json", hf_config("\"model_type\": \"llama\", \"num_hidden_layers\": -16, "),
+       kKvModelFile, "{file}: num_hidden_layers must be a whole number of at least 1 (got -16)"},
+      {"hf-zero-layers", "model.json", hf_config("\"model_type\": \"llama\", \"num_hidden_layers\": 0, "), kKvModelFile,
+       "{file}: num_hidden_layers must be a whole number of at least 1 (got 0)"},
+      {"hf-huge-layers", "model.json", hf_config("\"model_type\": \"llama\", \"num_hidden_layers\": 1e300, "),
+       kKvModelFile, "{file}: num_hidden_layers must be a whole number of at least 1 (got 1e+300)"},
+      {"hf-huge-number", "model.json", hf_config("\"model_type\": \"llama\", \"num_hidden_layers\": 1e999, "),
+       kKvModelFile, "{file}: invalid JSON: a number is out of range"},
+      {"hf-missing-layers", "model.json", hf_config("\"model_type\": \"llama\", "), kKvModelFile,
+       "{file}: num_hidden_layers is missing"},
+      {"hf-unknown-type", "model.json", hf_config("\"model_type\": \"lama\", \"num_hidden_layers\": 16, "),
+       kKvModelFile,
+       "{file}: model_type \"lama\" is not supported; supported: llama, mistral, mixtral, qwen2, qwen3, qwen3_moe, "
+       "gemma2, gemma3, gemma3_text, phi3, deepseek_v2, deepseek_v3; did you mean llama?"},
+      {"gguf-model-no-metadata", "model.gguf", Gguf().header(3, 0, 0).bytes(), kKvModelFile,
+       "{file}: general.architecture is missing"},
+      {"gguf-model-wrong-magic", "model.gguf", Gguf().text("GGJT").u32(3).u64(0).u64(0).bytes(), kKvModelFile,
+       "{file}: byte 0: not a GGUF file (the first 4 bytes are not \"GGUF\")"},
+      // Tensor files (quant --file) and llama-bench results (calibrate).
+      {"npy-wrong-magic", "w.npy", "\x93NUMPZ\x01\x00", kQuant,
+       "{file}: byte 0: not a .npy file (it does not start with \\x93NUMPY)"},
+      {"npy-version-9", "w.npy", std::string("\x93NUMPY\x09\x00\x00\x00", 10), kQuant,
+       "{file}: byte 6: unsupported .npy format version 9 (expected 1, 2 or 3)"},
+      {"npy-truncated-header", "w.npy",
+       npy("{'descr': '<f4', 'fortran_order': False, 'shape': (8, 64), }", "").substr(0, 30), kQuant,
+       "{file}: byte 8: header length 118 runs past the end of the file (30 bytes)"},
+      {"npy-int-dtype", "w.npy",
+       npy("{'descr': '<i4', 'fortran_order': False, 'shape': (2, 2), }", std::string(16, '\0')), kQuant,
+       "{file}: byte 10: dtype '<i4' is not supported (expected '<f4' or '<f2')"},
+      {"npy-fortran", "w.npy", npy("{'descr': '<f4', 'fortran_order': True, 'shape': (2, 2), }", std::string(16, '\0')),
+       kQuant, "{file}: byte 10: Fortran-order arrays are not supported (save in C order)"},
+      {"npy-huge-shape", "w.npy",
+       npy("{'descr': '<f4', 'fortran_order': False, 'shape': (4294967296, 4294967296), }", std::string(16, '\0')),
+       kQuant, "{file}: byte 10: shape [4294967296, 4294967296] holds no matrix (a dimension is 0 or too large)"},
+      {"npy-negative-shape", "w.npy",
+       npy("{'descr': '<f4', 'fortran_order': False, 'shape': (-2, 2), }", std::string(16, '\0')), kQuant,
+       "{file}: byte 10: the shape is not a tuple of whole numbers"},
+      {"npy-truncated-data", "w.npy",
+       npy("{'descr': '<f4', 'fortran_order': False, 'shape': (8, 64), }", std::string(16, '\0')), kQuant,
+       "{file}: byte 128: shape [8, 64] needs 2048 bytes of data but the file has 16"},
+      {"safetensors-huge-header", "w.safetensors", Gguf().u64(1ull << 62).text("{}").bytes(), kQuant,
+       "{file}: byte 0: header length 4611686018427387904 runs past the end of the file (10 bytes)"},
+      {"safetensors-not-json", "w.safetensors", safetensors("{\"w\": ", ""), kQuant,
+       "{file}: byte 15: the header is not valid JSON"},
+      {"safetensors-int-dtype", "w.safetensors",
+       safetensors("{\"w\": {\"dtype\": \"I8\", \"shape\": [2, 2], \"data_offsets\": [0, 4]}}", "abcd"), kQuant,
+       "{file}: byte 8: tensor 'w' has dtype I8 (expected F32, F16 or BF16)"},
+      {"safetensors-past-end", "w.safetensors",
+       safetensors("{\"w\": {\"dtype\": \"F32\", \"shape\": [2, 2], \"data_offsets\": [0, 16]}}", "abcd"), kQuant,
+       "{file}: byte 73: tensor 'w' has data_offsets [0, 16] outside the 4 data bytes"},
+      {"safetensors-shape-mismatch", "w.safetensors",
+       safetensors("{\"w\": {\"dtype\": \"F32\", \"shape\": [3, 2], \"data_offsets\": [0, 16]}}",
+                   std::string(16, '\0')),
+       kQuant, "{file}: byte 73: tensor 'w' has 16 data bytes but shape [3, 2] of F32 needs 24"},
+      {"safetensors-huge-number", "w.safetensors",
+       safetensors("{\"w\": {\"dtype\": \"F32\", \"shape\": [1e999], \"data_offsets\": [0, 4]}}", "abcd"), kQuant,
+       "{file}: byte 8: the header is not valid JSON: a number is out of range"},
+      {"bench-empty", "b.json", "", kCalibrate, "{file}: no llama-bench results (the file is empty)"},
+      {"bench-not-json", "b.jsonl", "{\"model_type\": \"llama 7B Q4_0\"}\nnot json\n", kCalibrate,
+       "{file}:2: invalid JSON at column 2"},
+      {"bench-negative-rate", "b.jsonl",
+       "{\"model_type\": \"llama 7B Q4_0\", \"model_size\": 3825065984, \"model_n_params\": 6738415616, "
+       "\"n_prompt\": 0, \"n_gen\": 128, \"avg_ts\": -14.5, \"stddev_ts\": 0.1}\n",
+       kCalibrate, "{file}:1: field avg_ts is not a number >= 0 ('-14.5')"},
+      {"bench-huge-rate", "b.jsonl",
+       "{\"model_type\": \"llama 7B Q4_0\", \"model_size\": 3825065984, \"model_n_params\": 6738415616, "
+       "\"n_prompt\": 0, \"n_gen\": 128, \"avg_ts\": 1e999, \"stddev_ts\": 0.1}\n",
+       kCalibrate, "{file}:1: invalid JSON: a number is out of range"},
       // Traces and request files.
       {"trace-empty", "t.csv", "", kTrace, "{file}: empty file: expected a header line"},
       {"trace-unknown-column", "t.csv", "arrival_s,name,privacy,input_tokens,output_tok,slo_s\n", kTrace,
@@ -445,6 +542,9 @@ std::vector<BadCase> cases() {
        "usage."},
   };
 }
+
+// Names the case in gtest's messages instead of dumping its bytes.
+void PrintTo(const BadCase& c, std::ostream* os) { *os << c.name; }
 
 class BadInput : public testing::TestWithParam<BadCase> {};
 

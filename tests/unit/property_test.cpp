@@ -100,11 +100,11 @@ TEST(Property, MoreMemoryNeverLowersMaxContext) {
   for (int i = 0; i < kCases; ++i) {
     const ModelSpec m = g.model();
     const KvType& t = kv_types()[g.whole(0, static_cast<std::uint32_t>(kv_types().size() - 1))];
+    const KvCacheSettings s{g.coin(0.5) ? 1u : 256u, 512};
     const double memory = g.log_real(0.5, 64) * 1073741824.0, reserved = g.real(0, 0.5) * memory;
     const double weights = g.log_real(1e8, 3e10);
-    const KvCacheSettings settings{};
-    const std::uint64_t before = max_context(m, t, kv_budget_bytes(memory, reserved, weights), settings);
-    const std::uint64_t after = max_context(m, t, kv_budget_bytes(memory * g.real(1.0, 4.0), reserved, weights), settings);
+    const std::uint64_t before = max_context(m, t, kv_budget_bytes(memory, reserved, weights), s);
+    const std::uint64_t after = max_context(m, t, kv_budget_bytes(memory * g.real(1.0, 4.0), reserved, weights), s);
     EXPECT_GE(after, before) << "case " << i;
   }
 }
