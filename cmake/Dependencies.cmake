@@ -15,7 +15,8 @@ if(EDGEPLAN_TESTS)
   edgeplan_require(GTest libgtest-dev)
 endif()
 # `edgeplan bench` measures matrix-multiply throughput through a tuned BLAS (a hand-written loop would
-# measure edgeplan's code, not the machine): OpenBLAS, with its cblas.h.
+# measure edgeplan's code, not the machine): OpenBLAS. The build needs its cblas.h; bench loads the library
+# when it runs (src/io/host.cpp).
 set(BLA_VENDOR OpenBLAS)
 edgeplan_require(BLAS libopenblas-dev)
 find_path(EDGEPLAN_CBLAS_INCLUDE_DIR cblas.h PATH_SUFFIXES openblas-pthread openblas)

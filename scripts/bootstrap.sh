@@ -8,6 +8,7 @@ cd "$(dirname "$0")/.."
 preset=${1:-dev}
 
 packages="cmake g++ make pkg-config libcli11-dev nlohmann-json3-dev libtomlplusplus-dev libfmt-dev libgtest-dev libbenchmark-dev libopenblas-dev"
+case $preset in asan) packages="$packages clang libclang-rt-14-dev" ;; esac  # clang's sanitizers and libFuzzer
 missing=""
 for p in $packages; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

@@ -86,7 +86,7 @@ Runner setup_bench(CLI::App& app) {
     double best_layer_flops = 0;
     for (std::size_t i = 0; i < shapes.size(); ++i) {
       const io::GemmShape& s = shapes[i];
-      const double seconds = io::measure_gemm_s(s, o->repeats);
+      const double seconds = unwrap(io::measure_gemm_s(s, o->repeats));
       const double rate = s.flops() / seconds;
       if (i >= o->sizes.size()) best_layer_flops = std::max(best_layer_flops, rate);
       t.add({s.name, static_cast<std::int64_t>(s.m), static_cast<std::int64_t>(s.n), static_cast<std::int64_t>(s.k),

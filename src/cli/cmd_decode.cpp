@@ -60,6 +60,57 @@ const KvType& need_kv_type(const std::string& name) {
   throw UsageError(fmt::format("--kv-type: unknown cache type '{}'{}", name, io::did_you_mean(name, names)));
 }
 
+namespace {
+
+// What decode's rows need besides the device, loaded and computed once.
+struct DecodeInputs {
+  ModelSpec model;
+  const KvType* kv = nullptr;
+  std::vector<const FileType*> formats;
+  std::vector<WeightSize> sizes;
+  std::optional<SpecParams> spec;
+  std::uint64_t context = 0, prompt = 0;
+  double prefill_flops = 0;  // of the prompt
+};
+
+DecodeInputs decode_inputs(const DecodeOptions& o, const Context& ctx, io::Json& inputs) {
+  DecodeInputs in;
+  in.model = ctx.model(o.model, inputs);
+  in.kv = &need_kv_type(o.kv_type);
+  for (const std::string& q : split_list(o.quant, "--quant")) in.formats.push_back(&need_format(q));
+  in.spec = o.spec.empty() ? std::nullopt : std::optional(parse_spec(o.spec));
+  for (const FileType* ft : in.formats) in.sizes.push_back(unwrap(weight_size(in.model, *ft)));
+  in.context = o.context;
+  in.prompt = o.prompt;
+  in.prefill_flops = prefill_flops(in.model, o.prompt);
+  return in;
+}
+
+// The formats table: one row per format.
+void decode_rows(const DecodeInputs& in, const DeviceSpec& device, const std::vector<io::Cell>& prefix, Rows& rows) {
+  const double kv_bytes = kv_cache_bytes(in.model, *in.kv, in.context, device.kv_cache);
+  const double usable = device.memory_bytes - device.reserved_bytes;
+  const double baseline = decode(device, {in.sizes.back().active_bytes, kv_bytes}).tok_per_s;
+  const double speedup = in.spec ? spec_speedup(*in.spec) : 1.0;
+  for (std::size_t i = 0; i < in.formats.size(); ++i) {
+    const WeightSize& size = in.sizes[i];
+    const DecodeResult rate = decode(device, {size.active_bytes, kv_bytes});
+    std::vector<io::Cell>& row = start_row(rows, prefix, 12);
+    row.insert(row.end(), {std::string(in.formats[i]->name), size.bits_per_weight, size.bytes});
+    if (in.model.moe) row.emplace_back(size.active_bytes);
+    row.insert(row.end(), {std::string(to_string(size.source)), size.bytes + kv_bytes <= usable,
+                           rate.s_per_token * units::kMsPerS, rate.tok_per_s, rate.tok_per_s / baseline});
+    if (in.spec) row.emplace_back(rate.tok_per_s * speedup);
+    if (device.prefill) {
+      const PrefillResult pre = prefill(*device.prefill, in.prefill_flops, *in.formats[i], in.prompt);
+      row.emplace_back(pre.tok_per_s);
+      row.emplace_back(pre.seconds + rate.s_per_token);
+    }
+  }
+}
+
+}  // namespace
+
 Runner setup_decode(CLI::App& app) {
   auto o = std::make_shared<DecodeOptions>();
   app.add_option("--device", o->device, "Device profile name or .toml path")->required();
@@ -73,29 +124,28 @@ Runner setup_decode(CLI::App& app) {
   app.add_option("--prompt", o->prompt, "Prompt tokens for prefill and time to first token (needs [prefill] in the device)")
       ->capture_default_str()
       ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 24));
-  return [o](const Context& ctx) {
+  auto rows = [o](const Context& ctx) {
+    io::Json inputs;
+    DeviceSpec device = ctx.device(o->device, inputs);
+    auto in = std::make_shared<const DecodeInputs>(decode_inputs(*o, ctx, inputs));
+    return DeviceRows{std::move(device), [in](const DeviceSpec& d, const std::vector<io::Cell>& prefix, Rows& out) {
+                        decode_rows(*in, d, prefix, out);
+                      }};
+  };
+  auto run = [o](const Context& ctx) {
     io::Report r;
     r.command = "decode";
     const DeviceSpec device = ctx.device(o->device, r.inputs);
-    const ModelSpec model = ctx.model(o->model, r.inputs);
-    const KvType& kv = need_kv_type(o->kv_type);
-    std::vector<const FileType*> formats;
-    for (const std::string& q : split_list(o->quant, "--quant")) formats.push_back(&need_format(q));
-    const std::optional<SpecParams> spec = o->spec.empty() ? std::nullopt : std::optional(parse_spec(o->spec));
+    const DecodeInputs in = decode_inputs(*o, ctx, r.inputs);
+    const ModelSpec& model = in.model;
+    const KvType& kv = *in.kv;
+    const std::vector<const FileType*>& formats = in.formats;
+    const std::optional<SpecParams>& spec = in.spec;
 
     const double kv_bytes = kv_cache_bytes(model, kv, o->context, device.kv_cache);
     r.inputs["context_tokens"] = o->context;
     r.inputs["kv_type"] = kv.name;
     if (spec) r.inputs["spec"] = {{"alpha", spec->alpha}, {"gamma", spec->gamma}, {"cost", spec->cost}};
-
-    std::vector<DecodeResult> rates;
-    std::vector<WeightSize> sizes;
-    for (const FileType* ft : formats) {
-      sizes.push_back(unwrap(weight_size(model, *ft)));
-      rates.push_back(decode(device, {sizes.back().active_bytes, kv_bytes}));
-    }
-    const double baseline = rates.back().tok_per_s;
-    const double usable = device.memory_bytes - device.reserved_bytes;
 
     io::Table t{"formats", {{"format", "format"},
                             {"bits/weight", "bits_per_weight", 3},
@@ -113,20 +163,7 @@ Runner setup_decode(CLI::App& app) {
       r.inputs["prompt_tokens"] = o->prompt;
     }
     const double speedup = spec ? spec_speedup(*spec) : 1.0;
-    for (std::size_t i = 0; i < formats.size(); ++i) {
-      std::vector<io::Cell> row{std::string(formats[i]->name), sizes[i].bits_per_weight, sizes[i].bytes,
-                                std::string(to_string(sizes[i].source)), sizes[i].bytes + kv_bytes <= usable,
-                                rates[i].s_per_token * units::kMsPerS, rates[i].tok_per_s,
-                                rates[i].tok_per_s / baseline};
-      if (model.moe) row.insert(row.begin() + 3, sizes[i].active_bytes);
-      if (spec) row.emplace_back(rates[i].tok_per_s * speedup);
-      if (device.prefill) {
-        const PrefillResult pre = prefill(*device.prefill, model, *formats[i], o->prompt);
-        row.emplace_back(pre.tok_per_s);
-        row.emplace_back(pre.seconds + rates[i].s_per_token);
-      }
-      t.add(std::move(row));
-    }
+    decode_rows(in, device, {}, t.rows);
     r.tables.push_back(std::move(t));
 
     r.title = fmt::format("decode: {} on {}", model.name, device.name);
@@ -156,6 +193,7 @@ Runner setup_decode(CLI::App& app) {
     }
     return r;
   };
+  return Runner(run, rows);
 }
 
 }  // namespace edgeplan::cli

@@ -13,6 +13,56 @@ struct KvOptions {
   std::uint64_t context = 0;
 };
 
+// What kv's rows need besides the device, loaded and computed once.
+struct KvInputs {
+  ModelSpec model;
+  const KvType* primary = nullptr;
+  const FileType* format = nullptr;
+  WeightSize weights;
+  std::uint64_t context = 0;
+};
+
+KvInputs kv_inputs(const KvOptions& o, const Context& ctx, io::Json& inputs) {
+  KvInputs in;
+  in.model = ctx.model(o.model, inputs);
+  in.primary = &need_kv_type(o.kv_type);
+  in.format = &need_format(o.quant);
+  in.weights = unwrap(weight_size(in.model, *in.format));
+  in.context = o.context;
+  return in;
+}
+
+// One cache type on one device.
+struct KvPoint {
+  const KvType* type;
+  double bytes_per_token;
+  std::uint64_t max_context;
+  double headroom_bytes;  // at the context asked for (budget when none)
+};
+
+std::vector<KvPoint> kv_points(const KvInputs& in, const DeviceSpec& device) {
+  const double budget = kv_budget_bytes(device.memory_bytes, device.reserved_bytes, in.weights.bytes);
+  std::vector<KvPoint> out;
+  for (const KvType& type : kv_types()) {
+    out.push_back({&type, kv_bytes_per_token(in.model, type), max_context(in.model, type, budget, device.kv_cache),
+                   budget - kv_cache_bytes(in.model, type, in.context, device.kv_cache)});
+  }
+  return out;
+}
+
+// The types table: one row per cache type.
+void kv_rows(const KvInputs& in, const std::vector<KvPoint>& points, const std::vector<io::Cell>& prefix, Rows& rows) {
+  for (const KvPoint& p : points) {
+    std::vector<io::Cell>& row = start_row(rows, prefix, 6);
+    row.insert(row.end(), {std::string(p.type->name), std::string(p.type->counted_as), p.bytes_per_token,
+                           static_cast<std::int64_t>(p.max_context)});
+    if (in.context > 0) {
+      row.emplace_back(p.headroom_bytes >= 0);
+      row.emplace_back(p.headroom_bytes);
+    }
+  }
+}
+
 }  // namespace
 
 Runner setup_kv(CLI::App& app) {
@@ -23,17 +73,25 @@ Runner setup_kv(CLI::App& app) {
   app.add_option("--context", o->context, "Context to check: does it fit, and with what headroom");
   app.add_option("--kv-type", o->kv_type, "Cache type that decides `fits`: f16, q8_0, q4_0, int8, int4")
       ->capture_default_str();
-  return [o](const Context& ctx) {
+  auto rows = [o](const Context& ctx) {
+    io::Json inputs;
+    DeviceSpec device = ctx.device(o->device, inputs);
+    auto in = std::make_shared<const KvInputs>(kv_inputs(*o, ctx, inputs));
+    return DeviceRows{std::move(device), [in](const DeviceSpec& d, const std::vector<io::Cell>& prefix, Rows& out) {
+                        kv_rows(*in, kv_points(*in, d), prefix, out);
+                      }};
+  };
+  auto run = [o](const Context& ctx) {
     io::Report r;
     r.command = "kv";
     const DeviceSpec device = ctx.device(o->device, r.inputs);
-    const ModelSpec model = ctx.model(o->model, r.inputs);
-    const KvType& primary = need_kv_type(o->kv_type);
-    const FileType* ft = &need_format(o->quant);
-    const WeightSize weights = unwrap(weight_size(model, *ft));
+    const KvInputs in = kv_inputs(*o, ctx, r.inputs);
+    const ModelSpec& model = in.model;
+    const FileType* ft = in.format;
+    const WeightSize& weights = in.weights;
     const double budget = kv_budget_bytes(device.memory_bytes, device.reserved_bytes, weights.bytes);
     r.inputs["quant"] = ft->name;
-    r.inputs["kv_type"] = primary.name;
+    r.inputs["kv_type"] = in.primary->name;
     if (o->context > 0) r.inputs["context_tokens"] = o->context;
 
     io::Table t{"types", {{"kv type", "kv_type"},
@@ -44,25 +102,16 @@ Runner setup_kv(CLI::App& app) {
       t.columns.push_back({fmt::format("fits {}", o->context), "fits"});
       t.columns.push_back({"headroom (GiB)", "headroom_bytes", 2, false, units::kGiB});
     }
-    for (const KvType& type : kv_types()) {
-      const double per_token = kv_bytes_per_token(model, type);
-      const std::uint64_t longest = max_context(model, type, budget, device.kv_cache);
-      std::vector<io::Cell> row{std::string(type.name), std::string(type.counted_as), per_token,
-                                static_cast<std::int64_t>(longest)};
-      const double headroom = budget - kv_cache_bytes(model, type, o->context, device.kv_cache);
+    const std::vector<KvPoint> points = kv_points(in, device);
+    kv_rows(in, points, {}, t.rows);
+    for (const KvPoint& p : points) {
+      if (p.type != in.primary) continue;
+      r.results["bytes_per_token"] = p.bytes_per_token;
+      r.results["max_context"] = p.max_context;
       if (o->context > 0) {
-        row.emplace_back(headroom >= 0);
-        row.emplace_back(headroom);
+        r.results["fits"] = p.headroom_bytes >= 0;
+        r.results["headroom_bytes"] = p.headroom_bytes;
       }
-      if (&type == &primary) {
-        r.results["bytes_per_token"] = per_token;
-        r.results["max_context"] = longest;
-        if (o->context > 0) {
-          r.results["fits"] = headroom >= 0;
-          r.results["headroom_bytes"] = headroom;
-        }
-      }
-      t.add(std::move(row));
     }
     r.results["weights_bytes"] = weights.bytes;
     r.results["budget_bytes"] = budget;
@@ -87,6 +136,7 @@ Runner setup_kv(CLI::App& app) {
     }
     return r;
   };
+  return Runner(run, rows);
 }
 
 }  // namespace edgeplan::cli

@@ -5,6 +5,7 @@
 #include <functional>
 #include <span>
 #include <stdexcept>
+#include <type_traits>
 #include <string>
 #include <vector>
 
@@ -62,7 +63,41 @@ class Context {
   std::vector<io::Override> overrides_;
 };
 
-using Runner = std::function<io::Report(const Context&)>;
+using Rows = std::vector<std::vector<io::Cell>>;
+
+// The rows of a command's first table computed straight from a device, for sweeps over device numbers.
+struct DeviceRows {
+  DeviceSpec device;  // as the profiles and --set give it
+  // Appends the rows for `device` (this device with other numbers), each starting with the cells of `prefix`
+  // (the swept values); called from several threads at once.
+  std::function<void(const DeviceSpec& device, const std::vector<io::Cell>& prefix, Rows& rows)> rows;
+};
+
+// Appends a row holding `prefix`, with room for `cells` more: how row builders start a row.
+inline std::vector<io::Cell>& start_row(Rows& rows, const std::vector<io::Cell>& prefix, std::size_t cells) {
+  std::vector<io::Cell>& row = rows.emplace_back();
+  row.reserve(prefix.size() + cells);
+  row.insert(row.end(), prefix.begin(), prefix.end());
+  return row;
+}
+
+// What runs a subcommand once its command line is parsed.
+struct Runner {
+  std::function<io::Report(const Context&)> run;
+  // Set by commands whose first table depends on the device's io::device_numbers() only through a DeviceSpec
+  // (decode, kv): a sweep over those numbers then evaluates structs on all cores instead of rerunning the
+  // command per combination (commands.cpp, run_sweep). Its rows must equal those of `run`.
+  std::function<DeviceRows(const Context&)> device_rows;
+
+  Runner() = default;
+  template <class Run>
+    requires std::is_invocable_r_v<io::Report, Run, const Context&>
+  Runner(Run r) : run(std::move(r)) {}  // NOLINT: a lambda is a Runner
+  Runner(std::function<io::Report(const Context&)> r, std::function<DeviceRows(const Context&)> rows)
+      : run(std::move(r)), device_rows(std::move(rows)) {}
+
+  io::Report operator()(const Context& ctx) const { return run(ctx); }
+};
 
 struct Command {
   const char* name;

@@ -1,5 +1,6 @@
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
@@ -10,6 +11,7 @@
 #include "cli/command.hpp"
 #include "edgeplan/io/inputs.hpp"
 #include "edgeplan/io/model_file.hpp"
+#include "edgeplan/io/parallel.hpp"
 #include "edgeplan/io/require.hpp"
 #include "edgeplan/io/suggest.hpp"
 #include "edgeplan/io/sweep.hpp"
@@ -106,45 +108,175 @@ io::Cell sweep_cell(const std::string& value) {
   return value;
 }
 
-// Runs `runner` once per combination of the sweeps and joins the first table of each run into one table,
-// with a column per swept key in front. Requirements are checked on every combination.
-io::Report run_sweep(const Runner& runner, const CommonOptions& common, const std::vector<io::SweepAxis>& axes,
-                     const std::vector<io::Requirement>& reqs, std::vector<std::string>& failures) {
+// The options of sweep combination `index`: the common ones with the combination's values as --set overrides.
+CommonOptions combination_options(const CommonOptions& common, const std::vector<io::SweepAxis>& axes,
+                                  std::uint64_t index) {
+  CommonOptions options = common;
+  const std::vector<std::string> values = io::sweep_combination(axes, index);
+  for (std::size_t a = 0; a < axes.size(); ++a) options.sets.push_back(axes[a].key + "=" + values[a]);
+  return options;
+}
+
+// The value index of each axis in combination `index` (the last axis varying fastest).
+void combination_indices(const std::vector<io::SweepAxis>& axes, std::uint64_t index, std::vector<std::size_t>& out) {
+  out.resize(axes.size());
+  for (std::size_t a = axes.size(); a-- > 0;) {
+    out[a] = index % axes[a].values.size();
+    index /= axes[a].values.size();
+  }
+}
+
+// The swept values of combination `at` as the cells in front of each of its rows.
+void sweep_cells(const std::vector<io::SweepAxis>& axes, const std::vector<std::size_t>& at,
+                 std::vector<io::Cell>& out) {
+  out.clear();
+  for (std::size_t a = 0; a < axes.size(); ++a) out.push_back(sweep_cell(axes[a].values[at[a]]));
+}
+
+// The first combination in [0, n) for which valid(device, index) is false (n when none), checked on all cores,
+// each with its own copy of `device`.
+template <class Valid>
+std::uint64_t first_invalid(std::uint64_t n, const DeviceSpec& device, Valid valid) {
+  std::vector<std::uint64_t> first(io::worker_count(), n);
+  io::parallel_for(n, [&](unsigned w, std::uint64_t begin, std::uint64_t end) {
+    DeviceSpec d = device;
+    Valid check = valid;  // its own copy: `valid` may keep scratch state
+    for (std::uint64_t i = begin; i < end; ++i) {
+      if (!check(d, i)) {
+        first[w] = i;
+        return;
+      }
+    }
+  });
+  return *std::min_element(first.begin(), first.end());
+}
+
+// A sweep over device numbers only, on a command that computes its rows from a DeviceSpec: each value is
+// read once (as the profile loader reads it) and set on a copy of the device per combination, on all cores.
+// Returns nullopt when the sweep is not of that kind. An invalid value or combination is reported by running
+// the command on the first combination that has one, so the error is word for word the loader's.
+std::optional<io::RowSource> device_number_rows(const Runner& runner, const CommonOptions& common,
+                                                const std::vector<io::SweepAxis>& axes, std::uint64_t n) {
+  if (!runner.device_rows) return std::nullopt;
+  struct Axis {
+    double DeviceSpec::*member;
+    std::vector<std::optional<double>> values;  // converted; nullopt when the loader would reject the value
+  };
+  auto direct = std::make_shared<std::vector<Axis>>();
+  for (const io::SweepAxis& a : axes) {
+    const io::DeviceNumber* number = nullptr;
+    for (const io::DeviceNumber& d : io::device_numbers()) {
+      if (a.key == "device." + std::string(d.key)) number = &d;
+    }
+    if (!number) return std::nullopt;
+    Axis& axis = direct->emplace_back(Axis{number->member, std::vector<std::optional<double>>(a.values.size())});
+    io::parallel_for(a.values.size(), [&](unsigned, std::uint64_t begin, std::uint64_t end) {
+      for (std::uint64_t i = begin; i < end; ++i) {
+        const std::optional<double> v = io::override_number(a.values[i]);
+        if (v && io::number_acceptable(*v, number->range)) axis.values[i] = number->convert(*v);
+      }
+    });
+  }
+  auto base = std::make_shared<const DeviceRows>(runner.device_rows(Context(common)));
+  // Sets combination i's values on d; false when the loader would reject one of them or the combination.
+  auto set = [&axes, direct = std::shared_ptr<const std::vector<Axis>>(direct),
+              at = std::vector<std::size_t>()](DeviceSpec& d, std::uint64_t i) mutable {
+    combination_indices(axes, i, at);
+    bool valid = true;
+    for (std::size_t a = 0; a < direct->size(); ++a) {
+      const std::optional<double>& v = (*direct)[a].values[at[a]];
+      if (v) d.*(*direct)[a].member = *v;
+      valid = valid && v.has_value();
+    }
+    return valid && io::device_numbers_consistent(d);
+  };
+  if (const std::uint64_t bad = first_invalid(n, base->device, set); bad < n) {
+    runner(Context(combination_options(common, axes, bad)));  // throws the loader's error
+    throw UsageError(fmt::format("--sweep: combination {} was rejected here but not by the profile loader (a bug)", bad + 1));
+  }
+  return io::RowSource{n, [base, set, &axes] {
+                         return [base, set, &axes, device = base->device, at = std::vector<std::size_t>(),
+                                 prefix = std::vector<io::Cell>()](std::uint64_t i, Rows& rows) mutable {
+                           set(device, i);
+                           combination_indices(axes, i, at);
+                           sweep_cells(axes, at, prefix);
+                           base->rows(device, prefix, rows);
+                         };
+                       }};
+}
+
+// Runs `runner` once per combination of the sweeps, on all cores, and writes one table: a column per swept key
+// in front of the columns of the command's first table. Requirements are checked on every combination; the
+// failures are returned, in combination order.
+std::vector<std::string> run_sweep(const Runner& runner, const CommonOptions& common,
+                                   const std::vector<io::SweepAxis>& axes, const std::vector<io::Requirement>& reqs,
+                                   io::Format format, std::ostream& out) {
   const std::uint64_t n = unwrap(io::sweep_size(axes));
-  io::Report out;
-  for (std::uint64_t i = 0; i < n; ++i) {
-    const std::vector<std::string> values = io::sweep_combination(axes, i);
-    CommonOptions options = common;
-    std::string label;
-    for (std::size_t a = 0; a < axes.size(); ++a) {
-      options.sets.push_back(axes[a].key + "=" + values[a]);
-      label += (label.empty() ? "" : ", ") + axes[a].key + "=" + values[a];
-    }
-    const io::Report one = runner(Context(options));
-    if (one.tables.empty()) throw UsageError(fmt::format("--sweep: {} has no table to sweep", one.command));
-    if (i == 0) {
-      out.command = one.command;
-      out.title = fmt::format("sweep of {} ({} combinations): {}", one.command, n, one.title);
-      out.inputs = one.inputs;
-      io::Json sweeps = io::Json::array();
-      for (const io::SweepAxis& a : axes) sweeps.push_back({{"key", a.key}, {"values", a.values}});
-      out.inputs["sweep"] = sweeps;
-      io::Table t{"sweep", {}, {}};
-      for (const io::SweepAxis& a : axes) t.columns.push_back({a.key, a.key, decimals_of(a.values)});
-      for (const io::Column& c : one.tables.front().columns) t.columns.push_back(c);
-      out.tables.push_back(std::move(t));
-    }
-    for (const auto& row : one.tables.front().rows) {
-      std::vector<io::Cell> cells;
-      for (const std::string& v : values) cells.push_back(sweep_cell(v));
-      cells.insert(cells.end(), row.begin(), row.end());
-      out.tables.front().add(std::move(cells));
-    }
-    for (const std::string& f : unwrap(io::check_requirements(io::full_results(one), reqs))) {
-      failures.push_back(fmt::format("[{}] {}", label, f));
+  const io::Report first = runner(Context(combination_options(common, axes, 0)));
+  if (first.tables.empty()) throw UsageError(fmt::format("--sweep: {} has no table to sweep", first.command));
+  io::Report head;
+  head.command = first.command;
+  head.title = fmt::format("sweep of {} ({} combinations): {}", first.command, n, first.title);
+  head.inputs = first.inputs;
+  if (format == io::Format::json) {  // only JSON prints the inputs
+    io::Json sweeps = io::Json::array();
+    for (const io::SweepAxis& a : axes) sweeps.push_back({{"key", a.key}, {"values", a.values}});
+    head.inputs["sweep"] = sweeps;
+  }
+  io::Table t{"sweep", {}, {}};
+  for (const io::SweepAxis& a : axes) t.columns.push_back({a.key, a.key, decimals_of(a.values)});
+  for (const io::Column& c : first.tables.front().columns) t.columns.push_back(c);
+  head.tables.push_back(std::move(t));
+
+  if (reqs.empty()) {
+    if (std::optional<io::RowSource> direct = device_number_rows(runner, common, axes, n)) {
+      io::render_rows(head, *direct, format, out);
+      return {};
     }
   }
-  return out;
+  // Any other sweep: the command runs per combination (on all cores) and its rows are kept.
+  std::vector<Rows> rows(n);
+  std::vector<std::vector<std::string>> failures(n);
+  std::atomic<std::uint64_t> first_error{n};
+  std::vector<std::pair<std::uint64_t, std::exception_ptr>> errors(io::worker_count(), {n, nullptr});
+  io::parallel_for(n, [&](unsigned w, std::uint64_t begin, std::uint64_t end) {
+    for (std::uint64_t i = begin; i < end && i < first_error.load(); ++i) {
+      try {
+        const io::Report one = runner(Context(combination_options(common, axes, i)));
+        if (one.tables.empty()) throw UsageError(fmt::format("--sweep: {} has no table to sweep", one.command));
+        rows[i] = one.tables.front().rows;
+        failures[i] = unwrap(io::check_requirements(io::full_results(one), reqs));
+      } catch (const UsageError&) {
+        errors[w] = {i, std::current_exception()};
+        for (std::uint64_t seen = first_error.load(); i < seen && !first_error.compare_exchange_weak(seen, i);) {
+        }
+        return;
+      }
+    }
+  });
+  for (const auto& [i, e] : errors) {
+    if (e && i == first_error.load()) std::rethrow_exception(e);
+  }
+  const io::RowSource kept{n, [&] {
+                             return [&, at = std::vector<std::size_t>(), prefix = std::vector<io::Cell>()](
+                                        std::uint64_t i, Rows& made) mutable {
+                               combination_indices(axes, i, at);
+                               sweep_cells(axes, at, prefix);
+                               for (const auto& row : rows[i]) {
+                                 std::vector<io::Cell>& r = made.emplace_back(prefix);
+                                 r.insert(r.end(), row.begin(), row.end());
+                               }
+                             };
+                           }};
+  io::render_rows(head, kept, format, out);
+  std::vector<std::string> out_failures;
+  for (std::uint64_t i = 0; i < n; ++i) {
+    const std::vector<std::string> values = io::sweep_combination(axes, i);
+    std::string label;
+    for (std::size_t a = 0; a < axes.size(); ++a) label += (label.empty() ? "" : ", ") + axes[a].key + "=" + values[a];
+    for (const std::string& f : failures[i]) out_failures.push_back(fmt::format("[{}] {}", label, f));
+  }
+  return out_failures;
 }
 
 }  // namespace
@@ -273,10 +405,10 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err)
         report = runner(Context(common));
         failures = unwrap(io::check_requirements(io::full_results(report), reqs));
         failures.insert(failures.begin(), report.failures.begin(), report.failures.end());
+        out << io::render(report, format);
       } else {
-        report = run_sweep(runner, common, axes, reqs, failures);
+        failures = run_sweep(runner, common, axes, reqs, format, out);
       }
-      out << io::render(report, format);
       for (const std::string& f : failures) err << "edgeplan: " << f << "\n";
       return failures.empty() ? kExitOk : kExitRequirementFailed;
     }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <cmath>
 
 namespace edgeplan {
 namespace {
@@ -51,7 +52,11 @@ std::uint64_t kv_cells(const ModelSpec& m, std::uint32_t layer, std::uint64_t co
 
 double kv_cache_bytes(const ModelSpec& m, const KvType& t, std::uint64_t context_tokens, const KvCacheSettings& s) {
   double cells = 0;
-  for (std::uint32_t i = 0; i < m.layers; ++i) cells += static_cast<double>(kv_cells(m, i, context_tokens, s));
+  if (!m.sliding_window) {  // every layer holds the padded context: the sum below in one step (sweeps call this often)
+    cells = static_cast<double>(pad(context_tokens, s.pad_tokens)) * m.layers;
+  } else {
+    for (std::uint32_t i = 0; i < m.layers; ++i) cells += static_cast<double>(kv_cells(m, i, context_tokens, s));
+  }
   return cells * layer_values_per_token(m) * t.bytes_per_element();
 }
 
@@ -61,6 +66,20 @@ double kv_budget_bytes(double memory_bytes, double reserved_bytes, double weight
 
 std::uint64_t max_context(const ModelSpec& m, const KvType& t, double budget_bytes, const KvCacheSettings& s) {
   if (budget_bytes <= 0) return 0;
+  if (!m.sliding_window) {
+    // The cache is proportional to the padded context: start from the whole pads the budget holds and step to
+    // the last one that fits. Contexts between two pads cost the upper pad, so that pad decides them.
+    const std::uint64_t p = s.pad_tokens, last_pad = kMaxContextTokens / p * p;
+    const double per_token = static_cast<double>(m.layers) * layer_values_per_token(m) * t.bytes_per_element();
+    const double pads = std::floor(budget_bytes / per_token / static_cast<double>(p));
+    std::uint64_t c = pads * static_cast<double>(p) >= static_cast<double>(last_pad)
+                          ? last_pad
+                          : static_cast<std::uint64_t>(pads) * p;
+    while (c + p <= kMaxContextTokens && kv_cache_bytes(m, t, c + p, s) <= budget_bytes) c += p;
+    while (c > 0 && kv_cache_bytes(m, t, c, s) > budget_bytes) c -= p;
+    if (c + p > kMaxContextTokens && kv_cache_bytes(m, t, kMaxContextTokens, s) <= budget_bytes) return kMaxContextTokens;
+    return c;
+  }
   // The cache grows monotonically with the context: binary search for the last context that fits.
   std::uint64_t lo = 0, hi = kMaxContextTokens;
   while (lo < hi) {

@@ -18,8 +18,12 @@ double prefill_flops(const ModelSpec& m, std::uint64_t prompt_tokens) {
 }
 
 PrefillResult prefill(const PrefillSpec& unit, const ModelSpec& m, const FileType& ft, std::uint64_t prompt_tokens) {
+  return prefill(unit, prefill_flops(m, prompt_tokens), ft, prompt_tokens);
+}
+
+PrefillResult prefill(const PrefillSpec& unit, double flops, const FileType& ft, std::uint64_t prompt_tokens) {
   PrefillResult r;
-  r.flops = prefill_flops(m, prompt_tokens);
+  r.flops = flops;
   r.seconds = r.flops / (unit.peak_flops * (is_quantized(ft) ? unit.quantized_efficiency : unit.efficiency));
   r.tok_per_s = static_cast<double>(prompt_tokens) / r.seconds;
   return r;

@@ -1,6 +1,7 @@
 #include "edgeplan/io/fields.hpp"
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <fmt/format.h>
 
@@ -32,6 +33,16 @@ std::string range_text(Range r) {
     case Range::any: return "finite";
   }
   return "";
+}
+
+// VALUE of a --set KEY=VALUE as TOML (the table {v = VALUE}); nullopt when it is not one TOML value.
+std::optional<toml::table> parse_value(std::string_view value) {
+  try {
+    toml::table parsed = toml::parse("v = " + std::string(value));
+    if (parsed.size() == 1) return parsed;
+  } catch (const toml::parse_error&) {
+  }
+  return std::nullopt;
 }
 
 bool in_range(double v, Range r) {
@@ -90,6 +101,10 @@ std::optional<double> Fields::optional_number(std::string_view key, Range range)
   if (std::abs(v) > kMaxMagnitude) fail(key, fmt::format("must be at most {:g} in magnitude (got {})", kMaxMagnitude, v));
   if (!in_range(v, range)) fail(key, "must be " + range_text(range) + " (got " + show(v) + ")");
   return v;
+}
+
+bool number_acceptable(double v, Range range) {
+  return std::isfinite(v) && std::abs(v) <= kMaxMagnitude && in_range(v, range);
 }
 
 double Fields::number(std::string_view key, Range range) {
@@ -243,17 +258,54 @@ void apply_override(toml::table& root, std::string_view key, std::string_view va
     table = next->as_table();
   }
   if (rest.empty()) throw FieldError(original + ": empty key");
-  std::optional<toml::table> parsed;
-  try {
-    parsed = toml::parse("v = " + std::string(value));
-  } catch (const toml::parse_error&) {
-    parsed.reset();
-  }
-  if (parsed && parsed->size() == 1) {
+  if (std::optional<toml::table> parsed = parse_value(value)) {
     parsed->get("v")->visit([&](auto&& node) { table->insert_or_assign(std::string(rest), node); });
   } else {
     table->insert_or_assign(std::string(rest), std::string(value));
   }
+}
+
+std::optional<double> override_number(std::string_view value) {
+  // A plain decimal (-?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?) reads the same in TOML and from_chars;
+  // anything else (hex, underscores, inf, text) goes through the TOML parser.
+  std::size_t i = value.starts_with('-') ? 1 : 0;
+  const std::size_t int_start = i;
+  while (i < value.size() && value[i] >= '0' && value[i] <= '9') ++i;
+  const std::size_t int_digits = i - int_start;
+  bool plain = int_digits > 0 && int_digits <= 15 && (int_digits == 1 || value[int_start] != '0');
+  bool integer = true;
+  auto digits = [&] {
+    const std::size_t from = i;
+    while (i < value.size() && value[i] >= '0' && value[i] <= '9') ++i;
+    return i > from;
+  };
+  if (plain && i < value.size() && value[i] == '.') {
+    ++i;
+    plain = digits();
+    integer = false;
+  }
+  if (plain && i < value.size() && (value[i] == 'e' || value[i] == 'E')) {
+    ++i;
+    if (i < value.size() && (value[i] == '+' || value[i] == '-')) ++i;
+    plain = digits();
+    integer = false;
+  }
+  if (plain && i == value.size()) {
+    if (integer) {
+      std::int64_t n = 0;
+      std::from_chars(value.data(), value.data() + value.size(), n);
+      return static_cast<double>(n);
+    }
+    double v = 0;
+    std::from_chars(value.data(), value.data() + value.size(), v);
+    return v;
+  }
+  const std::optional<toml::table> parsed = parse_value(value);
+  if (!parsed) return std::nullopt;
+  const toml::node* n = parsed->get("v");
+  if (auto i64 = n->as_integer()) return static_cast<double>(i64->get());
+  if (auto f = n->as_floating_point()) return f->get();
+  return std::nullopt;
 }
 
 }  // namespace edgeplan::io

@@ -1,6 +1,7 @@
 #include "edgeplan/io/host.hpp"
 
 #include <cblas.h>
+#include <dlfcn.h>
 
 #include <algorithm>
 #include <charconv>
@@ -18,6 +19,8 @@ namespace edgeplan::io {
 namespace {
 
 using Clock = std::chrono::steady_clock;
+
+constexpr const char* kOpenBlas = "libopenblas.so.0";  // the runtime library of libopenblas-dev
 
 double seconds_since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
@@ -72,12 +75,21 @@ double measure_read_bandwidth(std::uint64_t buffer_bytes, unsigned threads, unsi
   return best;
 }
 
-double measure_gemm_s(const GemmShape& shape, unsigned repeats) {
+Result<double> measure_gemm_s(const GemmShape& shape, unsigned repeats) {
+  // OpenBLAS is loaded here, on first use, rather than linked: a linked OpenBLAS starts its thread pool in
+  // every edgeplan process, and the idle threads spin for a while, taking a core from the rest of edgeplan.
+  static void* const library = dlopen(kOpenBlas, RTLD_NOW | RTLD_LOCAL);
+  static void* const symbol = library ? dlsym(library, "cblas_sgemm") : nullptr;
+  if (!symbol) {
+    return Error{fmt::format("bench: cannot load cblas_sgemm from {} (install the Debian package libopenblas0)",
+                             kOpenBlas)};
+  }
+  const auto sgemm = reinterpret_cast<decltype(&cblas_sgemm)>(symbol);
   std::vector<float> a(shape.m * shape.k, 0.5f), b(shape.k * shape.n, 0.25f), c(shape.m * shape.n);
   const auto m = static_cast<blasint>(shape.m), n = static_cast<blasint>(shape.n), k = static_cast<blasint>(shape.k);
   auto once = [&] {
     const auto start = Clock::now();
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, n, k, 1.0f, a.data(), k, b.data(), n, 0.0f, c.data(), n);
+    sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, n, k, 1.0f, a.data(), k, b.data(), n, 0.0f, c.data(), n);
     return seconds_since(start);
   };
   once();

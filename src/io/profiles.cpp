@@ -1,6 +1,7 @@
 #include "edgeplan/io/profiles.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -151,17 +152,34 @@ Result<toml::table> parse_profile(const ProfileText& text, const std::string& pr
   return table;
 }
 
+namespace {
+
+constexpr double gib(double v) { return v * 1073741824.0; }
+constexpr double gbps(double v) { return v * 1e9; }
+constexpr double same(double v) { return v; }
+constexpr double ms(double v) { return v / 1e3; }
+
+constexpr std::array kDeviceNumbers{
+    DeviceNumber{"memory_gib", Range::positive, gib, &DeviceSpec::memory_bytes},
+    DeviceNumber{"reserved_gib", Range::non_negative, gib, &DeviceSpec::reserved_bytes},
+    DeviceNumber{"bandwidth_gbps", Range::positive, gbps, &DeviceSpec::bandwidth_bytes_per_s},
+    DeviceNumber{"utilization", Range::unit_interval, same, &DeviceSpec::utilization},
+    DeviceNumber{"per_token_overhead_ms", Range::non_negative, ms, &DeviceSpec::per_token_overhead_s},
+};
+
+}  // namespace
+
+std::span<const DeviceNumber> device_numbers() { return kDeviceNumbers; }
+
+bool device_numbers_consistent(const DeviceSpec& d) { return d.reserved_bytes < d.memory_bytes; }
+
 void read_device_core(Fields& f, DeviceSpec& d) {
   f.optional_string("description");
-  d.memory_bytes = f.number("memory_gib", Range::positive) * 1073741824.0;
-  d.reserved_bytes = f.number("reserved_gib", Range::non_negative) * 1073741824.0;
-  if (d.reserved_bytes >= d.memory_bytes) {
+  for (const DeviceNumber& n : kDeviceNumbers) d.*n.member = n.convert(f.number(n.key, n.range));
+  if (!device_numbers_consistent(d)) {
     f.fail("reserved_gib", fmt::format("({} GiB) must be less than {} ({} GiB)", d.reserved_bytes / 1073741824.0,
                                        f.full_key("memory_gib"), d.memory_bytes / 1073741824.0));
   }
-  d.bandwidth_bytes_per_s = f.number("bandwidth_gbps", Range::positive) * 1e9;
-  d.utilization = f.number("utilization", Range::unit_interval);
-  d.per_token_overhead_s = f.number("per_token_overhead_ms", Range::non_negative) / 1e3;
   if (auto p = f.table("prefill")) {
     const double efficiency = p->number("efficiency", Range::unit_interval);
     d.prefill = PrefillSpec{p->number("tflops", Range::positive) * 1e12, efficiency,

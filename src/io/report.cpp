@@ -1,7 +1,14 @@
 #include "edgeplan/io/report.hpp"
 
 #include <algorithm>
+#include <condition_variable>
+#include <mutex>
+#include <ostream>
+
+#include <fmt/compile.h>
 #include <fmt/format.h>
+
+#include "edgeplan/io/parallel.hpp"
 
 namespace edgeplan::io {
 namespace {
@@ -28,79 +35,303 @@ Json cell_json(const Cell& c) {
   return nullptr;
 }
 
-std::string render_table(const Table& t) {
-  std::vector<std::size_t> width(t.columns.size());
-  std::vector<bool> right(t.columns.size(), false);
-  std::vector<std::vector<std::string>> text;
-  for (std::size_t i = 0; i < t.columns.size(); ++i) width[i] = t.columns[i].title.size();
-  for (const auto& row : t.rows) {
-    auto& line = text.emplace_back();
-    for (std::size_t i = 0; i < t.columns.size(); ++i) {
-      const Cell& c = i < row.size() ? row[i] : Cell{};
-      line.push_back(format_cell_text(c, t.columns[i]));
-      width[i] = std::max(width[i], line.back().size());
-      if (right_aligned(c)) right[i] = true;
-    }
+Json row_json(const std::vector<Cell>& row, const std::vector<Column>& columns) {
+  Json obj = Json::object();
+  for (std::size_t i = 0; i < columns.size(); ++i) obj[columns[i].key] = cell_json(i < row.size() ? row[i] : Cell{});
+  return obj;
+}
+
+const Cell& cell_at(const std::vector<Cell>& row, std::size_t i) {
+  static const Cell empty;
+  return i < row.size() ? row[i] : empty;
+}
+
+// Column widths and alignment of the table view: measured over the titles and every row, then applied.
+struct Layout {
+  std::vector<std::size_t> width;
+  std::vector<bool> right;  // a column with any number is right-aligned
+};
+
+Layout titles_layout(const std::vector<Column>& columns) {
+  Layout l{std::vector<std::size_t>(columns.size()), std::vector<bool>(columns.size(), false)};
+  for (std::size_t i = 0; i < columns.size(); ++i) l.width[i] = columns[i].title.size();
+  return l;
+}
+
+void measure(const std::vector<Cell>& row, const std::vector<Column>& columns, Layout& l) {
+  for (std::size_t i = 0; i < columns.size(); ++i) {
+    const Cell& c = cell_at(row, i);
+    l.width[i] = std::max(l.width[i], format_cell_text(c, columns[i]).size());
+    if (right_aligned(c)) l.right[i] = true;
   }
-  auto emit = [&](const std::vector<std::string>& cells) {
-    std::string out;
-    for (std::size_t i = 0; i < cells.size(); ++i) {
-      const bool last = i + 1 == cells.size();
-      if (right[i]) {
-        out += fmt::format("{:>{}}", cells[i], width[i]);
-      } else {
-        out += last ? cells[i] : fmt::format("{:<{}}", cells[i], width[i]);
-      }
-      if (!last) out += "  ";
+}
+
+void merge(Layout& into, const Layout& from) {
+  for (std::size_t i = 0; i < into.width.size(); ++i) {
+    into.width[i] = std::max(into.width[i], from.width[i]);
+    into.right[i] = into.right[i] || from.right[i];
+  }
+}
+
+std::string table_line(const std::vector<std::string>& cells, const Layout& l) {
+  std::string out;
+  for (std::size_t i = 0; i < cells.size(); ++i) {
+    const bool last = i + 1 == cells.size();
+    if (l.right[i]) {
+      out += fmt::format("{:>{}}", cells[i], l.width[i]);
+    } else {
+      out += last ? cells[i] : fmt::format("{:<{}}", cells[i], l.width[i]);
     }
-    while (!out.empty() && out.back() == ' ') out.pop_back();
-    return out + "\n";
-  };
+    if (!last) out += "  ";
+  }
+  while (!out.empty() && out.back() == ' ') out.pop_back();
+  return out + "\n";
+}
+
+std::string table_row(const std::vector<Cell>& row, const std::vector<Column>& columns, const Layout& l) {
+  std::vector<std::string> cells;
+  for (std::size_t i = 0; i < columns.size(); ++i) cells.push_back(format_cell_text(cell_at(row, i), columns[i]));
+  return table_line(cells, l);
+}
+
+std::string table_titles(const std::vector<Column>& columns, const Layout& l) {
   std::vector<std::string> titles;
-  for (const Column& c : t.columns) titles.push_back(c.title);
-  std::string out = emit(titles);
-  for (const auto& line : text) out += emit(line);
+  for (const Column& c : columns) titles.push_back(c.title);
+  return table_line(titles, l);
+}
+
+std::string render_table(const Table& t) {
+  Layout l = titles_layout(t.columns);
+  for (const auto& row : t.rows) measure(row, t.columns, l);
+  std::string out = table_titles(t.columns, l);
+  for (const auto& row : t.rows) out += table_row(row, t.columns, l);
   return out;
 }
 
 // A GitHub-flavoured Markdown table: numbers right-aligned, '|' in text escaped.
-std::string render_markdown_table(const Table& t) {
+void measure_markdown(const std::vector<Cell>& row, std::vector<bool>& right) {
+  for (std::size_t i = 0; i < row.size() && i < right.size(); ++i) right[i] = right[i] || right_aligned(row[i]);
+}
+
+std::string markdown_titles(const std::vector<Column>& columns, const std::vector<bool>& right) {
   std::string head = "|", rule = "|";
-  std::vector<bool> right(t.columns.size(), false);
-  for (const auto& row : t.rows) {
-    for (std::size_t i = 0; i < row.size() && i < right.size(); ++i) right[i] = right[i] || right_aligned(row[i]);
-  }
-  for (std::size_t i = 0; i < t.columns.size(); ++i) {
-    head += " " + t.columns[i].title + " |";
+  for (std::size_t i = 0; i < columns.size(); ++i) {
+    head += " " + columns[i].title + " |";
     rule += right[i] ? " ---: |" : " --- |";
   }
-  std::string out = head + "\n" + rule + "\n";
-  for (const auto& row : t.rows) {
-    out += "|";
-    for (std::size_t i = 0; i < t.columns.size(); ++i) {
-      std::string text = format_cell_text(i < row.size() ? row[i] : Cell{}, t.columns[i]);
-      for (std::size_t at = text.find('|'); at != std::string::npos; at = text.find('|', at + 2)) text.replace(at, 1, "\\|");
-      out += " " + text + " |";
-    }
-    out += "\n";
+  return head + "\n" + rule + "\n";
+}
+
+std::string markdown_row(const std::vector<Cell>& row, const std::vector<Column>& columns) {
+  std::string out = "|";
+  for (std::size_t i = 0; i < columns.size(); ++i) {
+    std::string text = format_cell_text(cell_at(row, i), columns[i]);
+    for (std::size_t at = text.find('|'); at != std::string::npos; at = text.find('|', at + 2)) text.replace(at, 1, "\\|");
+    out += " " + text + " |";
+  }
+  return out + "\n";
+}
+
+std::string render_markdown_table(const Table& t) {
+  std::vector<bool> right(t.columns.size(), false);
+  for (const auto& row : t.rows) measure_markdown(row, right);
+  std::string out = markdown_titles(t.columns, right);
+  for (const auto& row : t.rows) out += markdown_row(row, t.columns);
+  return out;
+}
+
+std::string csv_titles(const std::vector<Column>& columns) {
+  std::string out;
+  for (std::size_t i = 0; i < columns.size(); ++i) {
+    if (i) out += ',';
+    out += columns[i].key;
+  }
+  return out + '\n';
+}
+
+void append_csv_row(std::string& out, const std::vector<Cell>& row, const std::vector<Column>& columns) {
+  for (std::size_t i = 0; i < columns.size(); ++i) {
+    if (i) out += ',';
+    append_csv_field(out, cell_at(row, i));
+  }
+  out += '\n';
+}
+
+// One row of the JSON view's results array, as doc.dump(2) indents it there.
+std::string json_row(const std::vector<Cell>& row, const std::vector<Column>& columns) {
+  std::string text = row_json(row, columns).dump(2);
+  std::string out = "      ";
+  for (char c : text) {
+    out += c;
+    if (c == '\n') out += "      ";
   }
   return out;
 }
 
+Json json_document(const Report& r) {
+  Json doc = Json::object();
+  doc["schema"] = kJsonSchema;
+  doc["command"] = r.command;
+  doc["inputs"] = r.inputs;
+  doc["results"] = full_results(r);
+  return doc;
+}
+
+std::string table_preamble(const Report& r) {
+  std::string out = r.title + "\n";
+  for (const std::string& line : r.header) out += line + "\n";
+  return out;
+}
+
+std::string table_notes(const Report& r) {
+  std::string out = r.notes.empty() ? "" : "\n";
+  for (const std::string& line : r.notes) out += line + "\n";
+  return out;
+}
+
+std::string markdown_preamble(const Report& r) {
+  std::string out = "### " + r.title + "\n";
+  for (const std::string& line : r.header) out += line + "  \n";
+  return out;
+}
+
+std::string markdown_notes(const Report& r) {
+  std::string out = r.notes.empty() ? "" : "\n";
+  for (const std::string& line : r.notes) out += line + "  \n";
+  return out;
+}
+
+// Items per block: large enough to keep a thread busy, small enough to bound the memory.
+constexpr std::uint64_t kBlockItems = 8192;
+
+// Makes the rows of `source` on all cores: worker w takes blocks w, w + workers, ... and each(w, row, text)
+// appends each row of its block to the block's text; `write` gets the blocks' texts in block order (the
+// workers take turns, so the output is the same whatever the number of threads).
+template <class Each, class Write>
+void for_each_block(const RowSource& source, Each each, Write write) {
+  const std::uint64_t blocks = (source.items + kBlockItems - 1) / kBlockItems;
+  const unsigned workers = worker_count();
+  std::mutex mutex;
+  std::condition_variable turn;
+  std::uint64_t next = 0;  // the block to write next
+  bool failed = false;     // a worker threw: the others stop instead of waiting for its turn
+  parallel_for(workers, [&](unsigned w, std::uint64_t, std::uint64_t) {
+    try {
+      auto rows_of = source.worker();
+      std::vector<std::vector<Cell>> rows;
+      std::string text;
+      for (std::uint64_t b = w; b < blocks; b += workers) {
+        text.clear();
+        for (std::uint64_t i = b * kBlockItems; i < std::min(source.items, (b + 1) * kBlockItems); ++i) {
+          rows.clear();
+          rows_of(i, rows);
+          for (const auto& row : rows) each(w, row, text);
+        }
+        std::unique_lock lock(mutex);
+        turn.wait(lock, [&] { return next == b || failed; });
+        if (failed) return;
+        write(text);
+        ++next;
+        turn.notify_all();
+      }
+    } catch (...) {
+      const std::lock_guard lock(mutex);
+      failed = true;
+      turn.notify_all();
+      throw;
+    }
+  });
+}
+
 }  // namespace
 
-std::string csv_field(const Cell& c) {
+void render_rows(const Report& head, const RowSource& source, Format f, std::ostream& out) {
+  const std::vector<Column>& columns = head.tables.front().columns;
+  auto write = [&](const std::string& text) { out << text; };
+  switch (f) {
+    case Format::csv:
+      out << csv_titles(columns);
+      for_each_block(
+          source, [&](unsigned, const std::vector<Cell>& row, std::string& text) { append_csv_row(text, row, columns); },
+          write);
+      return;
+    case Format::json: {
+      const std::string doc = json_document(head).dump(2) + "\n";
+      const auto empty = doc.rfind("[]");  // the table's rows: the last array of the document
+      out << doc.substr(0, empty) << "[";
+      bool first = true;
+      for_each_block(
+          source,
+          [&](unsigned, const std::vector<Cell>& row, std::string& text) { text += ",\n" + json_row(row, columns); },
+          [&](const std::string& text) {
+            if (text.empty()) return;
+            out << (first ? text.substr(1) : text);
+            first = false;
+          });
+      out << (first ? "]" : "\n    ]") << doc.substr(empty + 2);
+      return;
+    }
+    case Format::table: {
+      std::vector<Layout> layouts(worker_count(), titles_layout(columns));
+      for_each_block(
+          source, [&](unsigned w, const std::vector<Cell>& row, std::string&) { measure(row, columns, layouts[w]); },
+          [](const std::string&) {});
+      Layout l = titles_layout(columns);
+      for (const Layout& each : layouts) merge(l, each);
+      out << table_preamble(head) << "\n" << table_titles(columns, l);
+      for_each_block(
+          source, [&](unsigned, const std::vector<Cell>& row, std::string& text) { text += table_row(row, columns, l); },
+          write);
+      out << table_notes(head);
+      return;
+    }
+    case Format::md: {
+      std::vector<std::vector<bool>> rights(worker_count(), std::vector<bool>(columns.size(), false));
+      for_each_block(
+          source, [&](unsigned w, const std::vector<Cell>& row, std::string&) { measure_markdown(row, rights[w]); },
+          [](const std::string&) {});
+      std::vector<bool> right(columns.size(), false);
+      for (const auto& each : rights) {
+        for (std::size_t i = 0; i < right.size(); ++i) right[i] = right[i] || each[i];
+      }
+      out << markdown_preamble(head) << "\n" << markdown_titles(columns, right);
+      for_each_block(
+          source, [&](unsigned, const std::vector<Cell>& row, std::string& text) { text += markdown_row(row, columns); },
+          write);
+      out << markdown_notes(head);
+      return;
+    }
+  }
+}
+
+void append_csv_field(std::string& out, const Cell& c) {
   if (std::holds_alternative<std::string>(c)) {
     const std::string& s = std::get<std::string>(c);
-    if (s.find_first_of(",\"\n") == std::string::npos) return s;
-    std::string out = "\"";
-    for (char ch : s) out += ch == '"' ? std::string("\"\"") : std::string(1, ch);
-    return out + "\"";
+    if (s.find_first_of(",\"\n") == std::string::npos) {
+      out += s;
+      return;
+    }
+    out += '"';
+    for (char ch : s) {
+      if (ch == '"') out += '"';
+      out += ch;
+    }
+    out += '"';
+  } else if (std::holds_alternative<double>(c)) {  // shortest round-trip form; compiled: sweeps write millions
+    char text[32];
+    out.append(text, fmt::format_to(text, FMT_COMPILE("{}"), std::get<double>(c)));
+  } else if (std::holds_alternative<std::int64_t>(c)) {
+    char text[24];
+    out.append(text, fmt::format_to(text, FMT_COMPILE("{}"), std::get<std::int64_t>(c)));
+  } else if (std::holds_alternative<bool>(c)) {
+    out += std::get<bool>(c) ? "true" : "false";
   }
-  if (std::holds_alternative<double>(c)) return fmt::format("{}", std::get<double>(c));
-  if (std::holds_alternative<std::int64_t>(c)) return std::to_string(std::get<std::int64_t>(c));
-  if (std::holds_alternative<bool>(c)) return std::get<bool>(c) ? "true" : "false";
-  return "";
+}
+
+std::string csv_field(const Cell& c) {
+  std::string out;
+  append_csv_field(out, c);
+  return out;
 }
 
 std::string format_cell_text(const Cell& c, const Column& col) {
@@ -118,11 +349,7 @@ Json full_results(const Report& r) {
   Json results = r.results;
   for (const Table& t : r.tables) {
     Json rows = Json::array();
-    for (const auto& row : t.rows) {
-      Json obj = Json::object();
-      for (std::size_t i = 0; i < t.columns.size(); ++i) obj[t.columns[i].key] = cell_json(i < row.size() ? row[i] : Cell{});
-      rows.push_back(std::move(obj));
-    }
+    for (const auto& row : t.rows) rows.push_back(row_json(row, t.columns));
     results[t.name] = std::move(rows);
   }
   return results;
@@ -131,41 +358,24 @@ Json full_results(const Report& r) {
 std::string render(const Report& r, Format f) {
   if (!r.verbatim.empty()) return r.verbatim;
   switch (f) {
-    case Format::json: {
-      Json doc = Json::object();
-      doc["schema"] = kJsonSchema;
-      doc["command"] = r.command;
-      doc["inputs"] = r.inputs;
-      doc["results"] = full_results(r);
-      return doc.dump(2) + "\n";
-    }
+    case Format::json:
+      return json_document(r).dump(2) + "\n";
     case Format::csv: {
       if (r.tables.empty()) return "";
       const Table& t = r.tables.front();
-      std::string out;
-      for (std::size_t i = 0; i < t.columns.size(); ++i) out += (i ? "," : "") + t.columns[i].key;
-      out += "\n";
-      for (const auto& row : t.rows) {
-        for (std::size_t i = 0; i < t.columns.size(); ++i) out += (i ? "," : "") + csv_field(i < row.size() ? row[i] : Cell{});
-        out += "\n";
-      }
+      std::string out = csv_titles(t.columns);
+      for (const auto& row : t.rows) append_csv_row(out, row, t.columns);
       return out;
     }
     case Format::table: {
-      std::string out = r.title + "\n";
-      for (const std::string& line : r.header) out += line + "\n";
+      std::string out = table_preamble(r);
       for (const Table& t : r.tables) out += "\n" + render_table(t);
-      if (!r.notes.empty()) out += "\n";
-      for (const std::string& line : r.notes) out += line + "\n";
-      return out;
+      return out + table_notes(r);
     }
     case Format::md: {
-      std::string out = "### " + r.title + "\n";
-      for (const std::string& line : r.header) out += line + "  \n";
+      std::string out = markdown_preamble(r);
       for (const Table& t : r.tables) out += "\n" + render_markdown_table(t);
-      if (!r.notes.empty()) out += "\n";
-      for (const std::string& line : r.notes) out += line + "  \n";
-      return out;
+      return out + markdown_notes(r);
     }
   }
   return "";

@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include "edgeplan/io/parallel.hpp"
+
 namespace edgeplan::io {
 namespace {
 
@@ -37,9 +39,10 @@ Result<SweepAxis> parse_sweep(std::string_view text) {
     if (count > static_cast<double>(kMaxSweepCombinations)) {
       return Error{fmt::format("--sweep {}: {} values is more than the {} allowed", text, count, kMaxSweepCombinations)};
     }
-    for (std::uint64_t i = 0; i < static_cast<std::uint64_t>(count); ++i) {
-      axis.values.push_back(fmt::format("{}", start + static_cast<double>(i) * step));
-    }
+    axis.values.resize(static_cast<std::size_t>(count));
+    parallel_for(axis.values.size(), [&](unsigned, std::uint64_t begin, std::uint64_t end) {
+      for (std::uint64_t i = begin; i < end; ++i) axis.values[i] = fmt::format("{}", start + static_cast<double>(i) * step);
+    });
     return axis;
   }
   std::string_view rest = spec;

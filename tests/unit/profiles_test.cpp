@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 namespace edgeplan::io {
 namespace {
 
@@ -58,6 +60,43 @@ TEST(Profiles, Overrides) {
   EXPECT_EQ(parse_overrides({"device.x"}, {"device"}).error().message,
             "--set device.x: expected KEY=VALUE, for example device.bandwidth_gbps=120");
   EXPECT_EQ(parse_overrides({"device.=3"}, {"device"}).error().message, "--set device.=3: expected a key after 'device.'");
+}
+
+// A sweep sets device numbers without the loader (device_numbers, override_number): the value must land
+// exactly where the loader puts the same --set, for every number and every way of writing it.
+TEST(Profiles, DeviceNumbersLandWhereTheLoaderPutsThem) {
+  std::string body = kDevice;
+  body.replace(body.find("reserved_gib = 0.8"), 18, "reserved_gib = 0.0");
+  for (const DeviceNumber& n : device_numbers()) {
+    for (const char* value : {"0.7", "1", "0.673", "1e-1", "0.30000000000000004", "5_0e-2", "0x1"}) {
+      auto d = load_device(text(body), *parse_overrides({"device." + std::string(n.key) + "=" + value}, {"device"}));
+      ASSERT_TRUE(d.ok()) << d.error().message;
+      const std::optional<double> v = override_number(value);
+      ASSERT_TRUE(v && number_acceptable(*v, n.range)) << n.key << " " << value;
+      EXPECT_EQ((*d).*n.member, n.convert(*v)) << n.key << " " << value;
+    }
+  }
+  DeviceSpec d = *load_device(text(kDevice), {});
+  EXPECT_TRUE(device_numbers_consistent(d));
+  d.reserved_bytes = d.memory_bytes;
+  EXPECT_FALSE(device_numbers_consistent(d));
+}
+
+TEST(Profiles, OverrideNumberReadsTomlNumbersOnly) {
+  EXPECT_EQ(override_number("120"), 120.0);
+  EXPECT_EQ(override_number("-2.5e3"), -2500.0);
+  EXPECT_EQ(override_number("1_000"), 1000.0);  // TOML syntax the fast path leaves to the TOML parser
+  EXPECT_EQ(override_number("0x10"), 16.0);
+  EXPECT_EQ(override_number("+7"), 7.0);
+  EXPECT_TRUE(std::isinf(*override_number("inf")));
+  EXPECT_TRUE(std::isnan(*override_number("nan")));
+  for (const char* not_a_number : {"abc", "true", "\"12\"", "[1]", "01", "1.", ".5", "1e", "--1", ""}) {
+    EXPECT_FALSE(override_number(not_a_number).has_value()) << not_a_number;
+  }
+  EXPECT_TRUE(number_acceptable(1, Range::unit_interval));
+  EXPECT_FALSE(number_acceptable(0, Range::unit_interval));
+  EXPECT_FALSE(number_acceptable(2e15, Range::positive));
+  EXPECT_FALSE(number_acceptable(std::nan(""), Range::any));
 }
 
 TEST(Profiles, LoadsModelWithFormats) {

@@ -109,6 +109,25 @@ TEST(Property, MoreMemoryNeverLowersMaxContext) {
   }
 }
 
+// max_context is defined as the longest context whose cache fits: the cache at it fits, one token more does not.
+// Checked on models with and without sliding-window layers, padded and not, over budgets from one token of
+// cache to far beyond kMaxContextTokens.
+TEST(Property, MaxContextIsTheLongestContextThatFits) {
+  Gen g(7);
+  for (int i = 0; i < kCases; ++i) {
+    ModelSpec m = g.model();
+    if (g.coin(0.3)) m.sliding_window = SlidingWindow{g.whole(128, 8192), g.whole(0, 6)};
+    const KvType& t = kv_types()[g.whole(0, static_cast<std::uint32_t>(kv_types().size() - 1))];
+    const KvCacheSettings s{g.coin(0.5) ? 1u : g.whole(1, 1024), 512};
+    const double budget = kv_bytes_per_token(m, t) * g.log_real(0.5, 1e13);
+    const std::uint64_t c = max_context(m, t, budget, s);
+    EXPECT_LE(kv_cache_bytes(m, t, c, s), budget) << "case " << i;
+    if (c < kMaxContextTokens) {
+      EXPECT_GT(kv_cache_bytes(m, t, c + 1, s), budget) << "case " << i;
+    }
+  }
+}
+
 // Each list runs from the smallest format to the largest.
 const std::vector<std::vector<const char*>> kFormatChains{
     {"Q2_K", "Q3_K_M", "Q4_K_S", "Q4_K_M", "Q5_K_M", "Q6_K", "Q8_0", "F16", "F32"},

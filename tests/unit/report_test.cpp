@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <sstream>
+
 namespace edgeplan::io {
 namespace {
 
@@ -36,6 +38,32 @@ TEST(Report, Json) {
   EXPECT_EQ(j["results"]["total"], 2.5);
   EXPECT_EQ(j["results"]["rows"][0]["size_bytes"], 5.184e9);
   EXPECT_TRUE(j["results"]["rows"][1]["size_bytes"].is_null());
+}
+
+// render_rows writes what render writes for the same rows, in every format, also when the rows span many
+// blocks and threads and some items have no rows.
+TEST(Report, RenderRowsEqualsRender) {
+  Report r = sample();
+  r.tables.front().rows.clear();
+  const std::uint64_t items = 40'000;
+  auto rows_of = [](std::uint64_t i, std::vector<std::vector<Cell>>& rows) {
+    for (std::uint64_t k = 0; k < i % 3; ++k) {
+      rows.push_back({std::string(i % 7 ? "x" : "x|y"), static_cast<double>(i) * 1.25e7, static_cast<std::int64_t>(i * k),
+                      i % 2 == 0});
+    }
+  };
+  Report full = r;
+  for (std::uint64_t i = 0; i < items; ++i) rows_of(i, full.tables.front().rows);
+  for (Format f : {Format::table, Format::json, Format::csv, Format::md}) {
+    std::ostringstream out;
+    render_rows(r, RowSource{items, [&] { return rows_of; }}, f, out);
+    EXPECT_EQ(out.str(), render(full, f)) << "format " << static_cast<int>(f);
+  }
+  for (Format f : {Format::table, Format::json, Format::csv, Format::md}) {  // and with no rows at all
+    std::ostringstream out;
+    render_rows(r, RowSource{1, [] { return [](std::uint64_t, std::vector<std::vector<Cell>>&) {}; }}, f, out);
+    EXPECT_EQ(out.str(), render(r, f)) << "format " << static_cast<int>(f);
+  }
 }
 
 }  // namespace

@@ -38,5 +38,7 @@ struct PrefillResult {
 
 // Prefill of m stored as ft: quantized formats run at quantized_efficiency.
 PrefillResult prefill(const PrefillSpec& unit, const ModelSpec& m, const FileType& ft, std::uint64_t prompt_tokens);
+// The same from the prompt's FLOPs (prefill_flops), for callers that evaluate one model on many devices.
+PrefillResult prefill(const PrefillSpec& unit, double flops, const FileType& ft, std::uint64_t prompt_tokens);
 
 }  // namespace edgeplan

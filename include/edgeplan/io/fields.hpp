@@ -85,6 +85,13 @@ class Fields {
   std::vector<std::string> read_;
 };
 
+// Whether Fields::number accepts v for `range`: finite, at most kMaxMagnitude in magnitude, in range.
+bool number_acceptable(double v, Range range);
+
+// The number a --set VALUE gives when it is a TOML integer or float (as Fields::number reads it); nullopt when
+// it is anything else (text, a boolean, an array). What sweeps use to set a number without reparsing a profile.
+std::optional<double> override_number(std::string_view value);
+
 // Applies one `--set KEY=VALUE` to the table of the profile named by KEY's first segment. VALUE is read as
 // a TOML value (120, 0.5, true, "text", [..]); a bare word that is not TOML is taken as a string.
 // Intermediate tables are created. Throws FieldError on a malformed assignment.

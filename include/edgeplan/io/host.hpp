@@ -25,8 +25,8 @@ struct GemmShape {
   [[nodiscard]] double flops() const { return 2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k); }
 };
 
-// Best time of `repeats` sgemm calls after one warm-up, s.
-double measure_gemm_s(const GemmShape& shape, unsigned repeats);
+// Best time of `repeats` sgemm calls after one warm-up, s. Fails when OpenBLAS cannot be loaded.
+Result<double> measure_gemm_s(const GemmShape& shape, unsigned repeats);
 
 // One sequential read of the whole file: bytes read and seconds taken. Fails when the file cannot be read.
 struct FileRead {

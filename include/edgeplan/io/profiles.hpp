@@ -7,7 +7,9 @@
 
 #include <filesystem>
 #include <optional>
+#include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <toml++/toml.h>
@@ -78,6 +80,18 @@ Result<T> read_profile(const ProfileText& text, const std::string& profile, cons
 
 Result<DeviceSpec> load_device(const ProfileText& text, const std::vector<Override>& overrides);
 Result<ModelSpec> load_model(const ProfileText& text, const std::vector<Override>& overrides);
+
+// The device numbers a sweep may set on a loaded DeviceSpec without reparsing its profile. read_device_core
+// reads each as `member = convert(value)`, so a value set this way lands exactly where the loader puts it.
+struct DeviceNumber {
+  std::string_view key;        // "bandwidth_gbps"
+  Range range;                 // what Fields::number accepts
+  double (*convert)(double);   // from the profile's unit to the member's (GB/s to bytes/s)
+  double DeviceSpec::*member;  // &DeviceSpec::bandwidth_bytes_per_s
+};
+std::span<const DeviceNumber> device_numbers();
+// The check read_device_core makes across those numbers: the reserved memory is less than the memory.
+bool device_numbers_consistent(const DeviceSpec& d);
 
 // Section readers of the device profile, one per mechanism, called by load_device.
 void read_device_core(Fields& f, DeviceSpec& d);

@@ -5,6 +5,8 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <iosfwd>
 #include <string>
 #include <variant>
 #include <vector>
@@ -53,7 +55,20 @@ enum class Format { table, json, csv, md };
 std::string format_cell_text(const Cell& c, const Column& col);
 // One CSV field: text quoted when it holds a comma, quote or newline; numbers in shortest round-trip form.
 std::string csv_field(const Cell& c);
+void append_csv_field(std::string& out, const Cell& c);  // the same, appended to `out`
 std::string render(const Report& r, Format f);
+
+// Rows made on demand, for tables too large to hold at once (a sweep of 10^6 combinations). `worker` is called
+// once per thread per block and returns a function that appends the rows of one item to `rows`; items are
+// numbered 0 .. items-1 and their rows appear in that order.
+struct RowSource {
+  std::uint64_t items = 0;
+  std::function<std::function<void(std::uint64_t item, std::vector<std::vector<Cell>>& rows)>()> worker;
+};
+
+// Writes what render(head, f) would if head's only table held the rows of `source`: the rows are made and
+// formatted on all cores a block at a time, so memory stays bounded whatever the number of rows.
+void render_rows(const Report& head, const RowSource& source, Format f, std::ostream& out);
 // results with the tables folded in as arrays of objects (what JSON prints and --require reads).
 Json full_results(const Report& r);
 

@@ -1,0 +1,31 @@
+#include "edgeplan/io/parallel.hpp"
+
+#include <algorithm>
+#include <exception>
+#include <thread>
+#include <vector>
+
+namespace edgeplan::io {
+
+unsigned worker_count() { return std::max(1u, std::thread::hardware_concurrency()); }
+
+void parallel_for(std::uint64_t n, const std::function<void(unsigned, std::uint64_t, std::uint64_t)>& body) {
+  const unsigned workers = static_cast<unsigned>(std::min<std::uint64_t>(worker_count(), std::max<std::uint64_t>(n, 1)));
+  std::vector<std::exception_ptr> errors(workers);
+  auto part = [&](unsigned w) {
+    try {
+      body(w, n * w / workers, n * (w + 1) / workers);
+    } catch (...) {
+      errors[w] = std::current_exception();
+    }
+  };
+  std::vector<std::thread> threads;
+  for (unsigned w = 1; w < workers; ++w) threads.emplace_back(part, w);
+  part(0);
+  for (std::thread& t : threads) t.join();
+  for (const std::exception_ptr& e : errors) {
+    if (e) std::rethrow_exception(e);
+  }
+}
+
+}  // namespace edgeplan::io

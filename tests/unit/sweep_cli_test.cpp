@@ -1,0 +1,110 @@
+// Sweeps end to end: a sweep's rows are the rows one run per combination gives with the same values as --set,
+// whether the command evaluates the combinations from structs (decode and kv over device numbers) or reruns
+// per combination (everything else), and a bad value fails with the message that run would give.
+#include <gtest/gtest.h>
+
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "cli/command.hpp"
+#include "edgeplan/io/sweep.hpp"
+
+namespace edgeplan {
+namespace {
+
+struct CliRun {
+  int exit_code;
+  std::string out, err;
+};
+
+CliRun run_cli(const std::vector<std::string>& args) {
+  std::vector<const char*> argv{"edgeplan"};
+  for (const std::string& a : args) argv.push_back(a.c_str());
+  std::ostringstream out, err;
+  const int code = cli::run(static_cast<int>(argv.size()), argv.data(), out, err);
+  return {code, out.str(), err.str()};
+}
+
+std::vector<std::string> lines(const std::string& text) {
+  std::vector<std::string> out;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) out.push_back(line);
+  return out;
+}
+
+// Drops the first `n` comma-separated fields of a CSV line (the swept values; none of them holds a comma).
+std::string without_fields(const std::string& line, std::size_t n) {
+  std::size_t at = 0;
+  for (std::size_t i = 0; i < n; ++i) at = line.find(',', at) + 1;
+  return line.substr(at);
+}
+
+void expect_sweep_equals_runs(const std::vector<std::string>& command, const std::vector<std::string>& sweeps) {
+  std::vector<std::string> args = command;
+  std::vector<io::SweepAxis> axes;
+  for (const std::string& s : sweeps) {
+    args.insert(args.end(), {"--sweep", s});
+    axes.push_back(*io::parse_sweep(s));
+  }
+  args.insert(args.end(), {"--format", "csv"});
+  const CliRun sweep = run_cli(args);
+  ASSERT_EQ(sweep.exit_code, 0) << sweep.err;
+  const std::vector<std::string> rows = lines(sweep.out);
+  std::size_t next = 1;  // past the header
+  for (std::uint64_t i = 0; i < *io::sweep_size(axes); ++i) {
+    std::vector<std::string> one = command;
+    const std::vector<std::string> values = io::sweep_combination(axes, i);
+    for (std::size_t a = 0; a < axes.size(); ++a) one.insert(one.end(), {"--set", axes[a].key + "=" + values[a]});
+    one.insert(one.end(), {"--format", "csv"});
+    const CliRun run = run_cli(one);
+    ASSERT_EQ(run.exit_code, 0) << run.err;
+    const std::vector<std::string> expected = lines(run.out);
+    for (std::size_t r = 1; r < expected.size(); ++r, ++next) {
+      ASSERT_LT(next, rows.size());
+      EXPECT_EQ(without_fields(rows[next], axes.size()), expected[r]) << "combination " << i;
+    }
+  }
+  EXPECT_EQ(next, rows.size());
+}
+
+TEST(SweepCli, DeviceNumbersOnDecodeEqualOneRunPerCombination) {
+  expect_sweep_equals_runs({"decode", "--device", "phone8g", "--model", "ref-8b", "--quant", "Q4_K_M,Q8_0,F16",
+                            "--context", "4096", "--spec", "alpha=0.75,gamma=4,cost=0.15"},
+                           {"device.bandwidth_gbps=50:200:37.5", "device.memory_gib=5.5,8,16",
+                            "device.per_token_overhead_ms=0,1.5"});
+  expect_sweep_equals_runs({"decode", "--device", "apple-m2-ultra-192g", "--model", "llama-2-7b"},
+                           {"device.utilization=0.3:1:0.35", "device.reserved_gib=0,1_0"});
+}
+
+TEST(SweepCli, DeviceNumbersOnKvEqualOneRunPerCombination) {
+  expect_sweep_equals_runs({"kv", "--device", "phone8g", "--model", "ref-8b", "--context", "20000"},
+                           {"device.memory_gib=6:12:1.5", "device.reserved_gib=0.5,0.8"});
+  expect_sweep_equals_runs({"kv", "--device", "phone8g", "--model", "gemma-3-4b"}, {"device.memory_gib=4,8,12.25"});
+}
+
+TEST(SweepCli, OtherKeysEqualOneRunPerCombination) {
+  expect_sweep_equals_runs({"kv", "--device", "phone8g", "--model", "ref-8b"},
+                           {"device.memory_gib=6,8", "model.kv_heads=4,8"});
+  expect_sweep_equals_runs({"spec", "--alpha", "0.7", "--gamma", "4", "--cost", "0.1"}, {"device.bandwidth_gbps=60,90"});
+}
+
+TEST(SweepCli, BadValueFailsAsTheRunWithThatValue) {
+  for (const auto& [sweep, set] : std::vector<std::pair<std::string, std::string>>{
+           {"device.utilization=0.5,1.5", "device.utilization=1.5"},
+           {"device.memory_gib=8,0.5", "device.memory_gib=0.5"},
+           {"device.bandwidth_gbps=60,fast", "device.bandwidth_gbps=fast"},
+           {"device.reserved_gib=1,inf", "device.reserved_gib=inf"}}) {
+    const std::vector<std::string> command{"decode", "--device", "phone8g", "--model", "ref-8b"};
+    std::vector<std::string> swept = command, one = command;
+    swept.insert(swept.end(), {"--sweep", sweep});
+    one.insert(one.end(), {"--set", set});
+    const CliRun a = run_cli(swept), b = run_cli(one);
+    EXPECT_EQ(a.exit_code, 2) << sweep;
+    EXPECT_EQ(a.out, "") << sweep;
+    EXPECT_EQ(a.err, b.err) << sweep;
+  }
+}
+
+}  // namespace
+}  // namespace edgeplan
