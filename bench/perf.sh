@@ -4,8 +4,8 @@
 #   cmake --preset release && cmake --build --preset release --target edgeplan
 #   bench/perf.sh [path/to/edgeplan] [RUNS]
 # Prints: the median whole-process time of one `edgeplan kv` call over RUNS runs (default 300; the target
-# is under 5 ms), sweep evaluations per second, trace requests per second at three sizes (via
-# bench/route-trace.sh), the time of `inspect` on sparse GGUF files of 2 and 26 layers (5 GB), and `quant` GB/s
+# is under 5 ms), sweep combinations per second (via bench/sweep.sh), trace requests per second at three
+# sizes (via bench/route-trace.sh), the time of `inspect` on sparse GGUF files of 2 and 26 layers (5 GB), and `quant` GB/s
 # where the build has those commands.
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -36,17 +36,8 @@ times_ms /bin/true >"$tmp/true.ms"
 printf 'edgeplan kv: median %s ms, min %s ms (target < 5 ms)\n' "$(median <"$tmp/kv.ms")" "$(sort -g "$tmp/kv.ms" | head -1)"
 printf '/bin/true:   median %s ms, min %s ms\n' "$(median <"$tmp/true.ms")" "$(sort -g "$tmp/true.ms" | head -1)"
 
-echo "== --sweep: evaluations per second"
-printf '%-8s %-12s %10s %14s\n' command evaluations seconds evals/s
-for spec in "kv 1:100.99:0.01" "decode 1:100.99:0.01" "kv 1:1000.9:0.01"; do
-  set -- $spec
-  n=$(awk -v r="$2" 'BEGIN { split(r, a, ":"); printf "%d", (a[2] - a[1]) / a[3] + 1 + 1e-9 }')
-  start=$(now)
-  "$bin" "$1" --device phone8g --model ref-8b --sweep "device.bandwidth_gbps=$2" --format csv >/dev/null
-  end=$(now)
-  awk -v c="$1" -v n="$n" -v s="$start" -v e="$end" \
-    'BEGIN { d = e - s; printf "%-8s %-12d %10.3f %14.0f\n", c, n, d, n / d }'
-done
+echo "== --sweep: combinations per second (bench/sweep.sh)"
+"$root/bench/sweep.sh" "$bin"
 
 echo "== route --trace: requests per second"
 "$root/bench/route-trace.sh" "$bin"

@@ -1,11 +1,10 @@
 // edgeplan fit: which known models and formats run on a device within the given constraints, ranked, with
 // the Pareto front of quality proxy, speed and context. Each figure comes from the decode and kv commands
 // (through run_command), so fit agrees with them to the digit.
-#include <algorithm>
-
 #include <fmt/format.h>
 
 #include "cli/command.hpp"
+#include "edgeplan/core/fit.hpp"
 #include "edgeplan/core/units.hpp"
 
 namespace edgeplan::cli {
@@ -19,20 +18,9 @@ struct FitOptions {
 
 struct Candidate {
   std::string model, format;
-  double params = 0, bits = 0, weights_bytes = 0, tok_per_s = 0, quality = 0;
-  std::uint64_t max_context = 0;
-  bool pareto = true;
+  double weights_bytes = 0;
+  FitCandidate point;
 };
-
-// Quality proxy: billions of parameters, discounted below 8 bits per weight (bits / 8, at most 1).
-double quality_proxy(double params, double bits) { return params / 1e9 * std::min(bits, 8.0) / 8.0; }
-
-// a is at least as good as b everywhere and better somewhere.
-bool dominates(const Candidate& a, const Candidate& b) {
-  const bool no_worse = a.quality >= b.quality && a.tok_per_s >= b.tok_per_s && a.max_context >= b.max_context;
-  const bool better = a.quality > b.quality || a.tok_per_s > b.tok_per_s || a.max_context > b.max_context;
-  return no_worse && better;
-}
 
 }  // namespace
 
@@ -69,35 +57,31 @@ Runner setup_fit(CLI::App& app) {
         std::vector<std::string> kv_args = pair;
         kv_args.insert(kv_args.end(), {"--quant", format, "--kv-type", o->kv_type});
         const io::Json kv = io::full_results(run_command("kv", kv_args, ctx));
-        Candidate c{p.name, format};
-        c.bits = f["bits_per_weight"].get<double>();
-        c.weights_bytes = f["weights_bytes"].get<double>();
-        c.params = params;
-        c.tok_per_s = f["tok_per_s"].get<double>();
-        c.max_context = kv["max_context"].get<std::uint64_t>();
-        c.quality = quality_proxy(c.params, c.bits);
-        if (!f["fits"].get<bool>() || c.max_context < o->min_context || c.tok_per_s < o->min_tok_per_s) continue;
+        Candidate c{p.name, format, f["weights_bytes"].get<double>(),
+                    {params, f["bits_per_weight"].get<double>(), f["tok_per_s"].get<double>(),
+                     kv["max_context"].get<std::uint64_t>()}};
+        if (!f["fits"].get<bool>() || c.point.max_context < o->min_context || c.point.tok_per_s < o->min_tok_per_s) {
+          continue;
+        }
         fits.push_back(c);
       }
     }
-    for (Candidate& c : fits) {
-      c.pareto = std::none_of(fits.begin(), fits.end(), [&](const Candidate& d) { return dominates(d, c); });
-    }
-    std::stable_sort(fits.begin(), fits.end(), [](const Candidate& a, const Candidate& b) {
-      if (a.params != b.params) return a.params > b.params;
-      return a.bits > b.bits;
-    });
+    std::vector<FitCandidate> points;
+    for (const Candidate& c : fits) points.push_back(c.point);
+    const std::vector<bool> pareto = pareto_front(points);
+    const std::vector<std::size_t> order = fit_ranking(points);
     io::Table t{"fits", {{"model", "model"}, {"format", "format"}, {"params (B)", "params", 2, false, 1e9},
                          {"bits/weight", "bits_per_weight", 2}, {"weights (GB)", "weights_bytes", 2, false, units::kGB},
                          {"tok/s", "tok_per_s", 2}, {"max context", "max_context", 0, true},
                          {"quality", "quality_proxy", 2}, {"pareto", "pareto"}}, {}};
-    for (const Candidate& c : fits) {
-      t.add({c.model, c.format, c.params, c.bits, c.weights_bytes, c.tok_per_s,
-             static_cast<std::int64_t>(c.max_context), c.quality, c.pareto});
+    for (std::size_t i : order) {
+      const FitCandidate& p = fits[i].point;
+      t.add({fits[i].model, fits[i].format, p.params, p.bits_per_weight, fits[i].weights_bytes, p.tok_per_s,
+             static_cast<std::int64_t>(p.max_context), quality_proxy(p.params, p.bits_per_weight), bool(pareto[i])});
     }
     r.results["considered"] = considered;
     r.results["fitting"] = fits.size();
-    if (!fits.empty()) r.results["best"] = fits.front().model + " " + fits.front().format;
+    if (!fits.empty()) r.results["best"] = fits[order.front()].model + " " + fits[order.front()].format;
     r.tables.push_back(std::move(t));
     r.title = fmt::format("fit: what runs on {} with {} tokens of {} KV at >= {} tok/s", device.name, o->min_context,
                           o->kv_type, o->min_tok_per_s);

@@ -147,7 +147,7 @@ std::uint64_t first_invalid(std::uint64_t n, const DeviceSpec& device, Valid val
         return;
       }
     }
-  });
+  }, io::kParallelGrain);
   return *std::min_element(first.begin(), first.end());
 }
 
@@ -175,7 +175,7 @@ std::optional<io::RowSource> device_number_rows(const Runner& runner, const Comm
         const std::optional<double> v = io::override_number(a.values[i]);
         if (v && io::number_acceptable(*v, number->range)) axis.values[i] = number->convert(*v);
       }
-    });
+    }, io::kParallelGrain);
   }
   auto base = std::make_shared<const DeviceRows>(runner.device_rows(Context(common)));
   // Sets combination i's values on d; false when the loader would reject one of them or the combination.

@@ -9,8 +9,10 @@ namespace edgeplan::io {
 
 unsigned worker_count() { return std::max(1u, std::thread::hardware_concurrency()); }
 
-void parallel_for(std::uint64_t n, const std::function<void(unsigned, std::uint64_t, std::uint64_t)>& body) {
-  const unsigned workers = static_cast<unsigned>(std::min<std::uint64_t>(worker_count(), std::max<std::uint64_t>(n, 1)));
+void parallel_for(std::uint64_t n, const std::function<void(unsigned, std::uint64_t, std::uint64_t)>& body,
+                  std::uint64_t grain) {
+  const std::uint64_t parts = std::max<std::uint64_t>(n / std::max<std::uint64_t>(grain, 1), 1);
+  const unsigned workers = static_cast<unsigned>(std::min<std::uint64_t>(worker_count(), parts));
   std::vector<std::exception_ptr> errors(workers);
   auto part = [&](unsigned w) {
     try {

@@ -42,7 +42,7 @@ Result<SweepAxis> parse_sweep(std::string_view text) {
     axis.values.resize(static_cast<std::size_t>(count));
     parallel_for(axis.values.size(), [&](unsigned, std::uint64_t begin, std::uint64_t end) {
       for (std::uint64_t i = begin; i < end; ++i) axis.values[i] = fmt::format("{}", start + static_cast<double>(i) * step);
-    });
+    }, kParallelGrain);
     return axis;
   }
   std::string_view rest = spec;
