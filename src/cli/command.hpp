@@ -104,6 +104,8 @@ struct Command {
   const char* description;
   // Adds the subcommand's own options to `app` and returns what runs it.
   Runner (*setup)(CLI::App& app);
+  // The command measures this machine: a sweep runs its combinations one at a time, never side by side.
+  bool measures = false;
 };
 
 std::span<const Command> commands();

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <iostream>
+#include <tuple>
 
 #include <fmt/format.h>
 
@@ -38,7 +39,7 @@ constexpr std::array kCommands{
             setup_inspect},
     Command{"import", "Write the TOML model profile equivalent to a model file (GGUF or config.json)", setup_import},
     Command{"quant", "Weight quantization error (MAE, max, RMSE, cosine of W.x) and bytes per method", setup_quant},
-    Command{"bench", "Measure this machine: memory read bandwidth, matmul GFLOPS, storage read rate", setup_bench},
+    Command{"bench", "Measure this machine: memory read bandwidth, matmul GFLOPS, storage read rate", setup_bench, true},
     Command{"calibrate", "Fit a device's utilization, per-token overhead and prefill efficiency to llama-bench results",
             setup_calibrate},
 };
@@ -208,7 +209,7 @@ std::optional<io::RowSource> device_number_rows(const Runner& runner, const Comm
 // Runs `runner` once per combination of the sweeps, on all cores, and writes one table: a column per swept key
 // in front of the columns of the command's first table. Requirements are checked on every combination; the
 // failures are returned, in combination order.
-std::vector<std::string> run_sweep(const Runner& runner, const CommonOptions& common,
+std::vector<std::string> run_sweep(const Command& command, const Runner& runner, const CommonOptions& common,
                                    const std::vector<io::SweepAxis>& axes, const std::vector<io::Requirement>& reqs,
                                    io::Format format, std::ostream& out) {
   const std::uint64_t n = unwrap(io::sweep_size(axes));
@@ -234,7 +235,8 @@ std::vector<std::string> run_sweep(const Runner& runner, const CommonOptions& co
       return {};
     }
   }
-  // Any other sweep: the command runs per combination (on all cores) and its rows are kept.
+  // Any other sweep: the command runs per combination (on all cores, unless it measures the machine) and its
+  // rows are kept.
   std::vector<Rows> rows(n);
   std::vector<std::vector<std::string>> failures(n);
   std::atomic<std::uint64_t> first_error{n};
@@ -253,7 +255,7 @@ std::vector<std::string> run_sweep(const Runner& runner, const CommonOptions& co
         return;
       }
     }
-  });
+  }, command.measures ? n : 1);
   for (const auto& [i, e] : errors) {
     if (e && i == first_error.load()) std::rethrow_exception(e);
   }
@@ -366,11 +368,11 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err)
   app.footer("Run 'edgeplan COMMAND --help' for a command's options. Exit codes: 0 ok, 1 a --require failed, "
              "2 bad usage or input.");
   CommonOptions common;
-  std::vector<std::pair<CLI::App*, Runner>> runners;
+  std::vector<std::tuple<CLI::App*, Runner, const Command*>> runners;
   for (const Command& c : kCommands) {
     CLI::App* sub = app.add_subcommand(c.name, c.description);
     add_common(*sub, common);
-    runners.emplace_back(sub, c.setup(*sub));
+    runners.emplace_back(sub, c.setup(*sub), &c);
     check_numeric_options(*sub);
   }
 
@@ -397,7 +399,7 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err)
     for (const std::string& r : common.requirements) reqs.push_back(unwrap(io::parse_requirement(r)));
     std::vector<io::SweepAxis> axes;
     for (const std::string& s : common.sweeps) axes.push_back(unwrap(io::parse_sweep(s)));
-    for (auto& [sub, runner] : runners) {
+    for (auto& [sub, runner, command] : runners) {
       if (!sub->parsed()) continue;
       std::vector<std::string> failures;
       io::Report report;
@@ -407,7 +409,7 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err)
         failures.insert(failures.begin(), report.failures.begin(), report.failures.end());
         out << io::render(report, format);
       } else {
-        failures = run_sweep(runner, common, axes, reqs, format, out);
+        failures = run_sweep(*command, runner, common, axes, reqs, format, out);
       }
       for (const std::string& f : failures) err << "edgeplan: " << f << "\n";
       return failures.empty() ? kExitOk : kExitRequirementFailed;

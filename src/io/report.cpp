@@ -15,6 +15,48 @@
 namespace edgeplan::io {
 namespace {
 
+// The shortest text that reads back as v. Sweeps print the same numbers over and over (a format's size on
+// every row of a bandwidth sweep), so each thread keeps the texts it made last in a small table indexed by
+// the number's bits; a hit costs a few nanoseconds against some fifty for formatting.
+void append_shortest(std::string& out, double v) {
+  struct Entry {
+    std::uint64_t bits = 0;
+    std::uint8_t size = 0;  // 0: empty (a number's text is never empty)
+    char text[31] = {};
+  };
+  thread_local std::array<Entry, 256> cache;
+  const auto bits = std::bit_cast<std::uint64_t>(v);
+  Entry& e = cache[(bits * 0x9E3779B97F4A7C15ull) >> 56];
+  if (e.size == 0 || e.bits != bits) {
+    e.bits = bits;
+    e.size = static_cast<std::uint8_t>(fmt::format_to(e.text, FMT_COMPILE("{}"), v) - e.text);
+  }
+  out.append(e.text, e.size);
+}
+
+void append_csv_field(std::string& out, const Cell& c) {
+  if (std::holds_alternative<std::string>(c)) {
+    const std::string& s = std::get<std::string>(c);
+    if (std::none_of(s.begin(), s.end(), [](char ch) { return ch == ',' || ch == '"' || ch == '\n'; })) {
+      out += s;
+      return;
+    }
+    out += '"';
+    for (char ch : s) {
+      if (ch == '"') out += '"';
+      out += ch;
+    }
+    out += '"';
+  } else if (std::holds_alternative<double>(c)) {
+    append_shortest(out, std::get<double>(c));
+  } else if (std::holds_alternative<std::int64_t>(c)) {
+    char text[24];
+    out.append(text, fmt::format_to(text, FMT_COMPILE("{}"), std::get<std::int64_t>(c)));
+  } else if (std::holds_alternative<bool>(c)) {
+    out += std::get<bool>(c) ? "true" : "false";
+  }
+}
+
 std::string group_thousands(std::int64_t v) {
   std::string digits = std::to_string(v < 0 ? -v : v);
   std::string out;
@@ -303,52 +345,6 @@ void render_rows(const Report& head, const RowSource& source, Format f, std::ost
       out << markdown_notes(head);
       return;
     }
-  }
-}
-
-namespace {
-
-// The shortest text that reads back as v. Sweeps print the same numbers over and over (a format's size on
-// every row of a bandwidth sweep), so each thread keeps the texts it made last in a small table indexed by
-// the number's bits; a hit costs a few nanoseconds against some fifty for formatting.
-void append_shortest(std::string& out, double v) {
-  struct Entry {
-    std::uint64_t bits = 0;
-    std::uint8_t size = 0;  // 0: empty (a number's text is never empty)
-    char text[31] = {};
-  };
-  thread_local std::array<Entry, 256> cache;
-  const auto bits = std::bit_cast<std::uint64_t>(v);
-  Entry& e = cache[(bits * 0x9E3779B97F4A7C15ull) >> 56];
-  if (e.size == 0 || e.bits != bits) {
-    e.bits = bits;
-    e.size = static_cast<std::uint8_t>(fmt::format_to(e.text, FMT_COMPILE("{}"), v) - e.text);
-  }
-  out.append(e.text, e.size);
-}
-
-}  // namespace
-
-void append_csv_field(std::string& out, const Cell& c) {
-  if (std::holds_alternative<std::string>(c)) {
-    const std::string& s = std::get<std::string>(c);
-    if (std::none_of(s.begin(), s.end(), [](char ch) { return ch == ',' || ch == '"' || ch == '\n'; })) {
-      out += s;
-      return;
-    }
-    out += '"';
-    for (char ch : s) {
-      if (ch == '"') out += '"';
-      out += ch;
-    }
-    out += '"';
-  } else if (std::holds_alternative<double>(c)) {
-    append_shortest(out, std::get<double>(c));
-  } else if (std::holds_alternative<std::int64_t>(c)) {
-    char text[24];
-    out.append(text, fmt::format_to(text, FMT_COMPILE("{}"), std::get<std::int64_t>(c)));
-  } else if (std::holds_alternative<bool>(c)) {
-    out += std::get<bool>(c) ? "true" : "false";
   }
 }
 

@@ -55,7 +55,6 @@ enum class Format { table, json, csv, md };
 std::string format_cell_text(const Cell& c, const Column& col);
 // One CSV field: text quoted when it holds a comma, quote or newline; numbers in shortest round-trip form.
 std::string csv_field(const Cell& c);
-void append_csv_field(std::string& out, const Cell& c);  // the same, appended to `out`
 std::string render(const Report& r, Format f);
 
 // Rows made on demand, for tables too large to hold at once (a sweep of 10^6 combinations). `worker` is called
