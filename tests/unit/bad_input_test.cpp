@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "cli/command.hpp"
+#include "cli_run.hpp"
 
 namespace edgeplan {
 namespace {
@@ -561,16 +562,13 @@ TEST_P(BadInput, FailsWithExactMessage) {
   fs::create_directories(dir);
   const std::string path = (dir / c.file).string();
   if (*c.file) std::ofstream(path, std::ios::binary) << c.content;
-  std::vector<std::string> args{"edgeplan"};
+  std::vector<std::string> args;
   for (const std::string& a : c.args) args.push_back(replace_all(a, "{file}", path));
-  std::vector<const char*> argv;
-  for (const std::string& a : args) argv.push_back(a.c_str());
-  std::ostringstream out, err;
-  const int code = cli::run(static_cast<int>(argv.size()), argv.data(), out, err);
+  const testing_cli::CliRun run = testing_cli::run_cli(args);
   if (*c.file) fs::remove(path);
-  EXPECT_EQ(code, cli::kExitUsage) << c.name;
-  EXPECT_EQ(out.str(), "") << c.name;
-  EXPECT_EQ(replace_all(err.str(), path, "{file}"), "edgeplan: error: " + c.message + "\n") << c.name;
+  EXPECT_EQ(run.exit_code, cli::kExitUsage) << c.name;
+  EXPECT_EQ(run.out, "") << c.name;
+  EXPECT_EQ(replace_all(run.err, path, "{file}"), "edgeplan: error: " + c.message + "\n") << c.name;
 }
 
 INSTANTIATE_TEST_SUITE_P(All, BadInput, testing::ValuesIn(cases()), [](const testing::TestParamInfo<BadCase>& param) {

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "cli/command.hpp"
+#include "cli_run.hpp"
 #include "edgeplan/core/decode.hpp"
 #include "edgeplan/core/kv.hpp"
 #include "edgeplan/core/place.hpp"
@@ -202,18 +203,8 @@ void expect_finite(const io::Json& j, const std::string& path, const std::string
   }
 }
 
-struct CliRun {
-  int exit_code;
-  std::string out, err;
-};
-
-CliRun run_cli(const std::vector<std::string>& args) {
-  std::vector<const char*> argv{"edgeplan"};
-  for (const std::string& a : args) argv.push_back(a.c_str());
-  std::ostringstream out, err;
-  const int code = cli::run(static_cast<int>(argv.size()), argv.data(), out, err);
-  return {code, out.str(), err.str()};
-}
+using testing_cli::CliRun;
+using testing_cli::run_cli;
 
 const std::regex kNonFinite(R"(\b(nan|inf)\b)", std::regex::icase);
 

@@ -8,23 +8,14 @@
 #include <vector>
 
 #include "cli/command.hpp"
+#include "cli_run.hpp"
 #include "edgeplan/io/sweep.hpp"
 
 namespace edgeplan {
 namespace {
 
-struct CliRun {
-  int exit_code;
-  std::string out, err;
-};
-
-CliRun run_cli(const std::vector<std::string>& args) {
-  std::vector<const char*> argv{"edgeplan"};
-  for (const std::string& a : args) argv.push_back(a.c_str());
-  std::ostringstream out, err;
-  const int code = cli::run(static_cast<int>(argv.size()), argv.data(), out, err);
-  return {code, out.str(), err.str()};
-}
+using testing_cli::CliRun;
+using testing_cli::run_cli;
 
 std::vector<std::string> lines(const std::string& text) {
   std::vector<std::string> out;
