@@ -290,15 +290,15 @@ std::optional<double> override_number(std::string_view value) {
     plain = digits();
     integer = false;
   }
-  if (plain && i == value.size()) {
+  if (plain && i == value.size()) {  // out of range (1e400) goes to the TOML parser too
+    const char* end = value.data() + value.size();
     if (integer) {
       std::int64_t n = 0;
-      std::from_chars(value.data(), value.data() + value.size(), n);
-      return static_cast<double>(n);
+      if (std::from_chars(value.data(), end, n).ec == std::errc()) return static_cast<double>(n);
+    } else {
+      double v = 0;
+      if (std::from_chars(value.data(), end, v).ec == std::errc()) return v;
     }
-    double v = 0;
-    std::from_chars(value.data(), value.data() + value.size(), v);
-    return v;
   }
   const std::optional<toml::table> parsed = parse_value(value);
   if (!parsed) return std::nullopt;

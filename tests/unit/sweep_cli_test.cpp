@@ -85,7 +85,8 @@ TEST(SweepCli, BadValueFailsAsTheRunWithThatValue) {
            {"device.utilization=0.5,1.5", "device.utilization=1.5"},
            {"device.memory_gib=8,0.5", "device.memory_gib=0.5"},
            {"device.bandwidth_gbps=60,fast", "device.bandwidth_gbps=fast"},
-           {"device.reserved_gib=1,inf", "device.reserved_gib=inf"}}) {
+           {"device.reserved_gib=1,inf", "device.reserved_gib=inf"},
+           {"device.reserved_gib=1,1e400", "device.reserved_gib=1e400"}}) {
     const std::vector<std::string> command{"decode", "--device", "phone8g", "--model", "ref-8b"};
     std::vector<std::string> swept = command, one = command;
     swept.insert(swept.end(), {"--sweep", sweep});
