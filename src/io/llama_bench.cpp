@@ -7,6 +7,8 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "edgeplan/io/fields.hpp"
+
 namespace edgeplan::io {
 namespace {
 
@@ -149,6 +151,9 @@ struct FieldReader {
         (whole && v != std::floor(v))) {
       return Error{fmt::format("{}: field {} is not a {} ('{}')", rec.where, key,
                                whole ? "whole number >= 0" : "number >= 0", *t)};
+    }
+    if (v > kMaxMagnitude) {  // as in profiles: far above any real figure, and counts stay exact integers
+      return Error{fmt::format("{}: field {} must be at most {:g} (got '{}')", rec.where, key, kMaxMagnitude, *t)};
     }
     return v;
   }

@@ -394,6 +394,13 @@ std::vector<BadCase> cases() {
        "{\"model_type\": \"llama 7B Q4_0\", \"model_size\": 3825065984, \"model_n_params\": 6738415616, "
        "\"n_prompt\": 0, \"n_gen\": 128, \"avg_ts\": 1e999, \"stddev_ts\": 0.1}\n",
        kCalibrate, "{file}:1: invalid JSON: a number is out of range"},
+      {"bench-huge-count", "b.jsonl",  // found by the llama_bench fuzzer: a count past uint64 was cast
+       "{\"model_type\": \"llama 7B Q4_0\", \"model_size\": 3825065984, \"model_n_params\": 6738415616, "
+       "\"n_prompt\": 0, \"n_gen\": 128, \"n_depth\": 6.6e64, \"avg_ts\": 14.5, \"stddev_ts\": 0.1}\n",
+       kCalibrate, "{file}:1: field n_depth must be at most 1e+15 (got '6.6e+64')"},
+      {"bench-huge-size", "b.csv",
+       "model_type,model_size,model_n_params,n_prompt,n_gen,avg_ts\nllama 7B Q4_0,1e300,6738415616,0,128,14.5\n",
+       kCalibrate, "{file}:2: field model_size must be at most 1e+15 (got '1e300')"},
       // Traces and request files.
       {"trace-empty", "t.csv", "", kTrace, "{file}: empty file: expected a header line"},
       {"trace-unknown-column", "t.csv", "arrival_s,name,privacy,input_tokens,output_tok,slo_s\n", kTrace,
