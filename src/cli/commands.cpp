@@ -247,7 +247,9 @@ std::vector<std::string> run_sweep(const Command& command, const Runner& runner,
         const io::Report one = runner(Context(combination_options(common, axes, i)));
         if (one.tables.empty()) throw UsageError(fmt::format("--sweep: {} has no table to sweep", one.command));
         rows[i] = one.tables.front().rows;
-        failures[i] = unwrap(io::check_requirements(io::full_results(one), reqs));
+        failures[i] = one.failures;  // the command's own gate (check), as without a sweep
+        const std::vector<std::string> unmet = unwrap(io::check_requirements(io::full_results(one), reqs));
+        failures[i].insert(failures[i].end(), unmet.begin(), unmet.end());
       } catch (const UsageError&) {
         errors[w] = {i, std::current_exception()};
         for (std::uint64_t seen = first_error.load(); i < seen && !first_error.compare_exchange_weak(seen, i);) {

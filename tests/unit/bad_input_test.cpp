@@ -1,124 +1,26 @@
-// The bad-input suite: hostile or broken inputs of every kind edgeplan reads (device, model, cloud and
-// request profiles, GGUF files, CSV and JSON Lines traces, --set, --sweep, --require and option values),
-// each run through the whole CLI in-process. Every case must fail with exit code 2 and exactly the message
-// given: never a crash, a hang, a silent default or a NaN. Input files are written by the test to a
-// scratch directory (binary GGUF files by a small builder); {file} in arguments and messages is their path.
-#include <gtest/gtest.h>
+// The bad-input suite (bad_input.hpp): the parameterised test, and the cases for every kind of input edgeplan
+// reads (device, model, cloud and request profiles, GGUF files, CSV and JSON Lines traces, --set, --sweep,
+// --require and option values). Other bad_input_*_test.cpp files add cases of their own area.
+#include "bad_input.hpp"
+
 #include <unistd.h>
 
-#include <cstdint>
-#include <filesystem>
 #include <fstream>
-#include <sstream>
-#include <string>
-#include <vector>
 
 #include "cli/command.hpp"
 #include "cli_run.hpp"
 
-namespace edgeplan {
+namespace edgeplan::bad_input {
 namespace {
 
 namespace fs = std::filesystem;
 
-// Builds GGUF bytes little-endian, field by field, so a case can break exactly one thing.
-class Gguf {
- public:
-  Gguf& u32(std::uint32_t v) { return raw(v, 4); }
-  Gguf& u64(std::uint64_t v) { return raw(v, 8); }
-  Gguf& str(const std::string& s) {
-    u64(s.size());
-    bytes_ += s;
-    return *this;
+std::string replace_all(std::string text, const std::string& from, const std::string& to) {
+  for (auto at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size())) {
+    text.replace(at, from.size(), to);
   }
-  Gguf& text(const std::string& s) {
-    bytes_ += s;
-    return *this;
-  }
-  // Magic, version and the two counts.
-  Gguf& header(std::uint32_t version, std::uint64_t tensors, std::uint64_t kvs) {
-    return text("GGUF").u32(version).u64(tensors).u64(kvs);
-  }
-  Gguf& kv_u32(const std::string& key, std::uint32_t v) { return str(key).u32(4).u32(v); }
-  Gguf& kv_str(const std::string& key, const std::string& v) { return str(key).u32(8).str(v); }
-  // A tensor info: name, dims, ggml type id, data offset.
-  Gguf& tensor(const std::string& name, const std::vector<std::uint64_t>& dims, std::uint32_t type,
-               std::uint64_t offset) {
-    str(name).u32(static_cast<std::uint32_t>(dims.size()));
-    for (std::uint64_t d : dims) u64(d);
-    return u32(type).u64(offset);
-  }
-  Gguf& zeros(std::size_t n) {
-    bytes_.append(n, '\0');
-    return *this;
-  }
-  std::string bytes() const { return bytes_; }
-
- private:
-  Gguf& raw(std::uint64_t v, int n) {
-    for (int i = 0; i < n; ++i) bytes_.push_back(static_cast<char>((v >> (8 * i)) & 0xFF));
-    return *this;
-  }
-  std::string bytes_;
-};
-
-struct BadCase {
-  const char* name;
-  const char* file;     // file name in the scratch directory ("" for none)
-  std::string content;  // its content
-  std::vector<std::string> args;
-  std::string message;  // after "edgeplan: error: "
-};
-
-const std::vector<std::string> kKv{"kv", "--device", "{file}", "--model", "ref-8b"};
-const std::vector<std::string> kKvModel{"kv", "--device", "phone8g", "--model", "{file}"};
-const std::vector<std::string> kRouteCloud{"route",  "--device",       "phone8g",     "--prefill-tok-s",
-                                           "180",    "--decode-tok-s", "13",          "--cloud",
-                                           "{file}", "--requests",     "ref-requests"};
-const std::vector<std::string> kRouteRequests{
-    "route",          "--device", "phone8g", "--prefill-tok-s",        "180",
-    "--decode-tok-s", "13",       "--cloud", "ref-private,ref-public", "--requests",
-    "{file}"};
-const std::vector<std::string> kTrace{"route",          "--device", "phone8g", "--prefill-tok-s",        "180",
-                                      "--decode-tok-s", "13",       "--cloud", "ref-private,ref-public", "--trace",
-                                      "{file}"};
-const std::vector<std::string> kAdapter{"lora", "--device", "phone8g", "--model", "ref-8b", "--adapter", "{file}"};
-
-// A valid device profile without per_token_overhead_ms, then `extra`.
-std::string device(const std::string& extra) {
-  return "memory_gib = 8.0\nreserved_gib = 0.8\nbandwidth_gbps = 68.0\nutilization = 0.85\n" + extra;
+  return text;
 }
-// A whole valid device profile, then `extra`.
-std::string full_device(const std::string& extra) { return device("per_token_overhead_ms = 0\n" + extra); }
-std::string model(const std::string& extra) {
-  return "params = 8e9\nlayers = 32\nhidden = 4096\nheads = 32\nkv_heads = 8\nhead_dim = 128\nffn = 11008\n" + extra;
-}
-std::string cloud(const std::string& extra) {
-  return "rtt_s = 0.1\nttft_s = 0.3\ndecode_tok_per_s = 80\naccepts = \"public\"\nusd_per_m_input_tok = 1\n" + extra;
-}
-const std::vector<std::string> kKvModelFile{"kv", "--device", "phone8g", "--model", "{file}"};
-// A Llama-3.2-1B-shaped config.json: `fields` (model_type and num_hidden_layers, as each case breaks them),
-// then the rest of the shape.
-std::string hf_config(const std::string& fields) {
-  return "{" + fields +
-         "\"hidden_size\": 2048, \"intermediate_size\": 8192, \"num_attention_heads\": 32, "
-         "\"num_key_value_heads\": 8, \"vocab_size\": 128256}";
-}
-const std::vector<std::string> kQuant{"quant", "--file", "{file}"};
-const std::vector<std::string> kCalibrate{"calibrate", "--device", "macbook-air-m1-16g", "--llama-bench", "{file}"};
-// A .npy file: magic, version 1.0, the header dict padded to 64 bytes, then `data`.
-std::string npy(const std::string& dict, const std::string& data) {
-  std::string header = dict;
-  while ((10 + header.size() + 1) % 64 != 0) header += ' ';
-  header += '\n';
-  return std::string("\x93NUMPY\x01\x00", 8) + static_cast<char>(header.size() & 0xFF) +
-         static_cast<char>(header.size() >> 8) + header + data;
-}
-// A .safetensors file: the header's length (u64), the JSON header, then `data`.
-std::string safetensors(const std::string& header, const std::string& data) {
-  return Gguf().u64(header.size()).text(header).text(data).bytes();
-}
-const std::string kCsvHeader = "arrival_s,name,privacy,input_tok,output_tok,slo_s\n";
 
 std::vector<BadCase> cases() {
   return {
@@ -551,17 +453,9 @@ std::vector<BadCase> cases() {
   };
 }
 
-// Names the case in gtest's messages instead of dumping its bytes.
-void PrintTo(const BadCase& c, std::ostream* os) { *os << c.name; }
+}  // namespace
 
-class BadInput : public testing::TestWithParam<BadCase> {};
-
-std::string replace_all(std::string text, const std::string& from, const std::string& to) {
-  for (auto at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size())) {
-    text.replace(at, from.size(), to);
-  }
-  return text;
-}
+std::string case_name(const testing::TestParamInfo<BadCase>& param) { return replace_all(param.param.name, "-", "_"); }
 
 TEST_P(BadInput, FailsWithExactMessage) {
   const BadCase& c = GetParam();
@@ -578,9 +472,6 @@ TEST_P(BadInput, FailsWithExactMessage) {
   EXPECT_EQ(replace_all(run.err, path, "{file}"), "edgeplan: error: " + c.message + "\n") << c.name;
 }
 
-INSTANTIATE_TEST_SUITE_P(All, BadInput, testing::ValuesIn(cases()), [](const testing::TestParamInfo<BadCase>& param) {
-  return replace_all(param.param.name, "-", "_");
-});
+INSTANTIATE_TEST_SUITE_P(All, BadInput, testing::ValuesIn(cases()), case_name);
 
-}  // namespace
-}  // namespace edgeplan
+}  // namespace edgeplan::bad_input

@@ -98,5 +98,23 @@ TEST(SweepCli, BadValueFailsAsTheRunWithThatValue) {
   }
 }
 
+// A gate fails (exit 1) under a sweep exactly as without one: check's own requirements and --require alike.
+TEST(SweepCli, GatesFailUnderASweep) {
+  const std::string plan = EDGEPLAN_SOURCE_DIR "/tests/data/plans/fail.toml";
+  const CliRun plain = run_cli({"check", plan});
+  const CliRun swept = run_cli({"check", plan, "--sweep", "device.bandwidth_gbps=60,70"});
+  EXPECT_EQ(plain.exit_code, 1);
+  EXPECT_EQ(swept.exit_code, 1);
+  EXPECT_NE(swept.err.find("edgeplan: [device.bandwidth_gbps=60] check 1 (ref-8b on phone8g) failed: fits == true"),
+            std::string::npos)
+      << swept.err;
+  EXPECT_NE(swept.err.find("edgeplan: [device.bandwidth_gbps=70] check 1"), std::string::npos) << swept.err;
+  const CliRun required = run_cli({"kv", "--device", "phone8g", "--model", "ref-8b", "--context", "30000", "--sweep",
+                                   "device.memory_gib=8,12", "--require", "fits == true"});
+  EXPECT_EQ(required.exit_code, 1) << required.err;
+  EXPECT_NE(required.err.find("[device.memory_gib=8]"), std::string::npos) << required.err;
+  EXPECT_EQ(required.err.find("[device.memory_gib=12]"), std::string::npos) << required.err;
+}
+
 }  // namespace
 }  // namespace edgeplan
