@@ -1,5 +1,7 @@
 // edgeplan check PLAN.toml: requirements on device/model pairs, for CI. Each [[check]] entry runs
-// `report` for its pair and evaluates its requirements on the report's results; any failure exits 1.
+// `report` for its pair and evaluates its requirements on the report's results; any failure exits 1. A
+// requirement that cannot be evaluated (a figure the device cannot give) is marked in its row, the other checks
+// still run, and the command exits 2 at the end. Paths in the plan are relative to the plan's folder.
 #include <fmt/format.h>
 
 #include "cli/command.hpp"
@@ -15,15 +17,15 @@ struct CheckEntry {
 };
 
 std::vector<CheckEntry> load_plan(const io::ProfileText& text, const std::vector<io::Override>& overrides) {
-  return unwrap(io::read_profile<std::vector<CheckEntry>>(text, "plan", overrides, [](io::Fields& f) {
+  return unwrap(io::read_profile<std::vector<CheckEntry>>(text, "plan", overrides, [&text](io::Fields& f) {
     f.optional_string("description");
     std::vector<CheckEntry> entries;
     std::vector<io::Fields> checks = f.tables("check");
     if (checks.empty()) f.fail({}, "has no [[check]] entries");
     for (io::Fields& c : checks) {
       CheckEntry e;
-      e.device = c.string("device");
-      e.model = c.string("model");
+      e.device = io::resolve_beside(c.string("device"), text);
+      e.model = io::resolve_beside(c.string("model"), text);
       e.quant = c.optional_string("quant").value_or("Q4_K_M");
       e.kv_type = c.optional_string("kv_type").value_or("f16");
       e.context = c.optional_count("context");
@@ -62,7 +64,13 @@ Runner setup_check(CLI::App& app) {
       const io::Json results = io::full_results(run_command("report", args, ctx));
       for (const io::Requirement& req : e.requirements) {
         auto outcome = io::evaluate_requirement(results, req);
-        if (!outcome) throw UsageError(fmt::format("{}: check {}: {}", text.display, index, outcome.error().message));
+        if (!outcome) {
+          t.add({index, e.device, e.model, e.quant, req.text, {}, {}});
+          r.errors.push_back(fmt::format("{}: check {} ({} on {}) not evaluable: {} (`edgeplan report --device {} "
+                                         "--model {}` shows why)", text.display, index, e.model, e.device,
+                                         outcome.error().message, e.device, e.model));
+          continue;
+        }
         t.add({index, e.device, e.model, e.quant, req.text, outcome->value, outcome->pass});
         if (!outcome->pass) {
           ++failed;
@@ -71,11 +79,14 @@ Runner setup_check(CLI::App& app) {
         }
       }
     }
-    r.results["passed"] = failed == 0;
+    r.results["passed"] = failed == 0 && r.errors.empty();
     r.results["failed_requirements"] = failed;
+    r.results["unevaluable_requirements"] = r.errors.size();
     r.tables.push_back(std::move(t));
     r.title = fmt::format("check: {} ({} pairs)", text.display, entries.size());
-    r.notes.push_back(failed == 0 ? "all requirements hold" : fmt::format("{} requirement(s) failed", failed));
+    if (failed > 0) r.notes.push_back(fmt::format("{} requirement(s) failed", failed));
+    if (!r.errors.empty()) r.notes.push_back(fmt::format("{} requirement(s) could not be evaluated", r.errors.size()));
+    if (failed == 0 && r.errors.empty()) r.notes.push_back("all requirements hold");
     return r;
   };
 }

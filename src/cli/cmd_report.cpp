@@ -153,7 +153,7 @@ Runner setup_report(CLI::App& app) {
     if (device.prefill) {
       const io::Json ro = io::full_results(
           run_command("route", with({"--quant", quant, "--cloud", o->cloud, "--requests", o->requests}), ctx));
-      const double total = static_cast<double>(ro["requests"].size());
+      const double total = ro["request_count"].get<double>();
       res["device_share"] = ro["to_device"].get<double>() / total;
       line(t, "requests on device", fmt::format("{} of {:.0f}", ro["to_device"].get<int>(), total),
            fmt::format("mix {}, cloud {}", o->requests, o->cloud));

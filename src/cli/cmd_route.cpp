@@ -201,7 +201,7 @@ void route_requests(const RouteOptions& o, const std::vector<RouteRequest>& requ
     }
     t.add(std::move(row));
   }
-  r.results["requests"] = requests.size();
+  r.results["request_count"] = requests.size();
   r.results["to_device"] = to_device;
   r.results["to_cloud"] = requests.size() - to_device;
   r.results["slo_misses"] = misses;
@@ -247,7 +247,7 @@ void route_trace(const RouteOptions& o, const DeviceSpec& device, const DeviceRa
            static_cast<std::int64_t>(d.slo_misses), d.cost_usd});
   }
   r.tables.push_back(std::move(t));
-  r.results["requests"] = s.requests;
+  r.results["request_count"] = s.requests;
   r.results["skipped_lines"] = reader.skipped();
   r.results["slo_misses"] = s.slo_misses;
   r.results["confidential_slo_misses"] = s.confidential_slo_misses;

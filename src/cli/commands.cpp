@@ -16,6 +16,7 @@
 #include "edgeplan/io/require.hpp"
 #include "edgeplan/io/suggest.hpp"
 #include "edgeplan/io/sweep.hpp"
+#include "edgeplan/io/warnings.hpp"
 
 namespace edgeplan::cli {
 namespace {
@@ -206,10 +207,24 @@ std::optional<io::RowSource> device_number_rows(const Runner& runner, const Comm
                        }};
 }
 
+// What a run of a command says besides its output: requirements that failed (exit 1) and figures that could
+// not be evaluated (exit 2).
+struct Verdict {
+  std::vector<std::string> failures, errors;
+};
+
+// The command's own gate (check) first, then the --require expressions.
+Verdict verdict_of(const io::Report& report, const std::vector<io::Requirement>& reqs) {
+  Verdict v{report.failures, report.errors};
+  const std::vector<std::string> unmet = unwrap(io::check_requirements(io::full_results(report), reqs));
+  v.failures.insert(v.failures.end(), unmet.begin(), unmet.end());
+  return v;
+}
+
 // Runs `runner` once per combination of the sweeps, on all cores, and writes one table: a column per swept key
 // in front of the columns of the command's first table. Requirements are checked on every combination; the
-// failures are returned, in combination order.
-std::vector<std::string> run_sweep(const Command& command, const Runner& runner, const CommonOptions& common,
+// failures and the figures that could not be evaluated are returned, in combination order.
+Verdict run_sweep(const Command& command, const Runner& runner, const CommonOptions& common,
                                    const std::vector<io::SweepAxis>& axes, const std::vector<io::Requirement>& reqs,
                                    io::Format format, std::ostream& out) {
   const std::uint64_t n = unwrap(io::sweep_size(axes));
@@ -238,7 +253,7 @@ std::vector<std::string> run_sweep(const Command& command, const Runner& runner,
   // Any other sweep: the command runs per combination (on all cores, unless it measures the machine) and its
   // rows are kept.
   std::vector<Rows> rows(n);
-  std::vector<std::vector<std::string>> failures(n);
+  std::vector<Verdict> verdicts(n);
   std::atomic<std::uint64_t> first_error{n};
   std::vector<std::pair<std::uint64_t, std::exception_ptr>> errors(io::worker_count(), {n, nullptr});
   io::parallel_for(n, [&](unsigned w, std::uint64_t begin, std::uint64_t end) {
@@ -247,9 +262,7 @@ std::vector<std::string> run_sweep(const Command& command, const Runner& runner,
         const io::Report one = runner(Context(combination_options(common, axes, i)));
         if (one.tables.empty()) throw UsageError(fmt::format("--sweep: {} has no table to sweep", one.command));
         rows[i] = one.tables.front().rows;
-        failures[i] = one.failures;  // the command's own gate (check), as without a sweep
-        const std::vector<std::string> unmet = unwrap(io::check_requirements(io::full_results(one), reqs));
-        failures[i].insert(failures[i].end(), unmet.begin(), unmet.end());
+        verdicts[i] = verdict_of(one, reqs);
       } catch (const UsageError&) {
         errors[w] = {i, std::current_exception()};
         for (std::uint64_t seen = first_error.load(); i < seen && !first_error.compare_exchange_weak(seen, i);) {
@@ -273,26 +286,29 @@ std::vector<std::string> run_sweep(const Command& command, const Runner& runner,
                              };
                            }};
   io::render_rows(head, kept, format, out);
-  std::vector<std::string> out_failures;
+  Verdict all;
   for (std::uint64_t i = 0; i < n; ++i) {
     const std::vector<std::string> values = io::sweep_combination(axes, i);
     std::string label;
     for (std::size_t a = 0; a < axes.size(); ++a) label += (label.empty() ? "" : ", ") + axes[a].key + "=" + values[a];
-    for (const std::string& f : failures[i]) out_failures.push_back(fmt::format("[{}] {}", label, f));
+    for (const std::string& f : verdicts[i].failures) all.failures.push_back(fmt::format("[{}] {}", label, f));
+    for (const std::string& e : verdicts[i].errors) all.errors.push_back(fmt::format("[{}] {}", label, e));
   }
-  return out_failures;
+  return all;
 }
 
 }  // namespace
 
 std::span<const Command> commands() { return kCommands; }
 
-Context::Context(const CommonOptions& options) : path_(io::default_search_path(options.profile_dirs)) {
+Context::Context(const CommonOptions& options) : path_(unwrap(io::default_search_path(options.profile_dirs))) {
   overrides_ = unwrap(io::parse_overrides(options.sets, kOverrideProfiles));
 }
 
 io::ProfileText Context::find(const std::string& kind, const std::string& name) const {
-  return unwrap(io::find_profile(kind, name, path_));
+  io::ProfileText text = unwrap(io::find_profile(kind, name, path_));
+  if (!text.shadows.empty()) io::warn(fmt::format("{} is read from {}, which shadows {}", name, text.display, text.shadows));
+  return text;
 }
 
 namespace {
@@ -395,6 +411,11 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err)
     return kExitUsage;
   }
 
+  // Warnings recorded while the command ran come after its output (and after an error), each once.
+  const auto finish = [&err](int code) {
+    for (const std::string& w : io::take_warnings()) err << "edgeplan: warning: " << w << "\n";
+    return code;
+  };
   try {
     const io::Format format = parse_format(common.format);
     std::vector<io::Requirement> reqs;
@@ -403,24 +424,24 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err)
     for (const std::string& s : common.sweeps) axes.push_back(unwrap(io::parse_sweep(s)));
     for (auto& [sub, runner, command] : runners) {
       if (!sub->parsed()) continue;
-      std::vector<std::string> failures;
-      io::Report report;
+      Verdict verdict;
       if (axes.empty()) {
-        report = runner(Context(common));
-        failures = unwrap(io::check_requirements(io::full_results(report), reqs));
-        failures.insert(failures.begin(), report.failures.begin(), report.failures.end());
+        const io::Report report = runner(Context(common));
+        verdict = verdict_of(report, reqs);
         out << io::render(report, format);
       } else {
-        failures = run_sweep(*command, runner, common, axes, reqs, format, out);
+        verdict = run_sweep(*command, runner, common, axes, reqs, format, out);
       }
-      for (const std::string& f : failures) err << "edgeplan: " << f << "\n";
-      return failures.empty() ? kExitOk : kExitRequirementFailed;
+      for (const std::string& f : verdict.failures) err << "edgeplan: " << f << "\n";
+      for (const std::string& e : verdict.errors) err << "edgeplan: error: " << e << "\n";
+      if (!verdict.errors.empty()) return finish(kExitUsage);
+      return finish(verdict.failures.empty() ? kExitOk : kExitRequirementFailed);
     }
   } catch (const UsageError& e) {
     err << "edgeplan: error: " << e.what() << "\n";
-    return kExitUsage;
+    return finish(kExitUsage);
   }
-  return kExitUsage;
+  return finish(kExitUsage);
 }
 
 }  // namespace edgeplan::cli

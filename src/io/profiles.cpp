@@ -11,7 +11,9 @@
 #include <fmt/format.h>
 
 #include "edgeplan/io/embedded.hpp"
+#include "edgeplan/io/model_file.hpp"
 #include "edgeplan/io/suggest.hpp"
+#include "edgeplan/io/warnings.hpp"
 
 namespace fs = std::filesystem;
 
@@ -34,26 +36,41 @@ std::optional<std::string> read_text_file(const fs::path& p) {
   return ss.str();
 }
 
-SearchPath default_search_path(const std::vector<std::string>& flag_dirs) {
+Result<SearchPath> default_search_path(const std::vector<std::string>& flag_dirs) {
   SearchPath p;
-  p.dirs = flag_dirs;
+  std::error_code ec;
+  for (const std::string& dir : flag_dirs) {
+    if (!fs::is_directory(dir, ec)) return Error{fmt::format("--profiles {}: no such directory", dir)};
+    p.dirs.push_back(dir);
+  }
   if (const char* env = std::getenv("EDGEPLAN_PROFILE_PATH")) {
     std::string_view rest = env;
     while (!rest.empty()) {
       const auto colon = rest.find(':');
-      std::string_view dir = rest.substr(0, colon);
-      if (!dir.empty()) p.dirs.emplace_back(dir);
+      const std::string dir(rest.substr(0, colon));
+      if (!dir.empty() && fs::is_directory(dir, ec)) {
+        p.dirs.push_back(dir);
+      } else if (!dir.empty()) {
+        warn(fmt::format("EDGEPLAN_PROFILE_PATH: {} is not a directory; it is skipped", dir));
+      }
       if (colon == std::string_view::npos) break;
       rest.remove_prefix(colon + 1);
     }
   }
-  std::error_code ec;
+  p.user_dirs = p.dirs.size();
   const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
   if (!ec) {
     const fs::path share = exe.parent_path().parent_path() / EDGEPLAN_SHARE_SUBDIR;
     if (fs::is_directory(share, ec)) p.dirs.push_back(share.string());
   }
   return p;
+}
+
+std::string resolve_beside(const std::string& name_or_path, const ProfileText& from) {
+  if (from.origin == "builtin" || !(looks_like_path(name_or_path) || is_model_file(name_or_path))) return name_or_path;
+  const fs::path p(name_or_path);
+  if (p.is_absolute()) return name_or_path;
+  return (fs::path(from.display).parent_path() / p).string();
 }
 
 Result<ProfileText> find_profile(const std::string& kind, const std::string& name_or_path, const SearchPath& path) {
@@ -63,19 +80,20 @@ Result<ProfileText> find_profile(const std::string& kind, const std::string& nam
     if (!text) return Error{fmt::format("cannot read {} profile '{}': no such file", singular(kind), name_or_path)};
     return ProfileText{fs::path(name_or_path).stem().string(), name_or_path, name_or_path, std::move(*text)};
   }
-  for (const std::string& dir : path.dirs) {
-    const fs::path file = fs::path(dir) / kind / (name_or_path + ".toml");
+  const std::string wanted = kind + "/" + name_or_path + ".toml";
+  const auto builtin = std::find_if(embedded_profiles().begin(), embedded_profiles().end(),
+                                    [&](const EmbeddedFile& f) { return f.path == wanted; });
+  for (std::size_t i = 0; i < path.dirs.size(); ++i) {
+    const fs::path file = fs::path(path.dirs[i]) / kind / (name_or_path + ".toml");
     std::error_code ec;
     if (!fs::is_regular_file(file, ec)) continue;
     auto text = read_text_file(file);
     if (!text) return Error{fmt::format("cannot read {}", file.string())};
-    return ProfileText{name_or_path, file.string(), dir, std::move(*text)};
+    const bool shadows = i < path.user_dirs && builtin != embedded_profiles().end();
+    return ProfileText{name_or_path, file.string(), path.dirs[i], std::move(*text), shadows ? "builtin:" + wanted : ""};
   }
-  const std::string wanted = kind + "/" + name_or_path + ".toml";
-  for (const EmbeddedFile& f : embedded_profiles()) {
-    if (f.path == wanted) {
-      return ProfileText{name_or_path, "builtin:" + wanted, "builtin", std::string(f.text)};
-    }
+  if (builtin != embedded_profiles().end()) {
+    return ProfileText{name_or_path, "builtin:" + wanted, "builtin", std::string(builtin->text)};
   }
   std::vector<std::string> names;
   for (const ProfileText& p : list_profiles(kind, path)) names.push_back(p.name);

@@ -6,6 +6,7 @@
 #include <condition_variable>
 #include <mutex>
 #include <ostream>
+#include <stdexcept>
 
 #include <fmt/compile.h>
 #include <fmt/format.h>
@@ -370,6 +371,7 @@ Json full_results(const Report& r) {
   for (const Table& t : r.tables) {
     Json rows = Json::array();
     for (const auto& row : t.rows) rows.push_back(row_json(row, t.columns));
+    if (results.contains(t.name)) throw std::logic_error("results." + t.name + " is both a figure and a table");
     results[t.name] = std::move(rows);
   }
   return results;

@@ -132,6 +132,8 @@ Result<Outcome> evaluate_requirement(const Json& results, const Requirement& r) 
     const double a = v.get<double>(), b = r.bound.get<double>();
     pass = r.op == "<" ? a < b : r.op == "<=" ? a <= b : r.op == ">" ? a > b : r.op == ">=" ? a >= b
          : r.op == "==" ? a == b : a != b;
+  } else if (v.is_null()) {
+    return Error{fmt::format("--require '{}': {} has no value for these inputs", r.text, r.field)};
   } else if (r.op == "==" || r.op == "!=") {
     const bool same = v.type() == r.bound.type() ? v == r.bound : show(v) == show(r.bound);
     pass = r.op == "==" ? same : !same;

@@ -23,13 +23,15 @@ namespace edgeplan::io {
 
 struct SearchPath {
   std::vector<std::string> dirs;  // searched in order, before the compiled-in profiles
+  std::size_t user_dirs = 0;      // how many of dirs, from the front, the user named (--profiles, the variable)
 };
 
 // The whole file, or nullopt when it cannot be read.
 std::optional<std::string> read_text_file(const std::filesystem::path& p);
 
-// --profiles dirs, then EDGEPLAN_PROFILE_PATH, then the share directory next to the running binary.
-SearchPath default_search_path(const std::vector<std::string>& flag_dirs);
+// --profiles dirs, then EDGEPLAN_PROFILE_PATH, then the share directory next to the running binary. A --profiles
+// directory that does not exist is an error; an EDGEPLAN_PROFILE_PATH entry that does not exist is a warning.
+Result<SearchPath> default_search_path(const std::vector<std::string>& flag_dirs);
 
 // The text of one profile and where it came from.
 struct ProfileText {
@@ -37,10 +39,16 @@ struct ProfileText {
   std::string display;  // path shown in messages: "profiles/devices/phone8g.toml" or "builtin:devices/phone8g.toml"
   std::string origin;   // "builtin" or the directory / file it was read from
   std::string text;
+  std::string shadows{};  // the built-in profile a file in a user's directory hides ("builtin:devices/x.toml"), or ""
 };
 
 // `kind` is the sub-directory: "devices", "models", ...
 Result<ProfileText> find_profile(const std::string& kind, const std::string& name_or_path, const SearchPath& path);
+
+// A profile reference read from the file `from` (a plan naming its device): a relative path resolves against
+// the folder `from` is in, not the current directory; a profile name, or anything read from a built-in file,
+// stays as it is.
+std::string resolve_beside(const std::string& name_or_path, const ProfileText& from);
 
 // Every profile of `kind` visible through the path, first match per name, sorted by name.
 std::vector<ProfileText> list_profiles(const std::string& kind, const SearchPath& path);

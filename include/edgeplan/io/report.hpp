@@ -47,6 +47,7 @@ struct Report {
   std::vector<Table> tables;       // the first is the CSV output
   std::vector<std::string> notes;  // lines printed after the tables
   std::vector<std::string> failures;  // requirement failures the command found itself (check): exit code 1
+  std::vector<std::string> errors;    // figures it could not evaluate (check): printed after the output, exit code 2
   std::string verbatim;            // when set, printed as is in every format (a file, e.g. place --emit-graph)
 };
 
