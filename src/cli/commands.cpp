@@ -2,8 +2,10 @@
 #include <array>
 #include <atomic>
 #include <charconv>
+#include <cerrno>
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <iostream>
 #include <tuple>
 
@@ -414,6 +416,11 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err)
         failures = run_sweep(*command, runner, common, axes, reqs, format, out);
       }
       for (const std::string& f : failures) err << "edgeplan: " << f << "\n";
+      if (!out.flush()) {  // a full disk or a closed pipe: the output is not all there
+        err << fmt::format("edgeplan: error: cannot write the output{}\n",
+                           errno != 0 ? fmt::format(" ({})", std::strerror(errno)) : "");
+        return kExitUsage;
+      }
       return failures.empty() ? kExitOk : kExitRequirementFailed;
     }
   } catch (const UsageError& e) {
