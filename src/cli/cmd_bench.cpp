@@ -2,7 +2,6 @@
 // walkthrough's square sizes and at one decoder layer's shapes, optionally a file's read rate; and write a
 // device profile of the host.
 #include <filesystem>
-#include <fstream>
 #include <thread>
 
 #include <fmt/format.h>
@@ -19,8 +18,9 @@ struct BenchOptions {
   unsigned threads = 0, repeats = 5;
   std::vector<std::uint64_t> sizes{128, 256, 512, 1024};
   std::string model = "ref-8b";
+  io::OutputPath write_profile;
   std::uint64_t tokens = 128;
-  std::string storage, write_profile, description = "This host, measured by edgeplan bench";
+  std::string storage, description = "This host, measured by edgeplan bench";
 };
 
 // The matrix multiplies of one llama-style decoder layer on `tokens` prompt tokens.
@@ -49,16 +49,15 @@ Runner setup_bench(CLI::App& app) {
   app.add_option("--tokens", o->tokens, "Prompt tokens (M) of the layer matmuls")
       ->capture_default_str()->check(CLI::Range(std::uint64_t{1}, std::uint64_t{65536}));
   app.add_option("--storage", o->storage, "Also time one sequential read of this file");
-  app.add_option("--write-profile", o->write_profile, "Write a device profile of this host to FILE");
+  add_output_option(app, o->write_profile, "--write-profile", "Write a device profile of this host to FILE");
   app.add_option("--description", o->description, "Description line of the written profile")->capture_default_str();
   return [o](const Context& ctx) {
     io::Report r;
     r.command = "bench";
     const ModelSpec model = ctx.model(o->model, r.inputs);
-    std::ofstream profile_out;
-    if (!o->write_profile.empty()) {
-      profile_out.open(o->write_profile, std::ios::binary | std::ios::trunc);
-      if (!profile_out) throw UsageError(fmt::format("--write-profile: cannot write '{}'", o->write_profile));
+    std::optional<io::OutputFile> profile_out;  // opened first: a refused path fails before measuring
+    if (!o->write_profile.path.empty()) {
+      profile_out.emplace(unwrap(io::OutputFile::open(o->write_profile, input_files(r.inputs, {o->storage}))));
     }
     std::optional<io::FileRead> storage;
     if (!o->storage.empty()) storage = unwrap(io::measure_file_read(o->storage));
@@ -116,7 +115,7 @@ Runner setup_bench(CLI::App& app) {
                                      "at memory speed)", storage->bytes / storage->seconds / units::kGBps,
                                      storage->bytes / units::kMiB, o->storage));
     }
-    if (profile_out.is_open()) {
+    if (profile_out) {
       io::HostProfile p;
       p.description = o->description;
       p.memory = memory;
@@ -127,11 +126,12 @@ Runner setup_bench(CLI::App& app) {
                     fmt::format("{} threads, {} MiB read buffer, layer matmuls of {} at {} tokens.", threads,
                                 o->buffer_mib, model.name, o->tokens)};
       const std::string text = io::device_profile_toml(p);
-      const std::string name = std::filesystem::path(o->write_profile).stem().string();
-      unwrap(io::load_device(io::ProfileText{name, o->write_profile, o->write_profile, text}, {}));
-      profile_out << text;
-      r.inputs["write_profile"] = o->write_profile;
-      r.notes.push_back(fmt::format("wrote device profile {} (use it as --device {})", o->write_profile, o->write_profile));
+      const std::string& path = o->write_profile.path;
+      unwrap(io::load_device(io::ProfileText{std::filesystem::path(path).stem().string(), path, path, text}, {}));
+      profile_out->stream() << text;
+      if (auto error = profile_out->commit()) throw UsageError(error->message);
+      r.inputs["write_profile"] = path;
+      r.notes.push_back(fmt::format("wrote device profile {} (use it as --device {})", path, path));
     }
     return r;
   };

@@ -12,12 +12,14 @@
 #include "edgeplan/core/prefill.hpp"
 #include "edgeplan/core/units.hpp"
 #include "edgeplan/io/llama_bench.hpp"
+#include "edgeplan/io/toml_text.hpp"
 
 namespace edgeplan::cli {
 namespace {
 
 struct CalibrateOptions {
-  std::string device, model, results, write;
+  std::string device, model, results;
+  io::OutputPath write;
 };
 
 enum class Kind { decode, prefill };
@@ -44,27 +46,54 @@ std::string read_text(const std::string& path) {
   return ss.str();
 }
 
-// The device profile with the fitted values, as TOML: the other keys (and --set overrides) kept.
-std::string fitted_profile(const Context& ctx, const std::string& device, const DeviceSpec& fitted,
-                           const std::string& results) {
+std::vector<std::string> key_path(const std::string& key) {
+  std::vector<std::string> path;
+  for (std::size_t from = 0;;) {
+    const std::size_t dot = key.find('.', from);
+    path.push_back(key.substr(from, dot - from));
+    if (dot == std::string::npos) return path;
+    from = dot + 1;
+  }
+}
+
+// The device profile's text with the fitted values that changed (and --set overrides) edited in place: its
+// comments and layout kept, only those values' text replaced; a comment line on top says what was fitted.
+std::string fitted_profile(const Context& ctx, const std::string& device, const DeviceSpec& before,
+                           const DeviceSpec& fitted, const std::string& results) {
   io::FieldSource source;
   const io::ProfileText text = ctx.find("devices", device);
   toml::table table = unwrap(io::parse_profile(text, "device", ctx.overrides(), source));
-  table.insert_or_assign("utilization", fitted.utilization);
-  table.insert_or_assign("per_token_overhead_ms", fitted.per_token_overhead_s * units::kMsPerS);
-  if (fitted.prefill) {
-    if (toml::table* p = table["prefill"].as_table()) {
-      p->insert_or_assign("efficiency", fitted.prefill->efficiency);
-      p->insert_or_assign("quantized_efficiency", fitted.prefill->quantized_efficiency);
-    }
+  std::vector<std::vector<std::string>> paths;
+  for (const io::Override& o : ctx.overrides()) {
+    if (o.profile == "device") paths.push_back(key_path(o.key));
   }
-  std::ostringstream out;
-  out << fmt::format("# {} calibrated by `edgeplan calibrate` on {} (utilization, per_token_overhead_ms,\n"
-                     "# prefill.efficiency fitted; the other keys as in {}).\n",
-                     fitted.name, results, text.display)
-      << toml::toml_formatter(table, toml::toml_formatter::default_flags | toml::format_flags::relaxed_float_precision)
-      << "\n";
-  return out.str();
+  std::vector<std::string> names;
+  const auto set = [&](toml::table& in, const std::vector<std::string>& path, double was, double now) {
+    if (now == was) return;
+    in.insert_or_assign(path.back(), now);
+    paths.push_back(path);
+    names.push_back(fmt::format("{}", fmt::join(path, ".")));
+  };
+  set(table, {"utilization"}, before.utilization, fitted.utilization);
+  set(table, {"per_token_overhead_ms"}, before.per_token_overhead_s * units::kMsPerS,
+      fitted.per_token_overhead_s * units::kMsPerS);
+  if (toml::table* p = table["prefill"].as_table(); p && before.prefill && fitted.prefill) {
+    set(*p, {"prefill", "efficiency"}, before.prefill->efficiency, fitted.prefill->efficiency);
+    set(*p, {"prefill", "quantized_efficiency"}, before.prefill->quantized_efficiency,
+        fitted.prefill->quantized_efficiency);
+  }
+  std::vector<io::TomlEdit> edits;
+  for (const std::vector<std::string>& path : paths) {
+    const toml::node* node = &table;
+    for (const std::string& key : path) node = node->as_table()->get(key);
+    edits.push_back({path, node});
+  }
+  const std::string edited = unwrap(io::edit_toml(text.text, text.display, edits));
+  const std::string what = names.empty() ? "nothing changed" : fmt::format("{} fitted", fmt::join(names, ", "));
+  std::string out = io::TomlText().comment(fmt::format("{} calibrated by `edgeplan calibrate` on {}: {}.",
+                                                     fitted.name, results, what)).text() + edited;
+  unwrap(io::load_device(io::ProfileText{text.name, text.display, text.origin, out}, {}));  // it loads back
+  return out;
 }
 
 double rms(const std::vector<double>& v) {
@@ -82,7 +111,7 @@ Runner setup_calibrate(CLI::App& app) {
   app.add_option("--model", o->model,
                  "Model profile of the benchmarked model (weights by format); default: each row's model_size and "
                  "model_n_params");
-  app.add_option("--write", o->write, "Write the calibrated device profile to FILE");
+  add_output_option(app, o->write, "--write", "Write the calibrated device profile to FILE");
   return [o](const Context& ctx) {
     io::Report r;
     r.command = "calibrate";
@@ -203,12 +232,13 @@ Runner setup_calibrate(CLI::App& app) {
     if (!prefill_errors.empty()) r.results["prefill_rms_error_percent"] = rms(prefill_errors);
     r.tables.push_back(std::move(t));
 
-    if (!o->write.empty()) {
-      const std::string text = fitted_profile(ctx, o->device, fitted, o->results);
-      std::ofstream out(o->write, std::ios::binary | std::ios::trunc);
-      if (!(out << text)) throw UsageError(fmt::format("--write: cannot write '{}'", o->write));
-      r.inputs["write"] = o->write;
-      r.notes.push_back(fmt::format("wrote the calibrated profile to {}", o->write));
+    if (!o->write.path.empty()) {
+      const std::string text = fitted_profile(ctx, o->device, device, fitted, o->results);
+      if (auto error = io::write_output(o->write, input_files(r.inputs, {o->results}), text)) {
+        throw UsageError(error->message);
+      }
+      r.inputs["write"] = o->write.path;
+      r.notes.push_back(fmt::format("wrote the calibrated profile to {}", o->write.path));
     }
     r.title = fmt::format("calibrate: {} against {}{}", device.name, o->results,
                           model ? fmt::format(" ({})", model->name) : std::string());

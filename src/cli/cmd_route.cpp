@@ -13,7 +13,8 @@ namespace edgeplan::cli {
 namespace {
 
 struct RouteOptions {
-  std::string device, model, quant = "Q4_K_M", clouds, requests, trace, trace_out;
+  std::string device, model, quant = "Q4_K_M", clouds, requests, trace;
+  io::OutputPath trace_out;
   double prefill_tok_s = 0, decode_tok_s = 0, escalate_after_s = 0, cloud_ratio = 3;
   bool skip_bad_lines = false;
   CLI::Option *prefill_opt = nullptr, *decode_opt = nullptr, *escalate_opt = nullptr, *quant_opt = nullptr;
@@ -215,11 +216,10 @@ void route_trace(const RouteOptions& o, const DeviceSpec& device, const DeviceRa
   const auto format = io::record_format(o.trace);
   if (!format) throw UsageError(fmt::format("--trace {}: expected a .csv or .jsonl file", o.trace));
   std::ifstream in = open_records(o.trace, "--trace");
-  std::ofstream per_request;
-  if (!o.trace_out.empty()) {
-    per_request.open(o.trace_out, std::ios::binary);
-    if (!per_request) throw UsageError(fmt::format("--trace-out {}: cannot write the file", o.trace_out));
-    io::write_outcome_header(per_request);
+  std::optional<io::OutputFile> per_request;
+  if (!o.trace_out.path.empty()) {
+    per_request.emplace(unwrap(io::OutputFile::open(o.trace_out, input_files(r.inputs, {o.trace}))));
+    io::write_outcome_header(per_request->stream());
   }
   r.inputs["trace"] = o.trace;
   r.inputs["skip_bad_lines"] = o.skip_bad_lines;
@@ -230,7 +230,7 @@ void route_trace(const RouteOptions& o, const DeviceSpec& device, const DeviceRa
     auto outcome = sim.serve(req);
     if (!outcome) throw UsageError(fmt::format("{}:{}: arrival_s {} {}", o.trace, reader.line(), req.arrival_s,
                                                outcome.error().message));
-    if (per_request.is_open()) io::write_outcome(per_request, reader.line(), req, *outcome, sim.clouds());
+    if (per_request) io::write_outcome(per_request->stream(), reader.line(), req, *outcome, sim.clouds());
   }
   const TraceSummary s = sim.summary();
   if (s.requests == 0) throw UsageError(o.trace + ": no requests");
@@ -276,7 +276,10 @@ void route_trace(const RouteOptions& o, const DeviceSpec& device, const DeviceRa
     r.notes.push_back(fmt::format("skipped {} malformed lines (--skip-bad-lines); the first: {}", reader.skipped(),
                                   reader.first_skipped()));
   }
-  if (per_request.is_open()) r.notes.push_back("per-request outcomes written to " + o.trace_out);
+  if (per_request) {
+    if (auto error = per_request->commit()) throw UsageError(error->message);
+    r.notes.push_back("per-request outcomes written to " + o.trace_out.path);
+  }
 }
 
 }  // namespace
@@ -295,13 +298,13 @@ Runner setup_route(CLI::App& app) {
       ->capture_default_str();
   o->escalate_opt = app.add_option("--escalate-after", o->escalate_after_s,
                                    "Also compare starting on the device and continuing in the cloud after S seconds");
-  app.add_option("--trace-out", o->trace_out, "With --trace: write one CSV line per request to FILE");
+  add_output_option(app, o->trace_out, "--trace-out", "With --trace: write one CSV line per request to FILE");
   app.add_flag("--skip-bad-lines", o->skip_bad_lines, "With --trace: count and skip malformed lines instead of failing");
   return [o](const Context& ctx) {
     if (o->requests.empty() == o->trace.empty()) throw UsageError("route needs exactly one of --requests and --trace");
     if (!o->trace.empty() && o->escalate_opt->count() > 0) throw UsageError("--escalate-after works with --requests, not --trace");
-    if (o->trace.empty() && (!o->trace_out.empty() || o->skip_bad_lines)) {
-      throw UsageError(fmt::format("{} works with --trace only", o->trace_out.empty() ? "--skip-bad-lines" : "--trace-out"));
+    if (o->trace.empty() && (!o->trace_out.path.empty() || o->skip_bad_lines)) {
+      throw UsageError(fmt::format("{} works with --trace only", o->trace_out.path.empty() ? "--skip-bad-lines" : "--trace-out"));
     }
     if (o->cloud_ratio <= 0) throw UsageError(fmt::format("--cloud-ratio must be greater than 0 (got {})", o->cloud_ratio));
     io::Report r;

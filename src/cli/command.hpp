@@ -16,6 +16,7 @@
 #include "edgeplan/core/kv.hpp"
 #include "edgeplan/core/model.hpp"
 #include "edgeplan/core/result.hpp"
+#include "edgeplan/io/output_file.hpp"
 #include "edgeplan/io/profiles.hpp"
 #include "edgeplan/io/report.hpp"
 
@@ -151,6 +152,13 @@ io::Report run_command(const std::string& name, const std::vector<std::string>& 
 
 // Parses "a,b,c" into its items, trimming blanks; a usage error names the option when an item is empty.
 std::vector<std::string> split_list(const std::string& text, const std::string& option);
+
+// Adds option `name` naming a file the command writes (io/output_file.hpp) to `target`, and --force.
+void add_output_option(CLI::App& app, io::OutputPath& target, const std::string& name, const std::string& description);
+
+// The files a command reads: the source of every profile recorded in `inputs`, and `paths` (options naming
+// files); what an output file must not be.
+std::vector<std::string> input_files(const io::Json& inputs, std::vector<std::string> paths);
 
 // Runs the whole CLI: parses argv, runs the subcommand, prints, checks --require. Returns the exit code.
 int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err);

@@ -2,8 +2,10 @@
 #include <array>
 #include <atomic>
 #include <charconv>
+#include <cerrno>
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <iostream>
 #include <tuple>
 
@@ -434,6 +436,11 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err)
       }
       for (const std::string& f : verdict.failures) err << "edgeplan: " << f << "\n";
       for (const std::string& e : verdict.errors) err << "edgeplan: error: " << e << "\n";
+      if (!out.flush()) {  // a full disk or a closed pipe: the output is not all there
+        err << fmt::format("edgeplan: error: cannot write the output{}\n",
+                           errno != 0 ? fmt::format(" ({})", std::strerror(errno)) : "");
+        return finish(kExitUsage);
+      }
       if (!verdict.errors.empty()) return finish(kExitUsage);
       return finish(verdict.failures.empty() ? kExitOk : kExitRequirementFailed);
     }

@@ -1,6 +1,7 @@
 // Hugging Face config.json -> ModelSpec (field names from transformers' configuration classes, as listed in
 // shared/spec/accuracy.md), and ModelSpec -> TOML model profile.
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <limits>
 
@@ -9,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "edgeplan/io/model_file.hpp"
+#include "edgeplan/io/toml_text.hpp"
 #include "edgeplan/io/suggest.hpp"
 
 namespace edgeplan::io {
@@ -198,42 +200,50 @@ Result<ProfileText> model_file_profile(const std::string& path) {
 }
 
 std::string model_profile_toml(const ModelSpec& m, const std::string& source) {
-  std::string out = fmt::format("# {} (imported by edgeplan from {}).\n", m.name, source);
-  out += fmt::format("description = \"{}: {} layers, hidden {}, {} / {} heads{}\"\n", m.name, m.layers, m.hidden,
-                     m.heads, m.kv_heads, m.moe ? fmt::format(", {} experts (top {})", m.moe->experts, m.moe->used) : "");
-  out += fmt::format("source = {}\n", nlohmann::json(source).dump());
-  out += fmt::format("arch = \"{}\"\n", m.arch);
-  if (m.params && !m.vocab) out += fmt::format("params = {}\n", *m.params);
-  out += fmt::format("layers = {}\nhidden = {}\nheads = {}\nkv_heads = {}\nhead_dim = {}\nffn = {}\n", m.layers,
-                     m.hidden, m.heads, m.kv_heads, m.head_dim, m.ffn);
-  if (m.vocab) out += fmt::format("vocab = {}\n", *m.vocab);
-  out += fmt::format("tied_embeddings = {}\n", m.tied_embeddings);
-  if (m.qkv_bias) out += "qkv_bias = true\n";
-  if (m.rope_freqs) out += "rope_freqs = true\n";
-  if (m.context_tokens) out += fmt::format("context_length = {}\n", *m.context_tokens);
+  TomlText t;
+  t.comment(fmt::format("{} (imported by edgeplan from {}).", m.name, source));
+  t.set("description", fmt::format("{}: {} layers, hidden {}, {} / {} heads{}", m.name, m.layers, m.hidden, m.heads,
+                                   m.kv_heads, m.moe ? fmt::format(", {} experts (top {})", m.moe->experts, m.moe->used) : ""));
+  t.set("source", source);
+  t.set("arch", m.arch);
+  const auto whole = [](auto v) { return static_cast<std::int64_t>(v); };
+  if (m.params && !m.vocab) {  // a count: whole numbers as integers, not at 6 digits
+    if (*m.params == std::floor(*m.params)) {
+      t.set("params", whole(*m.params));
+    } else {
+      t.set("params", *m.params);
+    }
+  }
+  t.set("layers", whole(m.layers)).set("hidden", whole(m.hidden)).set("heads", whole(m.heads));
+  t.set("kv_heads", whole(m.kv_heads)).set("head_dim", whole(m.head_dim)).set("ffn", whole(m.ffn));
+  if (m.vocab) t.set("vocab", whole(*m.vocab));
+  t.set("tied_embeddings", m.tied_embeddings);
+  if (m.qkv_bias) t.set("qkv_bias", true);
+  if (m.rope_freqs) t.set("rope_freqs", true);
+  if (m.context_tokens) t.set("context_length", whole(*m.context_tokens));
   if (m.moe) {
-    out += fmt::format("\n[moe]\nexperts = {}\nused = {}\nexpert_ffn = {}\n", m.moe->experts, m.moe->used,
-                       m.moe->expert_ffn);
-    if (m.moe->shared_experts > 0) out += fmt::format("shared_experts = {}\n", m.moe->shared_experts);
-    if (m.moe->dense_layers > 0) out += fmt::format("dense_layers = {}\n", m.moe->dense_layers);
+    t.table({"moe"}).set("experts", whole(m.moe->experts)).set("used", whole(m.moe->used));
+    t.set("expert_ffn", whole(m.moe->expert_ffn));
+    if (m.moe->shared_experts > 0) t.set("shared_experts", whole(m.moe->shared_experts));
+    if (m.moe->dense_layers > 0) t.set("dense_layers", whole(m.moe->dense_layers));
   }
   if (m.mla) {
-    out += fmt::format("\n[mla]\nkv_lora_rank = {}\n", m.mla->kv_lora_rank);
-    if (m.mla->q_lora_rank > 0) out += fmt::format("q_lora_rank = {}\n", m.mla->q_lora_rank);
-    out += fmt::format("rope_dim = {}\nnope_dim = {}\nv_head_dim = {}\n", m.mla->rope_dim, m.mla->nope_dim,
-                       m.mla->v_head_dim);
+    t.table({"mla"}).set("kv_lora_rank", whole(m.mla->kv_lora_rank));
+    if (m.mla->q_lora_rank > 0) t.set("q_lora_rank", whole(m.mla->q_lora_rank));
+    t.set("rope_dim", whole(m.mla->rope_dim)).set("nope_dim", whole(m.mla->nope_dim));
+    t.set("v_head_dim", whole(m.mla->v_head_dim));
   }
   for (const auto& [format, size] : m.formats) {
-    out += fmt::format("\n[formats.{}]\n", format);
-    if (size.bytes) out += fmt::format("bytes = {:.0f}\n", *size.bytes);
-    if (size.bits_per_weight) out += fmt::format("bits_per_weight = {}\n", *size.bits_per_weight);
-    if (size.active_bytes && m.moe) out += fmt::format("active_bytes = {:.0f}\n", *size.active_bytes);
+    t.table({"formats", format});
+    if (size.bytes) t.set("bytes", whole(*size.bytes));
+    if (size.bits_per_weight) t.set("bits_per_weight", *size.bits_per_weight);
+    if (size.active_bytes && m.moe) t.set("active_bytes", whole(*size.active_bytes));
   }
   if (m.sliding_window) {
-    out += fmt::format("\n[sliding_window]\nwindow_tokens = {}\npattern = {}\n", m.sliding_window->window_tokens,
-                       m.sliding_window->pattern);
+    t.table({"sliding_window"}).set("window_tokens", whole(m.sliding_window->window_tokens));
+    t.set("pattern", whole(m.sliding_window->pattern));
   }
-  return out;
+  return t.text();
 }
 
 }  // namespace edgeplan::io

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cmath>
 #include <chrono>
 #include <fstream>
 #include <numeric>
@@ -14,6 +15,7 @@
 #include <fmt/format.h>
 
 #include "edgeplan/core/units.hpp"
+#include "edgeplan/io/toml_text.hpp"
 
 namespace edgeplan::io {
 namespace {
@@ -139,29 +141,26 @@ Result<HostMemory> read_meminfo() {
 }
 
 std::string device_profile_toml(const HostProfile& p) {
-  std::string out;
-  auto line = [&out](const std::string& setting, std::string_view comment) {
-    out += fmt::format("{:<28}# {}\n", setting, comment);
-  };
-  for (const std::string& c : p.comments) out += "# " + c + "\n";
-  out += fmt::format("description = \"{}\"\n", p.description);
-  line(fmt::format("memory_gib = {:.3f}", p.memory.total_bytes / units::kGiB), "MemTotal in /proc/meminfo");
-  line(fmt::format("reserved_gib = {:.3f}", (p.memory.total_bytes - p.memory.available_bytes) / units::kGiB),
-       "MemTotal - MemAvailable when measured: held by the OS and other programs");
-  line(fmt::format("bandwidth_gbps = {:.6g}", p.read_bytes_per_s / units::kGBps),
-       "measured: STREAM-style read over all cores");
-  line("utilization = 1.0", "the bandwidth above is measured, not a peak: all of it is achievable");
-  line("per_token_overhead_ms = 0.0", "unknown until fitted: run `edgeplan calibrate` on llama-bench results");
+  const auto decimals3 = [](double v) { return std::round(v * 1000) / 1000; };
+  TomlText t;
+  for (const std::string& c : p.comments) t.comment(c);
+  t.set("description", p.description);
+  t.set("memory_gib", decimals3(p.memory.total_bytes / units::kGiB), "MemTotal in /proc/meminfo");
+  t.set("reserved_gib", decimals3((p.memory.total_bytes - p.memory.available_bytes) / units::kGiB),
+        "MemTotal - MemAvailable when measured: held by the OS and other programs");
+  t.set("bandwidth_gbps", p.read_bytes_per_s / units::kGBps, "measured: STREAM-style read over all cores");
+  t.set("utilization", 1.0, "the bandwidth above is measured, not a peak: all of it is achievable");
+  t.set("per_token_overhead_ms", 0.0, "unknown until fitted: run `edgeplan calibrate` on llama-bench results");
   if (p.gemm_flops_per_s) {
-    out += "\n[prefill]\n";
-    line(fmt::format("tflops = {:.6g}", *p.gemm_flops_per_s / 1e12),
-         "measured: best OpenBLAS sgemm (fp32) at LLM layer sizes");
-    line("efficiency = 1.0", "the rate above is measured, not a peak");
+    t.table({"prefill"});
+    t.set("tflops", *p.gemm_flops_per_s / 1e12, "measured: best OpenBLAS sgemm (fp32) at LLM layer sizes");
+    t.set("efficiency", 1.0, "the rate above is measured, not a peak");
   }
+  std::string out = t.text();
   if (p.storage_bytes_per_s) {
     out += "\n# Storage for `stream`: the read rate is measured (one sequential pass; a file in the page cache reads at\n"
            "# memory speed); set page_kib, page_fault_us and readahead_kib for this host, then uncomment.\n";
-    out += fmt::format("# [storage]\n# read_gbps = {:.6g}\n", *p.storage_bytes_per_s / units::kGBps);
+    out += "# [storage]\n# " + TomlText().set("read_gbps", *p.storage_bytes_per_s / units::kGBps).text();
   }
   return out;
 }

@@ -29,8 +29,8 @@ TEST(Host, WrittenProfileLoads) {
   EXPECT_EQ(text,
             "# measured for a test\n"
             "description = \"test host\"\n"
-            "memory_gib = 16.000         # MemTotal in /proc/meminfo\n"
-            "reserved_gib = 4.000        # MemTotal - MemAvailable when measured: held by the OS and other programs\n"
+            "memory_gib = 16.0           # MemTotal in /proc/meminfo\n"
+            "reserved_gib = 4.0          # MemTotal - MemAvailable when measured: held by the OS and other programs\n"
             "bandwidth_gbps = 21.5       # measured: STREAM-style read over all cores\n"
             "utilization = 1.0           # the bandwidth above is measured, not a peak: all of it is achievable\n"
             "per_token_overhead_ms = 0.0 # unknown until fitted: run `edgeplan calibrate` on llama-bench results\n"

@@ -1,0 +1,35 @@
+// What the commands that write files share: the output option with --force, and the inputs it must not be.
+#include "cli/command.hpp"
+
+namespace edgeplan::cli {
+
+namespace {
+
+void collect_sources(const io::Json& j, std::vector<std::string>& out) {
+  if (j.is_array()) {
+    for (const io::Json& item : j) collect_sources(item, out);
+  } else if (j.is_object()) {
+    for (const auto& [key, value] : j.items()) {
+      if (key == "source" && value.is_string()) {
+        out.push_back(value.get<std::string>());
+      } else {
+        collect_sources(value, out);
+      }
+    }
+  }
+}
+
+}  // namespace
+
+void add_output_option(CLI::App& app, io::OutputPath& target, const std::string& name, const std::string& description) {
+  target.option = name;
+  app.add_option(name, target.path, description)->type_name("FILE");
+  app.add_flag("--force", target.force, "Replace " + name + " FILE when it exists");
+}
+
+std::vector<std::string> input_files(const io::Json& inputs, std::vector<std::string> paths) {
+  collect_sources(inputs, paths);
+  return paths;
+}
+
+}  // namespace edgeplan::cli

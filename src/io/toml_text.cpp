@@ -1,0 +1,174 @@
+#include "edgeplan/io/toml_text.hpp"
+
+#include <algorithm>
+#include <sstream>
+
+#include <fmt/format.h>
+
+namespace edgeplan::io {
+
+namespace {
+
+// Basic strings with escapes (one line), floats at 6 significant digits.
+constexpr toml::format_flags kFlags =
+    (toml::toml_formatter::default_flags | toml::format_flags::relaxed_float_precision) &
+    ~toml::format_flags::allow_literal_strings & ~toml::format_flags::allow_multi_line_strings;
+
+// Column at which a value's trailing comment starts.
+constexpr std::size_t kCommentColumn = 28;
+
+std::string format(const toml::table& t) {
+  std::ostringstream out;
+  out << toml::toml_formatter(t, kFlags);
+  return out.str();
+}
+
+// Byte offset of each line's start (line 1 at index 0), and of the end of the text.
+std::vector<std::size_t> line_starts(std::string_view text) {
+  std::vector<std::size_t> starts{0};
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if (text[i] == '\n') starts.push_back(i + 1);
+  }
+  return starts;
+}
+
+// Byte offset of a toml++ source position (columns count code points).
+std::size_t offset_of(std::string_view text, const std::vector<std::size_t>& starts, const toml::source_position& at) {
+  std::size_t i = starts[at.line - 1];
+  for (toml::source_index column = 1; column < at.column && i < text.size(); ++column) {
+    ++i;
+    while (i < text.size() && (static_cast<unsigned char>(text[i]) & 0xC0) == 0x80) ++i;
+  }
+  return i;
+}
+
+struct Splice {
+  std::size_t from, to;  // bytes replaced: [from, to)
+  std::string text;
+};
+
+}  // namespace
+
+std::string toml_value_text(const toml::node& value) {
+  toml::table one;
+  one.insert("v", value);
+  const std::string line = format(one);
+  return line.substr(line.find('=') + 2);
+}
+
+std::string toml_key_text(std::string_view key) {
+  toml::table one;
+  one.insert(key, 0);
+  const std::string line = format(one);
+  return line.substr(0, line.rfind(" = "));
+}
+
+TomlText& TomlText::comment(std::string_view text) {
+  text_ += "# ";
+  for (const char c : text) {
+    const auto u = static_cast<unsigned char>(c);
+    if (c == '\n') {
+      text_ += "\\n";
+    } else if ((u < 0x20 && c != '\t') || u == 0x7F) {
+      text_ += fmt::format("\\x{:02x}", u);
+    } else {
+      text_ += c;
+    }
+  }
+  text_ += '\n';
+  return *this;
+}
+
+TomlText& TomlText::table(const std::vector<std::string>& path) {
+  std::string header;
+  for (const std::string& key : path) header += (header.empty() ? "" : ".") + toml_key_text(key);
+  text_ += fmt::format("\n[{}]\n", header);
+  return *this;
+}
+
+TomlText& TomlText::set(std::string_view key, const toml::node& value, std::string_view comment) {
+  const std::string setting = toml_key_text(key) + " = " + toml_value_text(value);
+  if (comment.empty()) {
+    text_ += setting + "\n";
+  } else {
+    text_ += fmt::format("{:<{}}# {}\n", setting, kCommentColumn, comment);
+  }
+  return *this;
+}
+
+TomlText& TomlText::set(std::string_view key, std::string_view value, std::string_view comment) {
+  return set(key, toml::value<std::string>(std::string(value)), comment);
+}
+TomlText& TomlText::set(std::string_view key, double value, std::string_view comment) {
+  return set(key, toml::value<double>(value), comment);
+}
+TomlText& TomlText::set(std::string_view key, std::int64_t value, std::string_view comment) {
+  return set(key, toml::value<std::int64_t>(value), comment);
+}
+TomlText& TomlText::set(std::string_view key, bool value, std::string_view comment) {
+  return set(key, toml::value<bool>(value), comment);
+}
+
+Result<std::string> edit_toml(std::string_view text, const std::string& display, const std::vector<TomlEdit>& edits) {
+  toml::table doc;
+  try {
+    doc = toml::parse(text, display);
+  } catch (const toml::parse_error& e) {
+    return Error{fmt::format("{}: invalid TOML: {}", display, e.description())};
+  }
+  const std::vector<std::size_t> starts = line_starts(text);
+  std::vector<Splice> splices;
+  for (const TomlEdit& edit : edits) {
+    const std::string key = fmt::format("{}", fmt::join(edit.path, "."));
+    const toml::table* table = &doc;
+    std::size_t depth = 0;  // path[0, depth) are tables of the text
+    while (depth + 1 < edit.path.size()) {
+      const toml::node* next = table->get(edit.path[depth]);
+      if (!next) break;
+      if (!next->is_table()) return Error{fmt::format("{}: cannot set {}: {} is not a table", display, key, edit.path[depth])};
+      table = next->as_table();
+      ++depth;
+    }
+    const std::string value = toml_value_text(*edit.value);
+    if (const toml::node* old = depth + 1 == edit.path.size() ? table->get(edit.path.back()) : nullptr) {
+      if (old->is_table()) return Error{fmt::format("{}: cannot set {}: it is a table", display, key)};
+      splices.push_back({offset_of(text, starts, old->source().begin), offset_of(text, starts, old->source().end), value});
+      continue;
+    }
+    // A new key: on a line after the last value of the deepest table the text has, written with that value's
+    // key prefix (`prefill.` when the table's values are dotted keys).
+    if (table->is_inline()) {
+      return Error{fmt::format("{}:{}: cannot add {} to an inline table; write it as a [table]", display,
+                               table->source().begin.line, key)};
+    }
+    const toml::key* last_key = nullptr;
+    const toml::node* last_value = nullptr;
+    for (const auto& [k, v] : *table) {
+      if (v.is_table()) continue;
+      if (!last_value || v.source().end.line > last_value->source().end.line) {
+        last_key = &k;
+        last_value = &v;
+      }
+    }
+    if (!last_value) return Error{fmt::format("{}: cannot add {}: its table has no value to put it after", display, key)};
+    const std::size_t line_start = starts[last_key->source().begin.line - 1];
+    const std::size_t key_start = offset_of(text, starts, last_key->source().begin);
+    std::string prefix(text.substr(line_start, key_start - line_start));
+    for (std::size_t i = depth; i < edit.path.size(); ++i) prefix += toml_key_text(edit.path[i]) + (i + 1 < edit.path.size() ? "." : "");
+    const std::size_t end_line = last_value->source().end.line;
+    const std::size_t at = end_line < starts.size() ? starts[end_line] : text.size();
+    splices.push_back({at, at, fmt::format("{}{} = {}\n", at == text.size() && !text.ends_with('\n') ? "\n" : "", prefix, value)});
+  }
+  std::string out(text);
+  std::reverse(splices.begin(), splices.end());  // insertions at one place keep their order
+  std::stable_sort(splices.begin(), splices.end(), [](const Splice& a, const Splice& b) { return a.from > b.from; });
+  for (const Splice& s : splices) out.replace(s.from, s.to - s.from, s.text);
+  try {
+    (void)toml::parse(out, display);
+  } catch (const toml::parse_error& e) {
+    return Error{fmt::format("{}: the edited profile is not valid TOML (a bug): {}", display, e.description())};
+  }
+  return out;
+}
+
+}  // namespace edgeplan::io
