@@ -206,6 +206,9 @@ std::string BenchRow::test() const {
 
 Result<std::vector<BenchRow>> parse_llama_bench(std::string_view text, const std::string& display,
                                                 std::size_t max_rows) {
+  // A first pass reads the syntax of every record, so that a malformed record anywhere is reported before the
+  // fields of any row; the second converts the records as they are read.
+  if (auto e = records(text, display, [](const Located&) { return std::optional<Error>(); })) return *e;
   std::vector<BenchRow> out;
   auto error = records(text, display, [&](const Located& rec) -> std::optional<Error> {
     if (out.size() == max_rows) {
