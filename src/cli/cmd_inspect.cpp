@@ -24,17 +24,18 @@ struct TypeTotal {
   double bytes = 0;
 };
 
-// One tensor as the type table counts it.
+// One tensor, or one in each of `tensors` layers, as the type table counts it.
 struct Counted {
   std::string_view type;
   double params, bytes, active_bytes;
+  std::int64_t tensors = 1;
 };
 
 std::vector<Counted> from_rules(const ModelSpec& m, const FileType& ft) {
   std::vector<Counted> out;
   for (const TypedTensor& t : typed_tensors(m, ft)) {
-    out.push_back({t.type->name, static_cast<double>(t.shape.row_length * t.shape.rows), t.bytes,
-                   t.bytes * active_fraction(m, t.shape)});
+    out.push_back({t.type->name, tensor_weights(t.shape), t.bytes, t.bytes * active_fraction(m, t.shape),
+                   t.shape.layer_count});
   }
   return out;
 }
@@ -98,7 +99,7 @@ Runner setup_inspect(CLI::App& app) {
     double params = 0, bytes = 0, active = 0;
     for (const Counted& t : tensors) {
       TypeTotal& total = by_type[t.type];
-      total.tensors += 1;
+      total.tensors += t.tensors;
       total.params += t.params;
       total.bytes += t.bytes;
       params += t.params;

@@ -78,6 +78,25 @@ bool use_more_bits(std::uint32_t layer, std::uint32_t layers) {
   return layer < n8 || layer >= 7 * layers / 8 || (layer >= n8 && (layer - n8) % 3 == 2);
 }
 
+std::vector<LayerClass> layer_classes(std::uint32_t layers, std::uint32_t split) {
+  // The thresholds tensor_type compares a layer with (use_more_bits' as it computes them).
+  const std::uint32_t n8 = layers / 8;
+  std::vector<std::uint32_t> cuts{0, 2, 4, layers / 16, n8, 7 * layers / 8, split, layers};
+  std::erase_if(cuts, [&](std::uint32_t c) { return c > layers; });
+  std::ranges::sort(cuts);
+  cuts.erase(std::unique(cuts.begin(), cuts.end()), cuts.end());
+  std::vector<LayerClass> out;
+  for (std::size_t k = 0; k + 1 < cuts.size(); ++k) {
+    const std::uint32_t a = cuts[k], b = cuts[k + 1];
+    if (a < n8) {
+      out.push_back({a, b - a, 1});
+      continue;
+    }
+    for (std::uint32_t first = a; first < b && first < a + 3; ++first) out.push_back({first, (b - first + 2) / 3, 3});
+  }
+  return out;
+}
+
 const GgmlType& tensor_type(const FileType& ft, TensorRole role, std::uint32_t layer,
                             std::uint64_t row_length, const MixContext& mix) {
   if (role == TensorRole::norm || role == TensorRole::bias || role == TensorRole::rope_freqs ||

@@ -51,12 +51,11 @@ std::uint64_t kv_cells(const ModelSpec& m, std::uint32_t layer, std::uint64_t co
 }
 
 double kv_cache_bytes(const ModelSpec& m, const KvType& t, std::uint64_t context_tokens, const KvCacheSettings& s) {
-  double cells = 0;
-  if (!m.sliding_window) {  // every layer holds the padded context: the sum below in one step (sweeps call this often)
-    cells = static_cast<double>(pad(context_tokens, s.pad_tokens)) * m.layers;
-  } else {
-    for (std::uint32_t i = 0; i < m.layers; ++i) cells += static_cast<double>(kv_cells(m, i, context_tokens, s));
-  }
+  // Every global layer holds the padded context and every sliding one its window: one term per kind of layer.
+  const std::uint32_t pattern = m.sliding_window ? m.sliding_window->pattern : 0;
+  const std::uint32_t global = pattern == 0 ? m.layers : m.layers / pattern;  // layer i is global at i % pattern == pattern - 1
+  double cells = static_cast<double>(kv_cells(m, pattern == 0 ? 0 : pattern - 1, context_tokens, s)) * global;
+  if (global < m.layers) cells += static_cast<double>(kv_cells(m, 0, context_tokens, s)) * (m.layers - global);
   return cells * layer_values_per_token(m) * t.bytes_per_element();
 }
 

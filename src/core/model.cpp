@@ -133,6 +133,12 @@ const std::vector<std::string>& architectures() {
   return names;
 }
 
+std::optional<std::string> layers_beyond_limit(std::uint32_t layers) {
+  if (layers <= kMaxLayers) return std::nullopt;
+  return "(" + std::to_string(layers) + ") is above edgeplan's limit of " + std::to_string(kMaxLayers) +
+         " layers: give the model's real layer count";
+}
+
 bool is_sliding_layer(const ModelSpec& m, std::uint32_t layer) {
   if (!m.sliding_window || m.sliding_window->pattern == 0) return false;
   return layer % m.sliding_window->pattern != m.sliding_window->pattern - 1;
@@ -143,13 +149,16 @@ std::vector<TensorShape> llama_tensors(const ModelSpec& m) {
   const std::uint64_t h = m.hidden, v = m.vocab.value_or(0);
   std::vector<TensorShape> out;
   out.push_back({"token_embd.weight", TensorRole::token_embd, -1, h, v});
-  for (int i = 0; i < static_cast<int>(m.layers); ++i) {
+  for (const LayerClass& c : layer_classes(m.layers, m.moe ? m.moe->dense_layers : 0)) {
+    const std::size_t from = out.size();
+    const int i = static_cast<int>(c.first);
     out.push_back({block(i, "attn_norm.weight"), TensorRole::norm, i, h, 1});
     attention_tensors(m, a, i, out);
     if (a.post_norms) out.push_back({block(i, "post_attention_norm.weight"), TensorRole::norm, i, h, 1});
     out.push_back({block(i, "ffn_norm.weight"), TensorRole::norm, i, h, 1});
     ffn_tensors(m, a, i, out);
     if (a.post_norms) out.push_back({block(i, "post_ffw_norm.weight"), TensorRole::norm, i, h, 1});
+    for (std::size_t k = from; k < out.size(); ++k) out[k].layer_count = c.count;
   }
   out.push_back({"output_norm.weight", TensorRole::norm, -1, h, 1});
   if (!m.tied_embeddings) out.push_back({"output.weight", TensorRole::output, -1, h, v});
@@ -157,13 +166,15 @@ std::vector<TensorShape> llama_tensors(const ModelSpec& m) {
   return out;
 }
 
+double tensor_weights(const TensorShape& t) { return static_cast<double>(t.row_length * t.rows) * t.layer_count; }
+
 std::vector<TypedTensor> typed_tensors(const ModelSpec& m, const FileType& ft) {
   const MixContext mix = mix_of(m);
   std::vector<TypedTensor> out;
   for (TensorShape& t : llama_tensors(m)) {
     const std::uint32_t layer = t.layer < 0 ? 0 : static_cast<std::uint32_t>(t.layer);
     const GgmlType& type = tensor_type(ft, t.role, layer, t.row_length, mix);
-    const double bytes = static_cast<double>(*tensor_bytes(type, t.row_length, t.rows));
+    const double bytes = static_cast<double>(*tensor_bytes(type, t.row_length, t.rows)) * t.layer_count;
     out.push_back({std::move(t), &type, bytes});
   }
   return out;
@@ -177,14 +188,14 @@ double active_fraction(const ModelSpec& m, const TensorShape& t) {
 std::optional<double> active_param_count(const ModelSpec& m) {
   if (!m.vocab) return m.params;
   double n = 0;
-  for (const TensorShape& t : llama_tensors(m)) n += static_cast<double>(t.row_length * t.rows) * active_fraction(m, t);
+  for (const TensorShape& t : llama_tensors(m)) n += tensor_weights(t) * active_fraction(m, t);
   return n;
 }
 
 std::optional<double> param_count(const ModelSpec& m) {
   if (!m.vocab) return m.params;
   double n = 0;
-  for (const TensorShape& t : llama_tensors(m)) n += static_cast<double>(t.row_length * t.rows);
+  for (const TensorShape& t : llama_tensors(m)) n += tensor_weights(t);
   return n;
 }
 
@@ -241,7 +252,7 @@ double effective_bits_per_weight(const FileType& ft) {
   llama2_7b.vocab = 32000;
   double matrix_weights = 0;
   for (const TensorShape& t : llama_tensors(llama2_7b)) {
-    if (t.rows > 1) matrix_weights += static_cast<double>(t.row_length * t.rows);
+    if (t.rows > 1) matrix_weights += tensor_weights(t);
   }
   return tensor_rule_bytes(llama2_7b, ft, true).first * 8 / matrix_weights;
 }

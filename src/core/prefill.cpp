@@ -6,7 +6,7 @@ double matmul_params(const ModelSpec& m) {
   if (!m.vocab) return m.params.value_or(0);
   double n = 0;
   for (const TensorShape& t : llama_tensors(m)) {
-    if (t.layer >= 0 && t.rows > 1) n += static_cast<double>(t.row_length * t.rows) * active_fraction(m, t);
+    if (t.layer >= 0 && t.rows > 1) n += tensor_weights(t) * active_fraction(m, t);
   }
   return n;
 }

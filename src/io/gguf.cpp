@@ -90,6 +90,18 @@ std::uint64_t min_value_bytes(GgufType t) {
   return 1;
 }
 
+bool is_integer(GgufType t) {
+  switch (t) {
+    case GgufType::u8: case GgufType::i8: case GgufType::u16: case GgufType::i16: case GgufType::u32:
+    case GgufType::i32: case GgufType::u64: case GgufType::i64: return true;
+    default: return false;
+  }
+}
+
+bool is_signed(GgufType t) {
+  return t == GgufType::i8 || t == GgufType::i16 || t == GgufType::i32 || t == GgufType::i64;
+}
+
 class Parser {
  public:
   Parser(Source& source, const std::string& display) : src_(source), display_(display) {}
@@ -183,15 +195,52 @@ class Parser {
   std::uint32_t u32(const char* what) { return scalar<std::uint32_t>(what); }
   std::uint64_t u64(const char* what) { return scalar<std::uint64_t>(what); }
 
-  std::string str(const char* what) {
+  // The length of a string of at most `max` bytes, checked against what remains.
+  std::uint64_t str_length(const char* what, std::uint64_t max) {
     const std::uint64_t at = pos_;
     const std::uint64_t len = u64(what);
     if (len > remaining()) {
       fail(at, fmt::format("{} claims {} bytes but only {} remain", what, len, remaining()));
     }
+    if (len > max) fail(at, fmt::format("{} of {} bytes is longer than edgeplan reads ({} at most)", what, len, max));
+    return len;
+  }
+
+  std::string str(const char* what, std::uint64_t max = kGgufMaxName) {
+    const std::uint64_t len = str_length(what, max);
     std::string s(static_cast<std::size_t>(len), '\0');
     take(len, what, reinterpret_cast<std::byte*>(s.data()));
     return s;
+  }
+
+  // An array's element type and length, checked against the bounds and what remains.
+  GgufArray array_header(const std::string& key, int depth) {
+    const std::uint64_t at = pos_;
+    if (depth >= kMaxArrayDepth) fail(at, fmt::format("{}: arrays nested more than {} deep", key, kMaxArrayDepth));
+    GgufArray a;
+    a.element = value_type(u32("an array type"), at, key);
+    a.length = u64("an array length");
+    if (a.length > remaining() / min_value_bytes(a.element)) {
+      fail(at, fmt::format("{}: an array of {} elements cannot fit in the {} bytes that remain", key, a.length,
+                           remaining()));
+    }
+    if (a.length > kGgufMaxArray) {
+      fail(at, fmt::format("{}: an array of {} elements is longer than edgeplan reads ({} at most)", key, a.length,
+                           kGgufMaxArray));
+    }
+    return a;
+  }
+
+  // Moves past the elements of an array that is not kept: fixed-size ones in one step, strings by their
+  // lengths, nested arrays element by element.
+  void skip_elements(const GgufArray& a, const std::string& key, int depth) {
+    if (a.element == GgufType::string) {
+      for (std::uint64_t i = 0; i < a.length; ++i) pos_ += str_length("a string", kGgufMaxString);
+    } else if (a.element == GgufType::array) {
+      for (std::uint64_t i = 0; i < a.length; ++i) skip_elements(array_header(key, depth + 1), key, depth + 1);
+    } else {
+      pos_ += a.length * min_value_bytes(a.element);  // array_header checked that these bytes remain
+    }
   }
 
   GgufType value_type(std::uint32_t id, std::uint64_t at, const std::string& key) const {
@@ -213,7 +262,7 @@ class Parser {
       case GgufType::u64: v.value = u64("a u64"); break;
       case GgufType::i64: v.value = scalar<std::int64_t>("an i64"); break;
       case GgufType::f64: v.value = scalar<double>("an f64"); break;
-      case GgufType::string: v.value = str("a string"); break;
+      case GgufType::string: v.value = str("a string", kGgufMaxString); break;
       case GgufType::boolean: {
         const std::uint64_t at = pos_;
         const std::uint8_t b = scalar<std::uint8_t>("a bool");
@@ -222,17 +271,13 @@ class Parser {
         break;
       }
       case GgufType::array: {
-        const std::uint64_t at = pos_;
-        if (depth >= kMaxArrayDepth) fail(at, fmt::format("{}: arrays nested more than {} deep", key, kMaxArrayDepth));
-        const GgufType element = value_type(u32("an array type"), at, key);
-        const std::uint64_t count = u64("an array length");
-        if (count > remaining() / min_value_bytes(element)) {
-          fail(at, fmt::format("{}: an array of {} elements cannot fit in the {} bytes that remain", key, count,
-                               remaining()));
+        GgufArray items = array_header(key, depth);
+        if (is_integer(items.element)) {
+          items.raw.resize(static_cast<std::size_t>(items.length * min_value_bytes(items.element)));
+          take(items.raw.size(), "an array", items.raw.data());
+        } else {
+          skip_elements(items, key, depth);
         }
-        GgufArray items;
-        items.reserve(static_cast<std::size_t>(count));
-        for (std::uint64_t i = 0; i < count; ++i) items.push_back(value(element, key, depth + 1));
         v.value = std::move(items);
         break;
       }
@@ -293,6 +338,17 @@ std::optional<std::uint64_t> GgufValue::as_uint() const {
   if (const auto* u = std::get_if<std::uint64_t>(&value)) return *u;
   if (const auto* i = std::get_if<std::int64_t>(&value); i && *i >= 0) return static_cast<std::uint64_t>(*i);
   return std::nullopt;
+}
+
+bool GgufArray::holds_integers() const { return is_integer(element); }
+
+std::optional<std::uint64_t> GgufArray::as_uint(std::uint64_t i) const {
+  if (!holds_integers() || i >= length) return std::nullopt;
+  const std::uint64_t size = min_value_bytes(element);
+  std::uint64_t u = 0;
+  for (std::uint64_t b = size; b-- > 0;) u = (u << 8) | std::to_integer<std::uint64_t>(raw[i * size + b]);
+  if (is_signed(element) && (u >> (8 * size - 1)) != 0) return std::nullopt;  // negative
+  return u;
 }
 
 const GgufValue* GgufFile::find(std::string_view key) const {

@@ -25,8 +25,9 @@ struct Meta {
     if (!v) return std::nullopt;
     std::optional<std::uint64_t> n = v->as_uint();
     if (const auto* items = std::get_if<GgufArray>(&v->value)) {
-      for (const GgufValue& item : *items) {
-        const auto x = item.as_uint();
+      if (!items->holds_integers()) fail(key + " must hold whole numbers");
+      for (std::uint64_t i = 0; i < items->length; ++i) {
+        const auto x = items->as_uint(i);
         if (!x) fail(key + " must hold whole numbers");
         n = std::max(n.value_or(0), *x);
       }
@@ -62,6 +63,7 @@ ModelSpec read_model(const GgufFile& f, const std::string& name, const std::stri
   m.name = name;
   m.arch = *arch;
   m.layers = meta.count("block_count");
+  if (auto e = layers_beyond_limit(m.layers)) meta.fail(*arch + ".block_count " + *e);
   m.hidden = meta.count("embedding_length");
   m.heads = meta.count("attention.head_count");
   m.kv_heads = meta.optional_count("attention.head_count_kv").value_or(m.heads);

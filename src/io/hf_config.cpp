@@ -118,6 +118,7 @@ ModelSpec read_config(const Config& c, const std::string& name) {
                        did_you_mean(*type, known)));
   }
   m.layers = c.count("num_hidden_layers");
+  if (auto e = layers_beyond_limit(m.layers)) c.fail("num_hidden_layers " + *e);
   m.hidden = c.count("hidden_size");
   m.heads = c.count("num_attention_heads");
   m.kv_heads = c.optional_count("num_key_value_heads").value_or(m.heads);

@@ -2,7 +2,9 @@
 
 #include <charconv>
 #include <cmath>
+#include <functional>
 #include <map>
+#include <optional>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -60,21 +62,21 @@ Result<std::vector<std::string>> csv_fields(std::string_view line, const std::st
   return out;
 }
 
-std::vector<std::string_view> lines_of(std::string_view text) {
-  std::vector<std::string_view> out;
-  while (!text.empty()) {
-    const auto nl = text.find('\n');
-    out.push_back(text.substr(0, nl));
-    if (nl == std::string_view::npos) break;
-    text.remove_prefix(nl + 1);
-  }
-  return out;
+// The next line of `text` (without its newline), removed from the front of text.
+std::string_view next_line(std::string_view& text) {
+  const auto nl = text.find('\n');
+  const std::string_view line = text.substr(0, nl);
+  text.remove_prefix(nl == std::string_view::npos ? text.size() : nl + 1);
+  return line;
 }
 
 bool blank(std::string_view s) { return s.find_first_not_of(" \t\r") == std::string_view::npos; }
 
-Result<std::vector<Located>> records(std::string_view text, const std::string& display) {
-  std::vector<Located> out;
+// Hands each record to `each` as it is read (a record is not kept: a file of many rows costs one record);
+// stops at the first error, of the file or of `each`.
+using EachRecord = std::function<std::optional<Error>(const Located&)>;
+
+std::optional<Error> records(std::string_view text, const std::string& display, const EachRecord& each) {
   const auto first = text.find_first_not_of(" \t\r\n");
   if (first == std::string_view::npos) return Error{display + ": no llama-bench results (the file is empty)"};
   if (text[first] == '[') {
@@ -90,18 +92,20 @@ Result<std::vector<Located>> records(std::string_view text, const std::string& d
       const std::string where = fmt::format("{}: record {}", display, i + 1);
       auto r = record_of(all[i], where);
       if (!r) return r.error();
-      out.push_back({where, std::move(*r)});
+      if (auto e = each({where, std::move(*r)})) return e;
     }
-    return out;
+    return std::nullopt;
   }
-  const std::vector<std::string_view> lines = lines_of(text);
-  if (text[first] == '{') {
-    for (std::size_t i = 0; i < lines.size(); ++i) {
-      if (blank(lines[i])) continue;
-      const std::string where = fmt::format("{}:{}", display, i + 1);
+  const bool json_lines = text[first] == '{';
+  std::vector<std::string> header;
+  for (std::size_t i = 0; !text.empty(); ++i) {
+    const std::string_view line = next_line(text);
+    if (blank(line)) continue;
+    const std::string where = fmt::format("{}:{}", display, i + 1);
+    if (json_lines) {
       nlohmann::json j;
       try {
-        j = nlohmann::json::parse(lines[i]);
+        j = nlohmann::json::parse(line);
       } catch (const nlohmann::json::parse_error& e) {
         return Error{fmt::format("{}: invalid JSON at column {}", where, e.byte)};
       } catch (const nlohmann::json::out_of_range&) {
@@ -109,15 +113,10 @@ Result<std::vector<Located>> records(std::string_view text, const std::string& d
       }
       auto r = record_of(j, where);
       if (!r) return r.error();
-      out.push_back({where, std::move(*r)});
+      if (auto e = each({where, std::move(*r)})) return e;
+      continue;
     }
-    return out;
-  }
-  std::vector<std::string> header;
-  for (std::size_t i = 0; i < lines.size(); ++i) {
-    if (blank(lines[i])) continue;
-    const std::string where = fmt::format("{}:{}", display, i + 1);
-    auto fields = csv_fields(lines[i], where);
+    auto fields = csv_fields(line, where);
     if (!fields) return fields.error();
     if (header.empty()) {
       header = std::move(*fields);
@@ -128,9 +127,9 @@ Result<std::vector<Located>> records(std::string_view text, const std::string& d
     }
     Record r;
     for (std::size_t f = 0; f < header.size(); ++f) r[header[f]] = (*fields)[f];
-    out.push_back({where, std::move(r)});
+    if (auto e = each({where, std::move(r)})) return e;
   }
-  return out;
+  return std::nullopt;
 }
 
 struct FieldReader {
@@ -159,6 +158,42 @@ struct FieldReader {
   }
 };
 
+Result<BenchRow> bench_row(const Located& rec) {
+  const FieldReader f{rec};
+  BenchRow row;
+  row.where = rec.where;
+  auto model_type = f.text("model_type");
+  if (!model_type) return model_type.error();
+  row.model_type = *model_type;
+  double* numbers[] = {&row.model_size_bytes, &row.model_n_params, &row.avg_tok_per_s};
+  const char* number_keys[] = {"model_size", "model_n_params", "avg_ts"};
+  for (std::size_t i = 0; i < 3; ++i) {
+    auto v = f.number(number_keys[i], false);
+    if (!v) return v.error();
+    *numbers[i] = *v;
+  }
+  std::uint64_t* counts[] = {&row.n_prompt, &row.n_gen};
+  const char* count_keys[] = {"n_prompt", "n_gen"};
+  for (std::size_t i = 0; i < 2; ++i) {
+    auto v = f.number(count_keys[i], true);
+    if (!v) return v.error();
+    *counts[i] = static_cast<std::uint64_t>(*v);
+  }
+  if (rec.fields.contains("n_depth")) {
+    auto v = f.number("n_depth", true);
+    if (!v) return v.error();
+    row.n_depth = static_cast<std::uint64_t>(*v);
+  }
+  if (rec.fields.contains("stddev_ts")) {
+    auto v = f.number("stddev_ts", false);
+    if (!v) return v.error();
+    row.stddev_tok_per_s = *v;
+  }
+  if (row.avg_tok_per_s <= 0) return Error{fmt::format("{}: avg_ts must be above 0", rec.where)};
+  if (row.n_prompt == 0 && row.n_gen == 0) return Error{fmt::format("{}: n_prompt and n_gen are both 0", rec.where)};
+  return row;
+}
+
 }  // namespace
 
 std::string BenchRow::test() const {
@@ -169,46 +204,24 @@ std::string BenchRow::test() const {
   return t;
 }
 
-Result<std::vector<BenchRow>> parse_llama_bench(std::string_view text, const std::string& display) {
-  auto recs = records(text, display);
-  if (!recs) return recs.error();
-  if (recs->empty()) return Error{display + ": no llama-bench results (no test rows)"};
+Result<std::vector<BenchRow>> parse_llama_bench(std::string_view text, const std::string& display,
+                                                std::size_t max_rows) {
+  // A first pass reads the syntax of every record, so that a malformed record anywhere is reported before the
+  // fields of any row; the second converts the records as they are read.
+  if (auto e = records(text, display, [](const Located&) { return std::optional<Error>(); })) return *e;
   std::vector<BenchRow> out;
-  for (const Located& rec : *recs) {
-    const FieldReader f{rec};
-    BenchRow row;
-    row.where = rec.where;
-    auto model_type = f.text("model_type");
-    if (!model_type) return model_type.error();
-    row.model_type = *model_type;
-    double* numbers[] = {&row.model_size_bytes, &row.model_n_params, &row.avg_tok_per_s};
-    const char* number_keys[] = {"model_size", "model_n_params", "avg_ts"};
-    for (std::size_t i = 0; i < 3; ++i) {
-      auto v = f.number(number_keys[i], false);
-      if (!v) return v.error();
-      *numbers[i] = *v;
+  auto error = records(text, display, [&](const Located& rec) -> std::optional<Error> {
+    if (out.size() == max_rows) {
+      return Error{fmt::format("{}: more than {} llama-bench results; edgeplan reads at most {} (split the file)",
+                               rec.where, max_rows, max_rows)};
     }
-    std::uint64_t* counts[] = {&row.n_prompt, &row.n_gen};
-    const char* count_keys[] = {"n_prompt", "n_gen"};
-    for (std::size_t i = 0; i < 2; ++i) {
-      auto v = f.number(count_keys[i], true);
-      if (!v) return v.error();
-      *counts[i] = static_cast<std::uint64_t>(*v);
-    }
-    if (rec.fields.contains("n_depth")) {
-      auto v = f.number("n_depth", true);
-      if (!v) return v.error();
-      row.n_depth = static_cast<std::uint64_t>(*v);
-    }
-    if (rec.fields.contains("stddev_ts")) {
-      auto v = f.number("stddev_ts", false);
-      if (!v) return v.error();
-      row.stddev_tok_per_s = *v;
-    }
-    if (row.avg_tok_per_s <= 0) return Error{fmt::format("{}: avg_ts must be above 0", rec.where)};
-    if (row.n_prompt == 0 && row.n_gen == 0) return Error{fmt::format("{}: n_prompt and n_gen are both 0", rec.where)};
-    out.push_back(std::move(row));
-  }
+    auto row = bench_row(rec);
+    if (!row) return row.error();
+    out.push_back(std::move(*row));
+    return std::nullopt;
+  });
+  if (error) return *error;
+  if (out.empty()) return Error{display + ": no llama-bench results (no test rows)"};
   return out;
 }
 

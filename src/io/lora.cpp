@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <cctype>
+#include <string_view>
+#include <unordered_map>
 
 #include <fmt/format.h>
 
@@ -50,11 +52,17 @@ Result<GgufLora> read_lora_adapter(const GgufFile& f, const std::string& display
   if (const GgufValue* alpha = f.find("adapter.lora.alpha")) {
     if (const auto* v = std::get_if<double>(&alpha->value)) out.alpha = *v;
   }
+  // Each lora_a finds its lora_b by the name they share: one hash lookup, not a scan of every tensor.
+  std::unordered_map<std::string_view, const GgufTensor*> lora_b;
+  for (const GgufTensor& t : f.tensors) {
+    if (t.name.ends_with(".lora_b")) lora_b.emplace(std::string_view(t.name).substr(0, t.name.size() - 7), &t);
+  }
   for (const GgufTensor& a : f.tensors) {
     if (!a.name.ends_with(".lora_a")) continue;
     const std::string base = a.name.substr(0, a.name.size() - 7);
-    const auto b = std::ranges::find_if(f.tensors, [&](const GgufTensor& t) { return t.name == base + ".lora_b"; });
-    if (b == f.tensors.end()) return Error{fmt::format("{}: {} has no matching {}.lora_b", display, a.name, base)};
+    const auto found = lora_b.find(base);
+    if (found == lora_b.end()) return Error{fmt::format("{}: {} has no matching {}.lora_b", display, a.name, base)};
+    const GgufTensor* b = found->second;
     if (a.dims.size() != 2 || b->dims.size() != 2 || a.dims[1] != b->dims[0]) {
       return Error{fmt::format("{}: {} and {}.lora_b are not [d_in, rank] and [rank, d_out]", display, a.name, base)};
     }

@@ -228,6 +228,7 @@ Result<ModelSpec> load_model(const ProfileText& text, const std::vector<Override
     f.optional_string("source");
     m.params = f.optional_number("params", Range::positive);
     m.layers = f.count("layers");
+    if (auto e = layers_beyond_limit(m.layers)) f.fail("layers", *e);
     m.hidden = f.count("hidden");
     m.heads = f.count("heads");
     m.kv_heads = f.count("kv_heads");

@@ -23,7 +23,41 @@ std::uint64_t read_le(std::span<const std::uint8_t> bytes, std::size_t at, std::
   return v;
 }
 
+// Where a tensor file's bytes come from: memory (the test seam) or a file on disk, of which only the header
+// and the one tensor's bytes are read.
+class Input {
+ public:
+  Input(std::span<const std::uint8_t> bytes, const std::string& display)
+      : memory_(bytes), size_(bytes.size()), display_(display) {}
+  Input(std::ifstream& file, std::uint64_t size, const std::string& display)
+      : file_(&file), size_(size), display_(display) {}
+
+  std::uint64_t size() const { return size_; }
+  // The n bytes at `at`; at + n <= size().
+  Result<std::vector<std::uint8_t>> read(std::uint64_t at, std::uint64_t n) const {
+    if (!file_) {
+      const auto from = memory_.begin() + static_cast<std::ptrdiff_t>(at);
+      return std::vector<std::uint8_t>(from, from + static_cast<std::ptrdiff_t>(n));
+    }
+    std::vector<std::uint8_t> out(static_cast<std::size_t>(n));
+    file_->seekg(static_cast<std::streamoff>(at));
+    if (!file_->read(reinterpret_cast<char*>(out.data()), static_cast<std::streamsize>(n))) {
+      return Error{fmt::format("{}: byte {}: cannot read {} bytes", display_, at, n)};
+    }
+    return out;
+  }
+
+ private:
+  std::span<const std::uint8_t> memory_;
+  std::ifstream* file_ = nullptr;
+  std::uint64_t size_;
+  const std::string& display_;
+};
+
 enum class Element { f32, f16, bf16 };
+
+// The safetensors format's bound on its JSON header (huggingface/safetensors, "Format").
+constexpr std::uint64_t kMaxSafetensorsHeader = 100'000'000;
 
 std::size_t element_bytes(Element e) { return e == Element::f32 ? 4 : 2; }
 
@@ -115,37 +149,31 @@ Result<GgufPick> pick_gguf(const GgufFile& f, const std::string& display, const 
   return p;
 }
 
-}  // namespace
-
-Result<Tensor> read_gguf_tensor(std::span<const std::uint8_t> bytes, const std::string& display,
-                                const std::string& name) {
-  auto f = read_gguf(std::as_bytes(bytes), display);
-  if (!f) return f.error();
-  auto p = pick_gguf(*f, display, name);
-  if (!p) return p.error();
-  // read_gguf has checked that every tensor's data lies inside the file.
-  return Tensor{p->tensor->name, std::string(p->tensor->type->name), p->rows, p->cols,
-                convert(bytes, f->data_offset + p->tensor->offset, p->rows * p->cols, p->element)};
-}
-
-Result<Tensor> read_npy(std::span<const std::uint8_t> bytes, const std::string& display) {
-  auto fail = [&](std::size_t offset, const std::string& what) {
+Result<Tensor> npy_from(const Input& in, const std::string& display) {
+  auto fail = [&](std::uint64_t offset, const std::string& what) {
     return Error{fmt::format("{}: byte {}: {}", display, offset, what)};
   };
   static constexpr std::uint8_t kMagic[] = {0x93, 'N', 'U', 'M', 'P', 'Y'};
-  if (bytes.size() < 10 || std::memcmp(bytes.data(), kMagic, sizeof kMagic) != 0) {
+  const std::uint64_t size = in.size();
+  if (size < 10) return fail(0, "not a .npy file (it does not start with \\x93NUMPY)");
+  const auto lead = in.read(0, std::min<std::uint64_t>(size, 12));
+  if (!lead) return lead.error();
+  const std::span<const std::uint8_t> bytes = *lead;
+  if (std::memcmp(bytes.data(), kMagic, sizeof kMagic) != 0) {
     return fail(0, "not a .npy file (it does not start with \\x93NUMPY)");
   }
   const std::uint8_t major = bytes[6];
   if (major < 1 || major > 3) return fail(6, fmt::format("unsupported .npy format version {} (expected 1, 2 or 3)", major));
   const std::size_t len_width = major == 1 ? 2 : 4;
-  if (bytes.size() < 8 + len_width) return fail(8, "the file ends inside the header length");
+  if (size < 8 + len_width) return fail(8, "the file ends inside the header length");
   const std::uint64_t header_len = read_le(bytes, 8, len_width);
   const std::size_t header_at = 8 + len_width;
-  if (header_len > bytes.size() - header_at) {
-    return fail(8, fmt::format("header length {} runs past the end of the file ({} bytes)", header_len, bytes.size()));
+  if (header_len > size - header_at) {
+    return fail(8, fmt::format("header length {} runs past the end of the file ({} bytes)", header_len, size));
   }
-  const std::string_view header(reinterpret_cast<const char*>(bytes.data() + header_at), header_len);
+  const auto header_bytes = in.read(header_at, header_len);
+  if (!header_bytes) return header_bytes.error();
+  const std::string_view header(reinterpret_cast<const char*>(header_bytes->data()), header_len);
 
   const std::string_view descr = dict_value(header, "descr");
   Element element{};
@@ -185,29 +213,39 @@ Result<Tensor> read_npy(std::span<const std::uint8_t> bytes, const std::string& 
   const auto dims = matrix_shape(shape);
   if (!dims) return fail(header_at, fmt::format("shape {} holds no matrix (a dimension is 0 or too large)", shape_text(shape)));
 
-  const std::size_t data_at = header_at + header_len;
+  const std::uint64_t data_at = header_at + header_len;
   const std::uint64_t need = dims->first * dims->second * element_bytes(element);
-  if (need > bytes.size() - data_at) {
+  if (need > size - data_at) {
     return fail(data_at, fmt::format("shape {} needs {} bytes of data but the file has {}", shape_text(shape), need,
-                                     bytes.size() - data_at));
+                                     size - data_at));
   }
+  const auto data = in.read(data_at, need);
+  if (!data) return data.error();
   return Tensor{"", std::string(descr.substr(1, 3)), dims->first, dims->second,
-                convert(bytes, data_at, dims->first * dims->second, element)};
+                convert(*data, 0, dims->first * dims->second, element)};
 }
 
-Result<Tensor> read_safetensors(std::span<const std::uint8_t> bytes, const std::string& display,
-                                const std::string& name) {
-  auto fail = [&](std::size_t offset, const std::string& what) {
+Result<Tensor> safetensors_from(const Input& in, const std::string& display, const std::string& name) {
+  auto fail = [&](std::uint64_t offset, const std::string& what) {
     return Error{fmt::format("{}: byte {}: {}", display, offset, what)};
   };
-  if (bytes.size() < 8) return fail(0, "not a .safetensors file (shorter than its 8-byte header length)");
-  const std::uint64_t header_len = read_le(bytes, 0, 8);
-  if (header_len > bytes.size() - 8) {
-    return fail(0, fmt::format("header length {} runs past the end of the file ({} bytes)", header_len, bytes.size()));
+  const std::uint64_t size = in.size();
+  if (size < 8) return fail(0, "not a .safetensors file (shorter than its 8-byte header length)");
+  const auto lead = in.read(0, 8);
+  if (!lead) return lead.error();
+  const std::uint64_t header_len = read_le(*lead, 0, 8);
+  if (header_len > size - 8) {
+    return fail(0, fmt::format("header length {} runs past the end of the file ({} bytes)", header_len, size));
   }
+  if (header_len > kMaxSafetensorsHeader) {
+    return fail(0, fmt::format("header length {} is above the format's limit of {} bytes", header_len,
+                               kMaxSafetensorsHeader));
+  }
+  const auto header_bytes = in.read(8, header_len);
+  if (!header_bytes) return header_bytes.error();
   nlohmann::json header;
   try {
-    header = nlohmann::json::parse(bytes.begin() + 8, bytes.begin() + 8 + static_cast<std::ptrdiff_t>(header_len));
+    header = nlohmann::json::parse(header_bytes->begin(), header_bytes->end());
   } catch (const nlohmann::json::parse_error& e) {
     return fail(8 + e.byte, "the header is not valid JSON");
   } catch (const nlohmann::json::out_of_range&) {  // a number past the double range: 1e999
@@ -260,7 +298,7 @@ Result<Tensor> read_safetensors(std::span<const std::uint8_t> bytes, const std::
   }
   const auto begin = offsets[0].get<std::uint64_t>(), end = offsets[1].get<std::uint64_t>();
   const std::uint64_t data_at = 8 + header_len;
-  const std::uint64_t data_size = bytes.size() - data_at;
+  const std::uint64_t data_size = size - data_at;
   if (begin > end || end > data_size) {
     return fail(data_at, fmt::format("{} has data_offsets [{}, {}] outside the {} data bytes", where, begin, end, data_size));
   }
@@ -269,8 +307,38 @@ Result<Tensor> read_safetensors(std::span<const std::uint8_t> bytes, const std::
     return fail(data_at + begin, fmt::format("{} has {} data bytes but shape {} of {} needs {}", where, end - begin,
                                              shape_text(shape), dtype, need));
   }
-  return Tensor{wanted, dtype, dims->first, dims->second,
-                convert(bytes, data_at + begin, dims->first * dims->second, element)};
+  const auto data = in.read(data_at + begin, need);
+  if (!data) return data.error();
+  return Tensor{wanted, dtype, dims->first, dims->second, convert(*data, 0, dims->first * dims->second, element)};
+}
+
+// The tensor `name` of a GGUF file whose header is f: only its bytes are read.
+Result<Tensor> gguf_from(const Input& in, const GgufFile& f, const std::string& display, const std::string& name) {
+  auto p = pick_gguf(f, display, name);
+  if (!p) return p.error();
+  // read_gguf has checked that every tensor's data lies inside the file.
+  const auto data = in.read(f.data_offset + p->tensor->offset, p->tensor->bytes);
+  if (!data) return data.error();
+  return Tensor{p->tensor->name, std::string(p->tensor->type->name), p->rows, p->cols,
+                convert(*data, 0, p->rows * p->cols, p->element)};
+}
+
+}  // namespace
+
+Result<Tensor> read_npy(std::span<const std::uint8_t> bytes, const std::string& display) {
+  return npy_from(Input(bytes, display), display);
+}
+
+Result<Tensor> read_safetensors(std::span<const std::uint8_t> bytes, const std::string& display,
+                                const std::string& name) {
+  return safetensors_from(Input(bytes, display), display, name);
+}
+
+Result<Tensor> read_gguf_tensor(std::span<const std::uint8_t> bytes, const std::string& display,
+                                const std::string& name) {
+  auto f = read_gguf(std::as_bytes(bytes), display);
+  if (!f) return f.error();
+  return gguf_from(Input(bytes, display), *f, display, name);
 }
 
 Result<Tensor> read_tensor_file(const std::string& path, const std::string& name) {
@@ -278,29 +346,23 @@ Result<Tensor> read_tensor_file(const std::string& path, const std::string& name
   if (ext != ".npy" && ext != ".safetensors" && ext != ".gguf") {
     return Error{fmt::format("{}: unknown tensor file type '{}' (expected .npy, .safetensors or .gguf)", path, ext)};
   }
-  if (ext == ".gguf") {  // only the header and the one tensor are read: model files are large
+  // Only the header and the one tensor's bytes are read: weight files are large.
+  if (ext == ".gguf") {
     auto f = read_gguf_file(path);
     if (!f) return f.error();
-    auto p = pick_gguf(*f, path, name);
-    if (!p) return p.error();
     std::ifstream in(path, std::ios::binary);
-    std::vector<std::uint8_t> data(p->tensor->bytes);
-    in.seekg(static_cast<std::streamoff>(f->data_offset + p->tensor->offset));
-    if (!in.read(reinterpret_cast<char*>(data.data()), static_cast<std::streamsize>(data.size()))) {
-      return Error{fmt::format("{}: byte {}: cannot read the {} bytes of tensor '{}'", path,
-                               f->data_offset + p->tensor->offset, data.size(), p->tensor->name)};
-    }
-    return Tensor{p->tensor->name, std::string(p->tensor->type->name), p->rows, p->cols,
-                  convert(data, 0, p->rows * p->cols, p->element)};
+    return gguf_from(Input(in, f->file_bytes, path), *f, path, name);
   }
-  std::ifstream in(path, std::ios::binary);
+  std::ifstream in(path, std::ios::binary | std::ios::ate);
   if (!in) return Error{fmt::format("cannot read tensor file '{}': no such file", path)};
-  const std::vector<std::uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::streamoff size = in.tellg();
+  if (size < 0) return Error{fmt::format("cannot read tensor file '{}'", path)};
+  const Input input(in, static_cast<std::uint64_t>(size), path);
   if (ext == ".npy") {
     if (!name.empty()) return Error{fmt::format("{}: a .npy file holds one array; drop --tensor", path)};
-    return read_npy(bytes, path);
+    return npy_from(input, path);
   }
-  return read_safetensors(bytes, path, name);
+  return safetensors_from(input, path, name);
 }
 
 }  // namespace edgeplan::io

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 namespace edgeplan {
 namespace {
 
@@ -19,6 +21,36 @@ TEST(Formats, BlockLayoutsMatchGgml) {
 TEST(Formats, TensorBytesNeedWholeBlocks) {
   EXPECT_EQ(tensor_bytes(*find_ggml_type("Q4_0"), 4096, 2), 2u * 128 * 18);
   EXPECT_FALSE(tensor_bytes(*find_ggml_type("Q4_K"), 896, 1).has_value());
+}
+
+// Every layer is in exactly one class, and the rules give each tensor role of a layer the type they give the
+// class's first layer: sizes summed over classes are the sums over layers.
+TEST(Formats, LayerClassesPartitionTheLayersAsTheRulesDo) {
+  const TensorRole roles[] = {TensorRole::attn_v, TensorRole::ffn_down, TensorRole::attn_k, TensorRole::attn_output};
+  for (std::uint32_t layers = 1; layers <= 130; ++layers) {
+    for (std::uint32_t split : {0u, 1u, 3u, layers / 2}) {
+      std::vector<int> seen(layers, 0);
+      const auto classes = layer_classes(layers, split);
+      EXPECT_LE(classes.size(), 27u);
+      for (const LayerClass& c : classes) {
+        for (std::uint32_t k = 0; k < c.count; ++k) {
+          const std::uint32_t layer = c.first + k * c.step;
+          ASSERT_LT(layer, layers);
+          ++seen[layer];
+          EXPECT_EQ(layer < split, c.first < split);
+          const MixContext mix{layers, 32, 8, 0, false};
+          for (const FileType& ft : file_types()) {
+            for (TensorRole role : roles) {
+              EXPECT_EQ(&tensor_type(ft, role, layer, 4096, mix), &tensor_type(ft, role, c.first, 4096, mix))
+                  << layers << " layers, layer " << layer << ", " << ft.name;
+            }
+          }
+        }
+      }
+      EXPECT_EQ(std::count(seen.begin(), seen.end(), 1), static_cast<std::ptrdiff_t>(layers)) << layers;
+    }
+  }
+  EXPECT_LE(layer_classes(65536, 1).size(), 27u);
 }
 
 TEST(Formats, UseMoreBitsForThirtyTwoLayersIsSixteenLayers) {

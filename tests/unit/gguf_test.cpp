@@ -3,6 +3,9 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <unistd.h>
+#include <fstream>
+#include <filesystem>
 
 #include "edgeplan/io/lora.hpp"
 #include "gguf_builder.hpp"
@@ -48,8 +51,9 @@ TEST(Gguf, ArraysAndAlignment) {
   ASSERT_TRUE(f.ok()) << f.error().message;
   EXPECT_EQ(f->alignment, 64u);
   const auto& items = std::get<GgufArray>(f->find("tokens")->value);
-  ASSERT_EQ(items.size(), 2u);
-  EXPECT_EQ(*items[1].as_string(), "bc");
+  EXPECT_EQ(items.element, GgufType::string);
+  EXPECT_EQ(items.length, 2u);
+  EXPECT_TRUE(items.raw.empty());  // skipped: nothing reads a tokenizer's strings
   EXPECT_EQ(f->find("general.alignment")->as_uint(), 64u);
 }
 
@@ -176,6 +180,73 @@ TEST(GgufLora, RejectsUnpairedTensors) {
   ASSERT_TRUE(f.ok()) << f.error().message;
   EXPECT_EQ(read_lora_adapter(*f, "m.gguf").error().message,
             "m.gguf: blk.0.attn_v.weight.lora_a has no matching blk.0.attn_v.weight.lora_b");
+}
+
+// Arrays cost no more memory than their bytes in the file: integers are kept as stored, other arrays are
+// skipped (a 16 MiB array of u8 took 774 MB as one value per element).
+TEST(Gguf, ArraysAreKeptCompactlyOrSkipped) {
+  Builder b;
+  b.u64(0).u64(3);
+  b.str("counts").u32(9).u32(5).u64(3).u32(7).u32(0xFFFFFFFFu).u32(2);  // i32: 7, -1, 2
+  b.str("big").u32(9).u32(0).u64(1 << 24);
+  b.pad_to(b.size() + (1 << 24));
+  b.str("scores").u32(9).u32(6).u64(2).u32(0).u32(0);
+  const auto f = b.read();
+  ASSERT_TRUE(f.ok()) << f.error().message;
+  const auto& counts = std::get<GgufArray>(f->find("counts")->value);
+  EXPECT_EQ(counts.as_uint(0), 7u);
+  EXPECT_EQ(counts.as_uint(1), std::nullopt);
+  EXPECT_EQ(counts.as_uint(2), 2u);
+  const auto& big = std::get<GgufArray>(f->find("big")->value);
+  EXPECT_EQ(big.length, 1u << 24);
+  EXPECT_EQ(big.raw.size(), 1u << 24);  // one byte per u8
+  EXPECT_TRUE(std::get<GgufArray>(f->find("scores")->value).raw.empty());
+}
+
+// Names, strings and arrays longer than edgeplan reads are errors, checked before anything is read.
+TEST(Gguf, LengthsAreBounded) {
+  Builder key;
+  key.u64(0).u64(1).str(std::string(kGgufMaxName + 1, 'k')).u32(4).u32(1);
+  EXPECT_EQ(error_of(key.read()), "mem.gguf: byte 24: a metadata key of 65536 bytes is longer than edgeplan reads "
+                                  "(65535 at most)");
+  const auto dir = std::filesystem::temp_directory_path() / ("edgeplan_gguf_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const auto sparse = [&](Builder& b, const std::string& name) {  // the header, then holes up to 1 GiB
+    const std::string path = (dir / name).string();
+    std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char*>(b.bytes().data()),
+                                                static_cast<std::streamsize>(b.bytes().size()));
+    std::filesystem::resize_file(path, 1ull << 30);
+    return read_gguf_file(path);
+  };
+  Builder array;
+  array.u64(0).u64(1).str("tokens").u32(9).u32(0).u64(kGgufMaxArray + 1);
+  EXPECT_EQ(error_of(sparse(array, "a.gguf")),
+            (dir / "a.gguf").string() + ": byte 42: tokens: an array of 67108865 elements is longer than edgeplan "
+                                        "reads (67108864 at most)");
+  Builder text;
+  text.u64(0).u64(1).str("template").u32(8).u64(kGgufMaxString + 1);
+  EXPECT_EQ(error_of(sparse(text, "s.gguf")),
+            (dir / "s.gguf").string() + ": byte 44: a string of 67108865 bytes is longer than edgeplan reads "
+                                        "(67108864 at most)");
+  std::filesystem::remove_all(dir);
+}
+
+TEST(GgufLora, PairsFiftyThousandTensorsByName) {
+  GgufFile f;
+  f.metadata.emplace_back("general.type", GgufValue{GgufType::string, std::string("adapter")});
+  f.metadata.emplace_back("adapter.type", GgufValue{GgufType::string, std::string("lora")});
+  const GgmlType* f16 = find_ggml_type("F16");
+  constexpr int kPairs = 50'000;
+  for (int i = 0; i < kPairs; ++i) {
+    f.tensors.push_back({"blk." + std::to_string(i) + ".attn_q.weight.lora_a", {64, 4}, f16, 0, 512});
+  }
+  for (int i = kPairs; i-- > 0;) {  // in the opposite order: a scan per lora_a would walk them all
+    f.tensors.push_back({"blk." + std::to_string(i) + ".attn_q.weight.lora_b", {4, 64}, f16, 0, 512});
+  }
+  const auto lora = read_lora_adapter(f, "many.gguf");
+  ASSERT_TRUE(lora.ok()) << lora.error().message;
+  ASSERT_EQ(lora->matrices.size(), static_cast<std::size_t>(kPairs));
+  EXPECT_EQ(lora->matrices.back().target, "attn_q.weight");
 }
 
 }  // namespace

@@ -66,5 +66,16 @@ TEST(LlamaBench, Errors) {
   EXPECT_EQ(error(head + "\"llama 7B Q4_0\",\"1e9\",\"7e9\",\"10\",\"0\",\"0\"\n"), "r:2: n_prompt and n_gen are both 0");
 }
 
+// Rows are read one at a time and bounded: one more result than the bound is an error naming the row.
+TEST(LlamaBench, RowCountIsBounded) {
+  const std::string head = "model_type,model_size,model_n_params,avg_ts,n_prompt,n_gen\n";
+  std::string text = head;
+  for (int i = 0; i < 4; ++i) text += "llama 7B Q4_0,3825065984,6738415616,20.5,0,128\n";
+  ASSERT_TRUE(parse_llama_bench(text, "r", 4).ok());
+  EXPECT_EQ(parse_llama_bench(text + "llama 7B Q4_0,1,1,1,0,1\n", "r", 4).error().message,
+            "r:6: more than 4 llama-bench results; edgeplan reads at most 4 (split the file)");
+  EXPECT_EQ(kMaxBenchRows, 100'000u);
+}
+
 }  // namespace
 }  // namespace edgeplan::io

@@ -207,5 +207,32 @@ TEST(TensorFile, ReadsByExtension) {
   std::filesystem::remove_all(dir);
 }
 
+// A small tensor at the front of a huge file: only the header and the tensor's bytes are read (the files are
+// sparse, 64 GiB each; reading them whole would not fit in memory).
+TEST(TensorFile, ReadsOnlyTheHeaderAndTheTensor) {
+  const auto dir = std::filesystem::temp_directory_path() / ("edgeplan_huge_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const std::pair<std::string, Bytes> files[] = {{"w.npy", npy(1, "<f4")},
+                                                 {"w.safetensors", safetensors(one("F32", 24), "F32")}};
+  for (const auto& [name, bytes] : files) {
+    const std::string path = (dir / name).string();
+    std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char*>(bytes.data()),
+                                                static_cast<std::streamsize>(bytes.size()));
+    std::filesystem::resize_file(path, 64ull << 30);
+    auto t = read_tensor_file(path, "");
+    ASSERT_TRUE(t.ok()) << t.error().message;
+    EXPECT_EQ(t->values, kValues) << name;
+  }
+  // A header longer than the safetensors format allows is refused before it is read.
+  const std::string path = (dir / "h.safetensors").string();
+  Bytes lead;
+  put_le(lead, 100'000'001, 8);
+  std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char*>(lead.data()), 8);
+  std::filesystem::resize_file(path, 200'000'000);
+  EXPECT_EQ(read_tensor_file(path, "").error().message,
+            path + ": byte 0: header length 100000001 is above the format's limit of 100000000 bytes");
+  std::filesystem::remove_all(dir);
+}
+
 }  // namespace
 }  // namespace edgeplan::io

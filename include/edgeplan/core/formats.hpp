@@ -9,6 +9,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace edgeplan {
 
@@ -60,6 +61,18 @@ struct MixContext {
 
 // llama.cpp's use_more_bits(i, n): the layers in which Q4_K_M / Q5_K_M give attn_v and ffn_down Q6_K.
 bool use_more_bits(std::uint32_t layer, std::uint32_t layers);
+
+// Layers that tensor_type treats alike: first, first + step, ... (count of them). The rules look at a layer
+// only through thresholds and use_more_bits' cycle of 3.
+struct LayerClass {
+  std::uint32_t first = 0;  // the lowest layer of the class
+  std::uint32_t count = 0;  // layers in the class
+  std::uint32_t step = 1;   // 1, or 3 where use_more_bits cycles
+};
+
+// Layers 0..layers-1 in classes tensor_type treats alike, also split at `split` (a MoE's dense layers),
+// in order of first layer: at most 27 classes whatever the layer count, so sizes cost O(1) in layers.
+std::vector<LayerClass> layer_classes(std::uint32_t layers, std::uint32_t split);
 
 // The ggml type llama.cpp stores a tensor in for file type ft. `layer` is ignored for non-layer tensors;
 // `row_length` (weights per row) drives the k-quant fallbacks; a row no block type divides stays F16.

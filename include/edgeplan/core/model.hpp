@@ -78,10 +78,18 @@ struct ModelSpec {
   LoraShapes lora_shapes = LoraShapes::real;  // lora_shapes = "chapter" in the profile: the chapter's sizes
 };
 
+// The most decoder blocks edgeplan plans for (published models have under 200): more, in a model profile,
+// a config.json or a GGUF file, is an error (docs/profiles.md, "layers").
+constexpr std::uint32_t kMaxLayers = 65536;
+
+// What a loader says after the key of a layer count above kMaxLayers; nullopt within the limit.
+std::optional<std::string> layers_beyond_limit(std::uint32_t layers);
+
 // Whether layer i of m attends through a sliding window (always false without one).
 bool is_sliding_layer(const ModelSpec& m, std::uint32_t layer);
 
-// One weight tensor: name as in GGUF, role for the type rules, layer (-1 outside the blocks), shape.
+// One weight tensor: name as in GGUF, role for the type rules, layer (-1 outside the blocks), shape. A block
+// tensor stands for itself in every layer of its layer_classes() class: name and layer are the first one's.
 struct TensorShape {
   std::string name;
   TensorRole role;
@@ -89,16 +97,21 @@ struct TensorShape {
   std::uint64_t row_length;  // ne0, the contiguous dimension
   std::uint64_t rows;        // product of the other dimensions
   std::uint32_t routed_experts = 0;  // > 0: a stack of that many routed experts, of which moe->used are read
+  std::uint32_t layer_count = 1;     // layers this tensor stands for (1 outside the blocks)
 };
 
-// The tensors of m as llama.cpp stores them for its architecture, in GGUF order. Requires vocab.
+// Weights of t in all the layers it stands for.
+double tensor_weights(const TensorShape& t);
+
+// The tensors of m as llama.cpp stores them for its architecture, one per layer class (in GGUF order within a layer) (so
+// the list is as long for 1e8 layers as for 100). Requires vocab.
 std::vector<TensorShape> llama_tensors(const ModelSpec& m);
 
 // A tensor with the ggml type llama.cpp stores it in for a file type.
 struct TypedTensor {
   TensorShape shape;
   const GgmlType* type;
-  double bytes;
+  double bytes;  // in all the layers it stands for
 };
 
 // m's tensors with their types under file type ft (llama.cpp's per-tensor rules). Requires vocab.

@@ -1,6 +1,6 @@
 // Reading the header of a GGUF file: its metadata and tensor infos, never the tensor data. Versions 2 and
-// 3, little-endian. Every count and length is checked against the bytes that remain before anything is
-// allocated, every tensor type against the known ggml types, and every tensor's data against the end of
+// 3, little-endian. Every count and length is checked against the bytes that remain and against the bounds
+// below before anything is allocated, every tensor type against the known ggml types, and every tensor's data against the end of
 // the file; each error names the file and the byte offset where the problem is.
 // Layout: ggml's docs/gguf.md, summarised in shared/spec/accuracy.md ("GGUF").
 #pragma once
@@ -20,18 +20,31 @@
 
 namespace edgeplan::io {
 
+constexpr std::uint64_t kGgufMaxName = 65535;         // bytes in a metadata key or a tensor name (the spec's bound)
+constexpr std::uint64_t kGgufMaxString = 1ull << 26;  // bytes in a string value (64 MiB)
+constexpr std::uint64_t kGgufMaxArray = 1ull << 26;   // elements in an array (64 Mi)
+
 // GGUF metadata value types, with their ids in the file.
 enum class GgufType : std::uint32_t {
   u8 = 0, i8 = 1, u16 = 2, i16 = 3, u32 = 4, i32 = 5, f32 = 6, boolean = 7, string = 8, array = 9,
   u64 = 10, i64 = 11, f64 = 12,
 };
 
-struct GgufValue;
-using GgufArray = std::vector<GgufValue>;
+// An array: its element type and length. Only arrays of integers keep their elements (per-layer counts),
+// as the file stores them, so an array costs no more memory than its bytes in the file; other arrays
+// (a tokenizer's strings and scores) are skipped, as nothing reads them.
+struct GgufArray {
+  GgufType element = GgufType::u8;
+  std::uint64_t length = 0;
+  std::vector<std::byte> raw;  // integer arrays: length elements, little-endian; empty otherwise
+
+  bool holds_integers() const;
+  std::optional<std::uint64_t> as_uint(std::uint64_t i) const;  // element i of an integer array, when >= 0
+};
 
 struct GgufValue {
   GgufType type = GgufType::u8;
-  // unsigned ints as uint64, signed as int64, floats as double; arrays hold their elements.
+  // unsigned ints as uint64, signed as int64, floats as double.
   std::variant<std::uint64_t, std::int64_t, double, bool, std::string, GgufArray> value;
 
   const std::string* as_string() const { return std::get_if<std::string>(&value); }

@@ -29,8 +29,13 @@ struct BenchRow {
   [[nodiscard]] std::string test() const;  // "pp512", "tg128", "pp512+tg128", with "@d4096" for a depth
 };
 
-// Parses the text of a llama-bench output; `display` names the file in messages.
-Result<std::vector<BenchRow>> parse_llama_bench(std::string_view text, const std::string& display);
+// The most results edgeplan reads from one llama-bench output (real runs hold tens).
+constexpr std::size_t kMaxBenchRows = 100'000;
+
+// Parses the text of a llama-bench output, row by row; `display` names the file in messages. More than
+// max_rows results is an error.
+Result<std::vector<BenchRow>> parse_llama_bench(std::string_view text, const std::string& display,
+                                                std::size_t max_rows = kMaxBenchRows);
 
 // The llama.cpp file type named at the end of a model_type: "llama 7B mostly Q4_0" -> Q4_0,
 // "Q4_K - Medium" -> Q4_K_M, "all F32" -> F32. nullptr when it names none.
