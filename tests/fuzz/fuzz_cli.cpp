@@ -2,7 +2,7 @@
 // the readers and the models to the table, JSON, CSV and Markdown output, so text that reaches the output is
 // fuzzed too. Input: byte 0 picks a scenario (what the file is and the commands that read it, kScenarios), byte 1
 // the output format (its low two bits) and one of the scenario's commands (the rest); the other bytes are the
-// file, written under a directory made at start-up and removed at exit. The scenario "options" passes them
+// file, written under a directory made at start-up and removed at exit (a crash leaves it, with the one file). The scenario "options" passes them
 // instead as command-line arguments, one per line. Output goes to string streams; nothing is written outside
 // that directory (no scenario runs `bench`, and options that write files are dropped).
 #include <unistd.h>
