@@ -5,16 +5,9 @@
 #include <fmt/format.h>
 
 #include "cli/command.hpp"
-#include "edgeplan/io/require.hpp"
+#include "cli/plan.hpp"
 
 namespace edgeplan::cli {
-namespace {
-
-struct CheckEntry {
-  std::string device, model, quant, kv_type;
-  std::optional<std::uint32_t> context;
-  std::vector<io::Requirement> requirements;
-};
 
 std::vector<CheckEntry> load_plan(const io::ProfileText& text, const std::vector<io::Override>& overrides) {
   return unwrap(io::read_profile<std::vector<CheckEntry>>(text, "plan", overrides, [&text](io::Fields& f) {
@@ -41,8 +34,6 @@ std::vector<CheckEntry> load_plan(const io::ProfileText& text, const std::vector
     return entries;
   }));
 }
-
-}  // namespace
 
 Runner setup_check(CLI::App& app) {
   auto plan = std::make_shared<std::string>();

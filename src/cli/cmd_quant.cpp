@@ -73,7 +73,8 @@ Runner setup_quant(CLI::App& app) {
       ->capture_default_str()->check(CLI::Range(1e-30, 1e30));
   app.add_option("--inputs", o->inputs, "Random input vectors x for the cosine similarity of W.x")
       ->capture_default_str()->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1024}));
-  app.add_option("--threads", o->threads, "Worker threads (default: all cores); results do not depend on it");
+  app.add_option("--threads", o->threads, "Worker threads (default: all cores); results do not depend on it")
+      ->check(CLI::Range(0u, 4096u));  // as bench's --threads: each is an OS thread
   app.add_flag("--timing", o->timing, "Also time each method and print GB/s of FP32 input (not deterministic)");
   return [o](const Context&) {
     io::Report r;
