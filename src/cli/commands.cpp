@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <iostream>
+#include <iterator>
 #include <tuple>
 
 #include <fmt/format.h>
@@ -252,20 +253,30 @@ Verdict run_sweep(const Command& command, const Runner& runner, const CommonOpti
       return {};
     }
   }
-  // Any other sweep: the command runs per combination (on all cores, unless it measures the machine) and its
-  // rows are kept.
-  std::vector<Rows> rows(n);
-  std::vector<Verdict> verdicts(n);
+  // Any other sweep: the command runs per combination, on all cores unless it measures the machine. Every
+  // combination is run before anything is written, so an error (the first in combination order) leaves no
+  // output, as without a sweep. A sweep of at most kKeptCombinations keeps its rows from that run; a larger one
+  // keeps only the verdicts and runs each combination again when its rows are written, a block at a time (table
+  // and Markdown measure their columns first, so they run it twice more): memory stays bounded.
+  constexpr std::uint64_t kKeptCombinations = 8192;
+  const bool keep = n <= kKeptCombinations || command.measures;
+  const auto run_one = [&](std::uint64_t i) {
+    io::Report one = runner(Context(combination_options(common, axes, i)));
+    if (one.tables.empty()) throw UsageError(fmt::format("--sweep: {} has no table to sweep", one.command));
+    return one;
+  };
+  std::vector<Rows> rows(keep ? n : 0);
+  std::vector<std::vector<std::pair<std::uint64_t, Verdict>>> verdicts(io::worker_count());  // the non-empty ones
   std::atomic<std::uint64_t> first_error{n};
   std::vector<std::pair<std::uint64_t, std::exception_ptr>> errors(io::worker_count(), {n, nullptr});
   io::parallel_for(n, [&](unsigned w, std::uint64_t begin, std::uint64_t end) {
     for (std::uint64_t i = begin; i < end && i < first_error.load(); ++i) {
       try {
-        const io::Report one = runner(Context(combination_options(common, axes, i)));
-        if (one.tables.empty()) throw UsageError(fmt::format("--sweep: {} has no table to sweep", one.command));
-        rows[i] = one.tables.front().rows;
-        verdicts[i] = verdict_of(one, reqs);
-      } catch (const UsageError&) {
+        io::Report one = run_one(i);
+        Verdict v = verdict_of(one, reqs);
+        if (!v.failures.empty() || !v.errors.empty()) verdicts[w].emplace_back(i, std::move(v));
+        if (keep) rows[i] = std::move(one.tables.front().rows);
+      } catch (...) {
         errors[w] = {i, std::current_exception()};
         for (std::uint64_t seen = first_error.load(); i < seen && !first_error.compare_exchange_weak(seen, i);) {
         }
@@ -281,20 +292,24 @@ Verdict run_sweep(const Command& command, const Runner& runner, const CommonOpti
                                         std::uint64_t i, Rows& made) mutable {
                                combination_indices(axes, i, at);
                                sweep_cells(axes, at, prefix);
-                               for (const auto& row : rows[i]) {
+                               const Rows rerun = keep ? Rows() : run_one(i).tables.front().rows;
+                               for (const auto& row : keep ? rows[i] : rerun) {
                                  std::vector<io::Cell>& r = made.emplace_back(prefix);
                                  r.insert(r.end(), row.begin(), row.end());
                                }
                              };
                            }};
   io::render_rows(head, kept, format, out);
+  std::vector<std::pair<std::uint64_t, Verdict>> found;
+  for (auto& each : verdicts) std::move(each.begin(), each.end(), std::back_inserter(found));
+  std::sort(found.begin(), found.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
   Verdict all;
-  for (std::uint64_t i = 0; i < n; ++i) {
+  for (const auto& [i, verdict] : found) {
     const std::vector<std::string> values = io::sweep_combination(axes, i);
     std::string label;
     for (std::size_t a = 0; a < axes.size(); ++a) label += (label.empty() ? "" : ", ") + axes[a].key + "=" + values[a];
-    for (const std::string& f : verdicts[i].failures) all.failures.push_back(fmt::format("[{}] {}", label, f));
-    for (const std::string& e : verdicts[i].errors) all.errors.push_back(fmt::format("[{}] {}", label, e));
+    for (const std::string& f : verdict.failures) all.failures.push_back(fmt::format("[{}] {}", label, f));
+    for (const std::string& e : verdict.errors) all.errors.push_back(fmt::format("[{}] {}", label, e));
   }
   return all;
 }
