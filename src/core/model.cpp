@@ -5,6 +5,8 @@
 #include <string>
 #include <utility>
 
+#include "edgeplan/core/limits.hpp"
+
 namespace edgeplan {
 namespace {
 
@@ -219,6 +221,10 @@ Result<WeightSize> weight_size(const ModelSpec& m, const FileType& ft) {
   }
   if (m.vocab) {
     const auto [bytes, active] = tensor_rule_bytes(m, ft);
+    if (bytes > limits::kWeightBytes) {
+      return Error{"model '" + m.name + "' would hold " + std::to_string(bytes / 0x1p60) + " EiB of weights in " +
+                   std::string(ft.name) + ": more than the 1 EiB edgeplan plans for (check its shape)"};
+    }
     return WeightSize{bytes, active, bytes * 8 / *params, SizeSource::tensor_rules};
   }
   if (params) {
