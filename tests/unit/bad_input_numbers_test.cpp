@@ -58,7 +58,7 @@ std::vector<BadCase> numbers_cases() {
       {"model-context-huge", "m.toml", shaped_model("32", "4096", "context_length = 4000000000\n"), kKvModel,
        "{file}:8:18: model.context_length must be at most 1073741824 (got 4000000000)"},
       {"set-layers-4e9", "", "", {"kv", "--device", "phone8g", "--model", "ref-8b", "--set", "model.layers=4000000000"},
-       "builtin:models/ref-8b.toml (--set model.layers=4000000000) model.layers must be at most 65536 "
+       "builtin:models/ref-8b.toml (--set model.layers=4000000000): model.layers must be at most 65536 "
        "(got 4000000000)"},
       {"device-page-huge", "d.toml",
        full_device("[storage]\nread_gbps = 1\npage_kib = 4000000000\npage_fault_us = 1\nreadahead_kib = 4\n"), kKv,
