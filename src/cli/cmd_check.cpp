@@ -21,7 +21,7 @@ std::vector<CheckEntry> load_plan(const io::ProfileText& text, const std::vector
       e.model = io::resolve_beside(c.string("model"), text);
       e.quant = c.optional_string("quant").value_or("Q4_K_M");
       e.kv_type = c.optional_string("kv_type").value_or("f16");
-      e.context = c.optional_count("context");
+      e.context = c.optional_count("context", context_range);
       for (const std::string& expr : c.strings("require")) {
         auto req = io::parse_requirement(expr);
         if (!req) c.fail("require", "holds a bad requirement: " + req.error().message);

@@ -133,7 +133,7 @@ Runner setup_inspect(CLI::App& app) {
                                    m.arch, m.layers, m.hidden, m.heads, m.kv_heads, m.head_dim, m.ffn, *m.vocab,
                                    m.tied_embeddings ? " (tied embeddings)" : ""));
     r.header.push_back(fmt::format("{} parameters; weights from {}: {:.2f} GB ({:.3f} bits/weight)",
-                                   with_thousands(static_cast<std::uint64_t>(params)), size_rule, bytes / units::kGB, bytes * 8 / params));
+                                   rounded_with_thousands(params), size_rule, bytes / units::kGB, bytes * 8 / params));
     if (m.moe) {
       r.header.push_back(fmt::format("mixture of experts: {} experts, {} used per token{}{}: {:.3f} B active parameters, "
                                      "{:.2f} GB read per token",

@@ -131,7 +131,7 @@ Runner setup_kv(CLI::App& app) {
       r.results["recompute_ratio"] = kv_recompute_ratio(o->context);
       r.notes.push_back(fmt::format(
           "without a KV cache, {} tokens cost {} token-steps of K/V recompute instead of {}: {:.1f}x the work",
-          with_thousands(o->context), with_thousands(static_cast<std::uint64_t>(kv_recompute_token_steps(o->context))),
+          with_thousands(o->context), rounded_with_thousands(kv_recompute_token_steps(o->context)),
           with_thousands(o->context), kv_recompute_ratio(o->context)));
     }
     return r;

@@ -129,7 +129,7 @@ Runner setup_lora(CLI::App& app) {
 
     const WeightSize weights = unwrap(weight_size(model, ft));
     const double budget = kv_budget_bytes(device.memory_bytes, device.reserved_bytes, weights.bytes);
-    const LoraResult plan = lora_plan(device, {adapter, budget});
+    const LoraResult plan = unwrap(lora_plan(device, {adapter, budget}));
 
     r.results["adapter_bytes"] = adapter.adapter_bytes;
     r.results["adapter_mib"] = adapter.adapter_bytes / units::kMiB;
@@ -148,7 +148,7 @@ Runner setup_lora(CLI::App& app) {
     r.title = fmt::format("lora: {} on {}", model.name, device.name);
     r.header.push_back("adapter: " + what);
     r.notes.push_back(fmt::format("adapter {} B = {:.1f} MiB; merged copy {:.2f} GiB; memory ratio {:.2f}%",
-                                  with_thousands(static_cast<std::uint64_t>(adapter.adapter_bytes)),
+                                  rounded_with_thousands(adapter.adapter_bytes),
                                   adapter.adapter_bytes / units::kMiB, adapter.merged_bytes / units::kGiB,
                                   plan.memory_ratio * 100));
     r.notes.push_back(fmt::format("hot swap: unload + load {:.1f} us + fixed {:g} us = {:.1f} us",

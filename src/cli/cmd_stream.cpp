@@ -21,7 +21,7 @@ std::vector<std::uint64_t> parse_windows(const std::string& text) {
   for (const std::string& item : split_list(text, "--prefetch")) {
     const double v = parse_number(item, "--prefetch");
     if (v < 1 || v != std::floor(v) || v > 1e9) {
-      throw UsageError(fmt::format("--prefetch: a window is a whole number of pages from 1 (got {})", item));
+      throw UsageError(fmt::format("--prefetch: a window is a whole number of pages from 1 to 1000000000 (got {})", item));
     }
     out.push_back(static_cast<std::uint64_t>(v));
   }

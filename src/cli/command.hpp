@@ -137,6 +137,8 @@ const KvType& need_kv_type(const std::string& name);
 
 // 19431 as "19,431", as the table view groups whole numbers.
 std::string with_thousands(std::uint64_t v);
+// A computed whole number, rounded, grouped the same way at any magnitude (past 2^64 too).
+std::string rounded_with_thousands(double v);
 
 // Parses a finite number; a usage error names `what` (an option) when the text is not one.
 double parse_number(const std::string& text, const std::string& what);

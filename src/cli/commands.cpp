@@ -8,11 +8,13 @@
 #include <cstring>
 #include <iostream>
 #include <iterator>
+#include <limits>
 #include <tuple>
 
 #include <fmt/format.h>
 
 #include "cli/command.hpp"
+#include "edgeplan/core/limits.hpp"
 #include "edgeplan/io/inputs.hpp"
 #include "edgeplan/io/model_file.hpp"
 #include "edgeplan/io/parallel.hpp"
@@ -71,15 +73,24 @@ void add_common(CLI::App& app, CommonOptions& o) {
       ->type_name("EXPR");
 }
 
-// CLI11 reads "-1" into an unsigned option as a huge number and "nan" or "inf" into a double: every numeric
-// option of every subcommand gets a check that refuses them before conversion.
+// The largest value of each whole-number option that has no CLI::Range of its own, by name. A name means the
+// same thing in every subcommand.
+constexpr std::array<std::pair<std::string_view, std::uint64_t>, 8> kOptionMaxima{{
+    {"--context", kMaxContextTokens},          // tokens in the KV cache (core/kv.hpp)
+    {"--min-context", kMaxContextTokens},
+    {"--prompt", limits::kPromptTokens},       // tokens of one prefill
+    {"--seq", limits::kPromptTokens},
+    {"--rank", limits::kLoraRank},
+    {"--mtp-layers", limits::kLayers},
+    {"--threads", 4096},                       // as bench --threads
+    {"--seed", std::numeric_limits<std::uint64_t>::max()},  // any seed
+}};
+
+// CLI11 reads "-1" into an unsigned option as a huge number, a value past 2^64 as 2^64 - 1, and "nan", "inf"
+// or 1e300 into a double: every numeric option of every subcommand gets a check that refuses them before
+// conversion. Whole numbers are bounded by kOptionMaxima (an unlisted one, as profile numbers, by
+// io::kMaxMagnitude), other numbers like profile numbers.
 void check_numeric_options(CLI::App& app) {
-  static const CLI::Validator whole(
-      [](std::string& text) -> std::string {
-        if (!text.empty() && text.front() == '-') return "expected a whole number of 0 or more (got " + text + ")";
-        return "";
-      },
-      "", "whole");
   static const CLI::Validator finite(
       [](std::string& text) -> std::string {
         char* end = nullptr;
@@ -87,11 +98,31 @@ void check_numeric_options(CLI::App& app) {
         if (end != text.c_str() && *end == '\0' && !std::isfinite(v)) {
           return "expected a finite number (got " + text + ")";
         }
+        if (end != text.c_str() && *end == '\0' && std::abs(v) > io::kMaxMagnitude) {
+          return fmt::format("expected a number of at most {:g} in magnitude (got {})", io::kMaxMagnitude, text);
+        }
         return "";
       },
       "", "finite");
   for (CLI::Option* o : app.get_options()) {
-    if (o->get_type_name() == "UINT") o->check(whole);
+    if (o->get_type_name() == "UINT") {
+      std::uint64_t max = static_cast<std::uint64_t>(io::kMaxMagnitude);
+      for (const auto& [name, bound] : kOptionMaxima) {
+        if (o->check_name(std::string(name))) max = bound;
+      }
+      o->check(CLI::Validator(
+          [max](std::string& text) -> std::string {
+            if (!text.empty() && text.front() == '-') return "expected a whole number of 0 or more (got " + text + ")";
+            std::uint64_t v = 0;
+            const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+            if (end != text.data() + text.size()) return "";  // not a whole number: CLI11 says it cannot convert it
+            if (ec == std::errc::result_out_of_range || v > max) {
+              return fmt::format("expected a whole number of at most {} (got {})", max, text);
+            }
+            return "";
+          },
+          "", "whole"));
+    }
     if (o->get_type_name() == "FLOAT") o->check(finite);
   }
 }
@@ -356,6 +387,7 @@ io::Report run_command(const std::string& name, const std::vector<std::string>& 
     if (name != c.name) continue;
     CLI::App app{c.description, c.name};
     const Runner runner = c.setup(app);
+    check_numeric_options(app);
     std::vector<std::string> reversed(args.rbegin(), args.rend());  // CLI11 parses a reversed vector
     try {
       app.parse(reversed);
@@ -383,8 +415,25 @@ std::vector<std::string> split_list(const std::string& text, const std::string& 
   return out;
 }
 
-std::string with_thousands(std::uint64_t v) {
-  return io::format_cell_text(static_cast<std::int64_t>(v), io::Column{"", "", 0, true});
+namespace {
+
+// "1234567" as "1,234,567".
+std::string group_digits(const std::string& digits) {
+  std::string out;
+  for (std::size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string with_thousands(std::uint64_t v) { return group_digits(std::to_string(v)); }
+
+std::string rounded_with_thousands(double v) {
+  if (!std::isfinite(v)) return fmt::format("{}", v);
+  return (v < 0 ? "-" : "") + group_digits(fmt::format("{:.0f}", std::abs(v)));
 }
 
 double parse_number(const std::string& text, const std::string& what) {

@@ -28,7 +28,14 @@ MatrixShape real_shape(const ModelSpec& m, LoraTarget t) {
 
 bool is_ffn(LoraTarget t) { return t == LoraTarget::gate || t == LoraTarget::up || t == LoraTarget::down; }
 
-std::uint64_t floor_div(double a, double b) { return a <= 0 ? 0 : static_cast<std::uint64_t>(std::floor(a / b)); }
+// floor(a / b) for b > 0: 0 when a <= 0, nullopt when it is past 2^63 (or a or b is not finite).
+std::optional<std::uint64_t> floor_div(double a, double b) {
+  if (!std::isfinite(a) || !std::isfinite(b) || b <= 0) return std::nullopt;
+  if (a <= 0) return 0;
+  const double q = std::floor(a / b);
+  if (!(q < 0x1p63)) return std::nullopt;
+  return static_cast<std::uint64_t>(q);
+}
 
 }  // namespace
 
@@ -71,14 +78,19 @@ LoraAdapter lora_adapter(const std::vector<LoraMatrix>& matrices, double merged_
   return a;
 }
 
-LoraResult lora_plan(const DeviceSpec& device, const LoraInputs& in) {
+Result<LoraResult> lora_plan(const DeviceSpec& device, const LoraInputs& in) {
   LoraResult r;
   r.unload_load_s = 2 * in.adapter.adapter_bytes / device.bandwidth_bytes_per_s;
   r.swap_s = r.unload_load_s + device.lora->swap_fixed_s;
   r.memory_ratio = in.adapter.adapter_bytes / in.adapter.merged_bytes;
-  const std::uint64_t slots = floor_div(in.budget_bytes, in.adapter.adapter_bytes);
-  r.resident_adapters = slots > 0 ? slots - 1 : 0;
-  r.merged_copies = floor_div(in.budget_bytes, in.adapter.merged_bytes);
+  const std::optional<std::uint64_t> slots = floor_div(in.budget_bytes, in.adapter.adapter_bytes);
+  const std::optional<std::uint64_t> copies = floor_div(in.budget_bytes, in.adapter.merged_bytes);
+  if (!slots || !copies) {
+    return Error{"LoRA: the adapter or merged size is not a positive number of bytes, or the memory budget holds "
+                 "2^63 or more of them: check the adapter and the device's memory"};
+  }
+  r.resident_adapters = *slots > 0 ? *slots - 1 : 0;
+  r.merged_copies = *copies;
   return r;
 }
 

@@ -5,6 +5,8 @@
 #include <string>
 #include <utility>
 
+#include "edgeplan/core/limits.hpp"
+
 namespace edgeplan {
 namespace {
 
@@ -133,12 +135,6 @@ const std::vector<std::string>& architectures() {
   return names;
 }
 
-std::optional<std::string> layers_beyond_limit(std::uint32_t layers) {
-  if (layers <= kMaxLayers) return std::nullopt;
-  return "(" + std::to_string(layers) + ") is above edgeplan's limit of " + std::to_string(kMaxLayers) +
-         " layers: give the model's real layer count";
-}
-
 bool is_sliding_layer(const ModelSpec& m, std::uint32_t layer) {
   if (!m.sliding_window || m.sliding_window->pattern == 0) return false;
   return layer % m.sliding_window->pattern != m.sliding_window->pattern - 1;
@@ -230,6 +226,10 @@ Result<WeightSize> weight_size(const ModelSpec& m, const FileType& ft) {
   }
   if (m.vocab) {
     const auto [bytes, active] = tensor_rule_bytes(m, ft);
+    if (bytes > limits::kWeightBytes) {
+      return Error{"model '" + m.name + "' would hold " + std::to_string(bytes / 0x1p60) + " EiB of weights in " +
+                   std::string(ft.name) + ": more than the 1 EiB edgeplan plans for (check its shape)"};
+    }
     return WeightSize{bytes, active, bytes * 8 / *params, SizeSource::tensor_rules};
   }
   if (params) {

@@ -117,20 +117,20 @@ double Fields::number_or(std::string_view key, Range range, double fallback) {
   return optional_number(key, range).value_or(fallback);
 }
 
-std::optional<std::uint32_t> Fields::optional_count(std::string_view key, std::uint32_t min) {
+std::optional<std::uint32_t> Fields::optional_count(std::string_view key, CountRange range) {
   const toml::node* n = find(key);
   if (!n) return std::nullopt;
   auto i = n->as_integer();
   if (auto f = n->as_floating_point()) fail(key, "must be a whole number (got " + show(f->get()) + ")");
   if (!i) fail(key, "must be a whole number, not " + type_name(*n));
   const std::int64_t v = i->get();
-  if (v < static_cast<std::int64_t>(min)) fail(key, fmt::format("must be at least {} (got {})", min, v));
-  if (v > 0xFFFFFFFFLL) fail(key, fmt::format("is too large (got {})", v));
+  if (v < std::int64_t{range.min}) fail(key, fmt::format("must be at least {} (got {})", range.min, v));
+  if (v > std::int64_t{range.max}) fail(key, fmt::format("must be at most {} (got {})", range.max, v));
   return static_cast<std::uint32_t>(v);
 }
 
-std::uint32_t Fields::count(std::string_view key, std::uint32_t min) {
-  auto v = optional_count(key, min);
+std::uint32_t Fields::count(std::string_view key, CountRange range) {
+  auto v = optional_count(key, range);
   if (!v) missing(key);
   return *v;
 }

@@ -8,6 +8,7 @@
 #include <fstream>
 #include <limits>
 #include <memory>
+#include <numeric>
 #include <set>
 #include <stdexcept>
 
@@ -164,6 +165,22 @@ class Parser {
         fail(tensor_at[i], fmt::format("tensor {}: its {} bytes of data at offset {} run past the end of the file",
                                        t.name, t.bytes, t.offset));
       }
+    }
+    // No two tensors share a byte of data: in order of offset, each starts at or after the end of the one before
+    // (which, none overlapping so far, ends last).
+    std::vector<std::size_t> order(f.tensors.size());
+    std::iota(order.begin(), order.end(), std::size_t{0});
+    std::ranges::stable_sort(order, {}, [&](std::size_t i) { return f.tensors[i].offset; });
+    const GgufTensor* last = nullptr;
+    for (const std::size_t i : order) {
+      const GgufTensor& t = f.tensors[i];
+      if (t.bytes == 0) continue;
+      if (last && t.offset < last->offset + last->bytes) {
+        fail(tensor_at[i], fmt::format("tensors '{}' and '{}' overlap at bytes {}-{}", last->name, t.name,
+                                       f.data_offset + t.offset,
+                                       f.data_offset + std::min(last->offset + last->bytes, t.offset + t.bytes) - 1));
+      }
+      last = &t;
     }
     return f;
   }

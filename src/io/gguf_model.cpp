@@ -19,7 +19,8 @@ struct Meta {
   [[noreturn]] void fail(const std::string& what) const { throw std::runtime_error(display + ": " + what); }
 
   // A count stored as an integer or a per-layer array of integers (the largest entry).
-  std::optional<std::uint32_t> optional_count(const std::string& suffix, std::uint32_t min = 1) const {
+  // Refused outside `range` (core/limits.hpp) before it is narrowed.
+  std::optional<std::uint32_t> optional_count(const std::string& suffix, CountRange range) const {
     const std::string key = arch + "." + suffix;
     const GgufValue* v = file.find(key);
     if (!v) return std::nullopt;
@@ -32,12 +33,13 @@ struct Meta {
         n = std::max(n.value_or(0), *x);
       }
     }
-    if (!n || *n < min || *n > 0xffffffffu) fail(fmt::format("{} must be a whole number of at least {}", key, min));
+    if (!n || *n < range.min) fail(fmt::format("{} must be a whole number of at least {}", key, range.min));
+    if (*n > range.max) fail(fmt::format("{} must be at most {} (got {})", key, range.max, *n));
     return static_cast<std::uint32_t>(*n);
   }
 
-  std::uint32_t count(const std::string& suffix) const {
-    if (auto v = optional_count(suffix)) return *v;
+  std::uint32_t count(const std::string& suffix, CountRange range) const {
+    if (auto v = optional_count(suffix, range)) return *v;
     fail(arch + "." + suffix + " is missing");
   }
 };
@@ -62,42 +64,48 @@ ModelSpec read_model(const GgufFile& f, const std::string& name, const std::stri
   ModelSpec m;
   m.name = name;
   m.arch = *arch;
-  m.layers = meta.count("block_count");
-  if (auto e = layers_beyond_limit(m.layers)) meta.fail(*arch + ".block_count " + *e);
-  m.hidden = meta.count("embedding_length");
-  m.heads = meta.count("attention.head_count");
-  m.kv_heads = meta.optional_count("attention.head_count_kv").value_or(m.heads);
-  m.head_dim = meta.optional_count("attention.key_length").value_or(m.hidden / m.heads);
-  m.ffn = meta.optional_count("feed_forward_length").value_or(0);
-  m.context_tokens = meta.optional_count("context_length");
+  m.layers = meta.count("block_count", layers_range);
+  m.hidden = meta.count("embedding_length", width_range);
+  m.heads = meta.count("attention.head_count", heads_range);
+  m.kv_heads = meta.optional_count("attention.head_count_kv", heads_range).value_or(m.heads);
+  if (!f.find(*arch + ".attention.key_length") && m.hidden < m.heads) {
+    meta.fail(fmt::format("{}.embedding_length ({}) must be at least {}.attention.head_count ({}) when "
+                          "attention.key_length is not given", m.arch, m.hidden, m.arch, m.heads));
+  }
+  m.head_dim = meta.optional_count("attention.key_length", head_dim_range).value_or(m.hidden / m.heads);
+  m.ffn = meta.optional_count("feed_forward_length", width_range).value_or(0);
+  m.context_tokens = meta.optional_count("context_length", context_range);
   const GgufTensor* embd = tensor(f, "token_embd.weight");
   if (!embd || embd->dims.size() != 2) meta.fail("token_embd.weight (2-D) is missing");
-  if (embd->dims[1] > 0xffffffffu) meta.fail("token_embd.weight has more rows than edgeplan counts");
+  if (embd->dims[1] < vocab_range.min || embd->dims[1] > vocab_range.max) {
+    meta.fail(fmt::format("token_embd.weight has {} rows: the vocabulary must be from {} to {}", embd->dims[1],
+                          vocab_range.min, vocab_range.max));
+  }
   m.vocab = static_cast<std::uint32_t>(embd->dims[1]);
   m.tied_embeddings = tensor(f, "output.weight") == nullptr;
   m.qkv_bias = tensor(f, "blk.0.attn_q.bias") != nullptr;
   m.rope_freqs = tensor(f, "rope_freqs.weight") != nullptr;
-  if (auto experts = meta.optional_count("expert_count", 0); experts && *experts > 1) {
-    m.moe = MoeSpec{*experts, meta.count("expert_used_count"),
-                    meta.optional_count("expert_feed_forward_length").value_or(m.ffn),
-                    meta.optional_count("expert_shared_count", 0).value_or(0),
-                    meta.optional_count("leading_dense_block_count", 0).value_or(0)};
+  if (auto experts = meta.optional_count("expert_count", optional_experts_range); experts && *experts > 1) {
+    m.moe = MoeSpec{*experts, meta.count("expert_used_count", used_range),
+                    meta.optional_count("expert_feed_forward_length", width_range).value_or(m.ffn),
+                    meta.optional_count("expert_shared_count", optional_experts_range).value_or(0),
+                    meta.optional_count("leading_dense_block_count", dense_layers_range).value_or(0)};
   }
-  if (m.ffn == 0) m.ffn = m.moe ? m.moe->expert_ffn : meta.count("feed_forward_length");
-  if (auto rank = meta.optional_count("attention.kv_lora_rank")) {
-    const std::uint32_t rope = meta.count("rope.dimension_count");
-    const std::uint32_t key = meta.optional_count("attention.key_length_mla").value_or(m.head_dim);
-    const std::uint32_t value = meta.optional_count("attention.value_length_mla")
-                                    .value_or(meta.optional_count("attention.value_length").value_or(m.head_dim));
+  if (m.ffn == 0) m.ffn = m.moe ? m.moe->expert_ffn : meta.count("feed_forward_length", width_range);
+  if (auto rank = meta.optional_count("attention.kv_lora_rank", width_range)) {
+    const std::uint32_t rope = meta.count("rope.dimension_count", head_dim_range);
+    const std::uint32_t key = meta.optional_count("attention.key_length_mla", head_dim_range).value_or(m.head_dim);
+    const std::uint32_t value = meta.optional_count("attention.value_length_mla", head_dim_range)
+                                    .value_or(meta.optional_count("attention.value_length", head_dim_range).value_or(m.head_dim));
     if (key <= rope) meta.fail("attention.key_length must exceed rope.dimension_count");
-    m.mla = MlaSpec{*rank, meta.optional_count("attention.q_lora_rank", 0).value_or(0), rope, key - rope, value};
+    m.mla = MlaSpec{*rank, meta.optional_count("attention.q_lora_rank", optional_width_range).value_or(0), rope, key - rope, value};
     m.kv_heads = m.heads;
     m.head_dim = value;
   }
-  if (auto window = meta.optional_count("attention.sliding_window")) {
+  if (auto window = meta.optional_count("attention.sliding_window", context_range)) {
     // llama.cpp fixes the pattern for Gemma 2 (alternating) and Gemma 3 (one global in 6) unless stated.
     const std::uint32_t fallback = m.arch == "gemma2" ? 2 : m.arch == "gemma3" ? 6 : 0;
-    const std::uint32_t pattern = meta.optional_count("attention.sliding_window_pattern", 2).value_or(fallback);
+    const std::uint32_t pattern = meta.optional_count("attention.sliding_window_pattern", pattern_range).value_or(fallback);
     if (pattern > 0) m.sliding_window = SlidingWindow{*window, pattern};
   }
   // The file's own size for its file type: every tensor's bytes, expert stacks read at used / experts.

@@ -29,7 +29,7 @@ Result<OpGraph> load_graph(const ProfileText& text, const std::vector<Override>&
     OpGraph g;
     f.optional_string("description");
     f.optional_string("source");
-    g.seq_tokens = f.count("seq");
+    g.seq_tokens = f.count("seq", {1, limits::kPromptTokens});
     std::vector<Fields> ops = f.tables("ops");
     if (ops.empty()) f.fail({}, "needs at least one [[ops]] entry (name, kind, flops or bytes, handoff_bytes)");
     for (Fields& entry : ops) {

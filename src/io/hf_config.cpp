@@ -36,18 +36,20 @@ class Config {
     return nullptr;
   }
 
-  std::optional<std::uint32_t> optional_count(const std::string& key, std::uint32_t min = 1) const {
+  // A whole number in `range` (core/limits.hpp), refused outside it before it is narrowed.
+  std::optional<std::uint32_t> optional_count(const std::string& key, CountRange range) const {
     const nlohmann::json* v = find(key);
     if (!v) return std::nullopt;
-    if (!v->is_number_integer() || v->get<std::int64_t>() < min ||
-        v->get<std::int64_t>() > std::numeric_limits<std::uint32_t>::max()) {
-      fail(fmt::format("{} must be a whole number of at least {} (got {})", key, min, v->dump()));
+    // The JSON parser keeps every integer of 0 or more as unsigned: a signed one is negative.
+    if (!v->is_number_unsigned() || v->get<std::uint64_t>() < range.min) {
+      fail(fmt::format("{} must be a whole number of at least {} (got {})", key, range.min, v->dump()));
     }
-    return static_cast<std::uint32_t>(v->get<std::int64_t>());
+    if (v->get<std::uint64_t>() > range.max) fail(fmt::format("{} must be at most {} (got {})", key, range.max, v->dump()));
+    return static_cast<std::uint32_t>(v->get<std::uint64_t>());
   }
 
-  std::uint32_t count(const std::string& key, std::uint32_t min = 1) const {
-    if (auto v = optional_count(key, min)) return *v;
+  std::uint32_t count(const std::string& key, CountRange range) const {
+    if (auto v = optional_count(key, range)) return *v;
     fail(key + " is missing");
   }
 
@@ -82,13 +84,14 @@ const std::vector<std::pair<std::string, std::string>> kModelTypes{
 
 // One global layer in every `pattern`, read from sliding_window_pattern or layer_types.
 std::uint32_t window_pattern(const Config& c) {
-  if (auto p = c.optional_count("sliding_window_pattern", 2)) return *p;
+  if (auto p = c.optional_count("sliding_window_pattern", pattern_range)) return *p;
   const nlohmann::json* types = c.find("layer_types");
   if (!types) c.fail("sliding_window needs sliding_window_pattern or layer_types");
   if (!types->is_array()) c.fail("layer_types must be an array of strings");
   std::uint32_t pattern = 0;
   for (std::size_t i = 0; i < types->size(); ++i) {
     if ((*types)[i] == "full_attention") {
+      if (i + 1 > pattern_range.max) c.fail(fmt::format("layer_types: the pattern is longer than {}", pattern_range.max));
       pattern = static_cast<std::uint32_t>(i + 1);
       break;
     }
@@ -117,39 +120,42 @@ ModelSpec read_config(const Config& c, const std::string& name) {
     c.fail(fmt::format("model_type \"{}\" is not supported; supported: {}{}", *type, fmt::join(known, ", "),
                        did_you_mean(*type, known)));
   }
-  m.layers = c.count("num_hidden_layers");
-  if (auto e = layers_beyond_limit(m.layers)) c.fail("num_hidden_layers " + *e);
-  m.hidden = c.count("hidden_size");
-  m.heads = c.count("num_attention_heads");
-  m.kv_heads = c.optional_count("num_key_value_heads").value_or(m.heads);
+  m.layers = c.count("num_hidden_layers", layers_range);
+  m.hidden = c.count("hidden_size", width_range);
+  m.heads = c.count("num_attention_heads", heads_range);
+  m.kv_heads = c.optional_count("num_key_value_heads", heads_range).value_or(m.heads);
   if (m.heads % m.kv_heads != 0) {
     c.fail(fmt::format("num_key_value_heads ({}) must divide num_attention_heads ({})", m.kv_heads, m.heads));
   }
-  m.head_dim = c.optional_count("head_dim").value_or(m.hidden / m.heads);
-  m.ffn = c.count("intermediate_size");
-  m.vocab = c.count("vocab_size");
-  m.context_tokens = c.optional_count("max_position_embeddings");
+  if (!c.find("head_dim") && m.hidden < m.heads) {
+    c.fail(fmt::format("hidden_size ({}) must be at least num_attention_heads ({}) when head_dim is not given", m.hidden,
+                       m.heads));
+  }
+  m.head_dim = c.optional_count("head_dim", head_dim_range).value_or(m.hidden / m.heads);
+  m.ffn = c.count("intermediate_size", width_range);
+  m.vocab = c.count("vocab_size", vocab_range);
+  m.context_tokens = c.optional_count("max_position_embeddings", context_range);
   m.tied_embeddings = c.boolean_or("tie_word_embeddings", true);  // transformers' default
   m.qkv_bias = m.arch == "qwen2";
   if (const nlohmann::json* rope = c.find("rope_scaling"); rope && rope->is_object()) {
     m.rope_freqs = m.arch == "llama" && rope->value("rope_type", std::string()) == "llama3";
   }
   if (*type == "mixtral") {
-    m.moe = MoeSpec{c.count("num_local_experts", 2), c.count("num_experts_per_tok"), m.ffn, 0, 0};
+    m.moe = MoeSpec{c.count("num_local_experts", experts_range), c.count("num_experts_per_tok", used_range), m.ffn, 0, 0};
   } else if (*type == "qwen3_moe") {
-    m.moe = MoeSpec{c.count("num_experts", 2), c.count("num_experts_per_tok"), c.count("moe_intermediate_size"), 0, 0};
+    m.moe = MoeSpec{c.count("num_experts", experts_range), c.count("num_experts_per_tok", used_range), c.count("moe_intermediate_size", width_range), 0, 0};
   } else if (m.arch == "deepseek2") {
-    m.moe = MoeSpec{c.count("n_routed_experts", 2), c.count("num_experts_per_tok"), c.count("moe_intermediate_size"),
-                    c.optional_count("n_shared_experts", 0).value_or(0),
-                    c.optional_count("first_k_dense_replace", 0).value_or(0)};
-    m.mla = MlaSpec{c.count("kv_lora_rank"), c.optional_count("q_lora_rank", 0).value_or(0),
-                    c.count("qk_rope_head_dim"), c.count("qk_nope_head_dim"), c.count("v_head_dim")};
+    m.moe = MoeSpec{c.count("n_routed_experts", experts_range), c.count("num_experts_per_tok", used_range), c.count("moe_intermediate_size", width_range),
+                    c.optional_count("n_shared_experts", optional_experts_range).value_or(0),
+                    c.optional_count("first_k_dense_replace", dense_layers_range).value_or(0)};
+    m.mla = MlaSpec{c.count("kv_lora_rank", width_range), c.optional_count("q_lora_rank", optional_width_range).value_or(0),
+                    c.count("qk_rope_head_dim", head_dim_range), c.count("qk_nope_head_dim", head_dim_range), c.count("v_head_dim", head_dim_range)};
     m.kv_heads = m.heads;
     m.head_dim = m.mla->v_head_dim;
   }
   if (m.moe && m.moe->used > m.moe->experts) c.fail("num_experts_per_tok exceeds the number of experts");
-  if (m.arch == "gemma2") m.sliding_window = SlidingWindow{c.count("sliding_window"), 2};
-  if (m.arch == "gemma3") m.sliding_window = SlidingWindow{c.count("sliding_window"), window_pattern(c)};
+  if (m.arch == "gemma2") m.sliding_window = SlidingWindow{c.count("sliding_window", context_range), 2};
+  if (m.arch == "gemma3") m.sliding_window = SlidingWindow{c.count("sliding_window", context_range), window_pattern(c)};
   return m;
 }
 

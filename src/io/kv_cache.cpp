@@ -5,8 +5,8 @@ namespace edgeplan::io {
 
 void read_device_kv_cache(Fields& f, DeviceSpec& d) {
   if (auto k = f.table("kv_cache")) {
-    d.kv_cache.pad_tokens = k->optional_count("pad_tokens").value_or(d.kv_cache.pad_tokens);
-    d.kv_cache.ubatch_tokens = k->optional_count("ubatch_tokens").value_or(d.kv_cache.ubatch_tokens);
+    d.kv_cache.pad_tokens = k->optional_count("pad_tokens", {1, limits::kContextTokens}).value_or(d.kv_cache.pad_tokens);
+    d.kv_cache.ubatch_tokens = k->optional_count("ubatch_tokens", {1, limits::kPromptTokens}).value_or(d.kv_cache.ubatch_tokens);
     k->finish();
   }
 }

@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "edgeplan/core/limits.hpp"
 #include "edgeplan/core/units.hpp"
 #include "edgeplan/io/profiles.hpp"
 
@@ -65,6 +66,15 @@ Result<GgufLora> read_lora_adapter(const GgufFile& f, const std::string& display
     const GgufTensor* b = found->second;
     if (a.dims.size() != 2 || b->dims.size() != 2 || a.dims[1] != b->dims[0]) {
       return Error{fmt::format("{}: {} and {}.lora_b are not [d_in, rank] and [rank, d_out]", display, a.name, base)};
+    }
+    if (a.dims[1] < 1 || a.dims[1] > limits::kLoraRank) {
+      return Error{fmt::format("{}: {} has rank {} (expected 1 to {})", display, a.name, a.dims[1], limits::kLoraRank)};
+    }
+    for (const std::uint64_t d : {a.dims[0], b->dims[1]}) {
+      if (d < 1 || d > limits::kWidth) {
+        return Error{fmt::format("{}: {} adapts a matrix of {} x {} (each side must be from 1 to {})", display, base,
+                                 a.dims[0], b->dims[1], limits::kWidth)};
+      }
     }
     out.matrices.push_back({without_layer(base), {a.dims[0], b->dims[1]}, a.dims[1],
                             static_cast<double>(a.bytes + b->bytes)});

@@ -227,17 +227,16 @@ Result<ModelSpec> load_model(const ProfileText& text, const std::vector<Override
     f.optional_string("description");
     f.optional_string("source");
     m.params = f.optional_number("params", Range::positive);
-    m.layers = f.count("layers");
-    if (auto e = layers_beyond_limit(m.layers)) f.fail("layers", *e);
-    m.hidden = f.count("hidden");
-    m.heads = f.count("heads");
-    m.kv_heads = f.count("kv_heads");
+    m.layers = f.count("layers", layers_range);
+    m.hidden = f.count("hidden", width_range);
+    m.heads = f.count("heads", heads_range);
+    m.kv_heads = f.count("kv_heads", heads_range);
     if (m.heads % m.kv_heads != 0) {
       f.fail("kv_heads", fmt::format("({}) must divide {} ({})", m.kv_heads, f.full_key("heads"), m.heads));
     }
-    m.head_dim = f.count("head_dim");
-    m.ffn = f.count("ffn");
-    m.vocab = f.optional_count("vocab");
+    m.head_dim = f.count("head_dim", head_dim_range);
+    m.ffn = f.count("ffn", width_range);
+    m.vocab = f.optional_count("vocab", vocab_range);
     m.tied_embeddings = f.boolean_or("tied_embeddings", false);
     m.qkv_bias = f.boolean_or("qkv_bias", false);
     m.rope_freqs = f.boolean_or("rope_freqs", false);

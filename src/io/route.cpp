@@ -66,8 +66,8 @@ Result<std::vector<RouteRequest>> load_requests(const ProfileText& text) {
       RouteRequest r;
       r.name = e.string("name");
       r.privacy = read_privacy(e, "privacy", privacy_names());
-      r.input_tok = e.count("input_tok", 0);
-      r.output_tok = e.count("output_tok", 1);
+      r.input_tok = e.count("input_tok", {0, limits::kRequestTokens});
+      r.output_tok = e.count("output_tok", {1, limits::kRequestTokens});
       r.slo_s = e.number("slo_s", Range::positive);
       e.finish();
       out.push_back(std::move(r));
@@ -142,8 +142,9 @@ std::optional<std::string> RecordReader::set_number(Column c, double v, RouteReq
     case input_tok:
     case output_tok: {
       const double min = c == input_tok ? 0 : 1;
-      if (v != std::floor(v) || v < min || v > 1e9) {
-        return fmt::format("{} must be a whole number from {} to 1000000000 (got {})", kColumnNames[c], min, v);
+      if (v != std::floor(v) || v < min || v > limits::kRequestTokens) {
+        return fmt::format("{} must be a whole number from {} to {} (got {})", kColumnNames[c], min,
+                           limits::kRequestTokens, v);
       }
       (c == input_tok ? r.input_tok : r.output_tok) = v;
       return std::nullopt;

@@ -109,7 +109,7 @@ std::vector<BadCase> cases() {
       {"model-huge-layers", "m.toml",
        "params = 8e9\nlayers = 99999999999\nhidden = 4096\nheads = 32\n"
        "kv_heads = 8\nhead_dim = 128\nffn = 11008\n",
-       kKvModel, "{file}:2:10: model.layers is too large (got 99999999999)"},
+       kKvModel, "{file}:2:10: model.layers must be at most 65536 (got 99999999999)"},
       {"model-fractional-heads", "m.toml",
        "params = 8e9\nlayers = 32\nhidden = 4096\nheads = 32.5\nkv_heads = 8\n"
        "head_dim = 128\nffn = 11008\n",

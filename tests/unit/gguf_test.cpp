@@ -7,6 +7,8 @@
 #include <fstream>
 #include <filesystem>
 
+#include <fmt/format.h>
+
 #include "edgeplan/io/lora.hpp"
 #include "gguf_builder.hpp"
 
@@ -123,6 +125,22 @@ TEST(Gguf, RejectsBadTensors) {
   dup.u64(2).u64(0).tensor("w", {4}, 0, 0).tensor("w", {4}, 0, 32);
   dup.pad_to(512);
   EXPECT_EQ(error_of(dup.read()), "mem.gguf: byte 57: duplicate tensor w");
+}
+
+// 2000 tensors of 8 F32 weights all at offset 0 were read as 2000 x 32 bytes of weights in a 156 KB file.
+TEST(Gguf, RejectsTensorsThatShareData) {
+  Builder same;
+  same.u64(2000).u64(0);
+  for (int i = 0; i < 2000; ++i) same.tensor("w" + std::to_string(i), {8}, 0, 0);
+  const std::size_t infos_end = same.size();
+  same.pad_to(infos_end + 64);
+  const std::size_t data = (infos_end + 31) / 32 * 32;
+  EXPECT_EQ(error_of(same.read()), fmt::format("mem.gguf: byte 58: tensors 'w0' and 'w1' overlap at bytes {}-{}",
+                                               data, data + 31));
+  Builder apart;  // each tensor's data just after the one before: no overlap
+  apart.u64(3).u64(0).tensor("a", {8}, 0, 64).tensor("b", {16}, 0, 0).tensor("c", {8}, 0, 96);
+  apart.pad_to(512);
+  EXPECT_TRUE(apart.read().ok()) << error_of(apart.read());
 }
 
 TEST(Gguf, RejectsBadMetadata) {

@@ -67,7 +67,7 @@ TEST(Lora, MatricesFromAFile) {
 TEST(Lora, ChapterPlan) {
   const LoraAdapter a = lora_adapter(ref_8b(LoraShapes::chapter), 16, all(), 2);
   const double budget = kv_budget_bytes(8 * 1073741824.0, 0.8 * 1073741824.0, 5.184e9);
-  const LoraResult r = lora_plan(phone(), {a, budget});
+  const LoraResult r = *lora_plan(phone(), {a, budget});
   EXPECT_NEAR(r.unload_load_s * 1e6, 1727.1, 0.05);
   EXPECT_NEAR(r.swap_s * 1e6, 1977.1, 0.05);
   EXPECT_NEAR(r.memory_ratio * 100, 0.45, 0.005);
@@ -77,11 +77,19 @@ TEST(Lora, ChapterPlan) {
 
 TEST(Lora, NoRoomMeansNoAdapters) {
   const LoraAdapter a{100, 1000};
-  EXPECT_EQ(lora_plan(phone(), {a, -5}).resident_adapters, 0u);
-  EXPECT_EQ(lora_plan(phone(), {a, 99}).resident_adapters, 0u);
-  EXPECT_EQ(lora_plan(phone(), {a, 100}).resident_adapters, 0u);  // one slot: the staging slot
-  EXPECT_EQ(lora_plan(phone(), {a, 250}).resident_adapters, 1u);
-  EXPECT_EQ(lora_plan(phone(), {a, 2000}).merged_copies, 2u);
+  EXPECT_EQ(lora_plan(phone(), {a, -5})->resident_adapters, 0u);
+  EXPECT_EQ(lora_plan(phone(), {a, 99})->resident_adapters, 0u);
+  EXPECT_EQ(lora_plan(phone(), {a, 100})->resident_adapters, 0u);  // one slot: the staging slot
+  EXPECT_EQ(lora_plan(phone(), {a, 250})->resident_adapters, 1u);
+  EXPECT_EQ(lora_plan(phone(), {a, 2000})->merged_copies, 2u);
+}
+
+// A rank-0 adapter (0 bytes) reached an infinity-to-integer cast; a count past 2^63 is an error too.
+TEST(Lora, PlanRefusesCountsThatAreNotCounts) {
+  EXPECT_FALSE(lora_plan(phone(), {LoraAdapter{0, 1000}, 1e9}).ok());
+  EXPECT_FALSE(lora_plan(phone(), {LoraAdapter{100, 0}, 1e9}).ok());
+  EXPECT_FALSE(lora_plan(phone(), {LoraAdapter{1, 1}, 1e24}).ok());
+  EXPECT_EQ(lora_plan(phone(), {LoraAdapter{1, 1}, 1e18})->merged_copies, 1000000000000000000u);
 }
 
 }  // namespace

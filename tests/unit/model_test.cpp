@@ -1,3 +1,4 @@
+#include "edgeplan/core/limits.hpp"
 #include "edgeplan/core/model.hpp"
 
 #include <gtest/gtest.h>
@@ -30,20 +31,14 @@ TEST(Model, Llama32_1BQ4KMMatchesLlamaCpp) {
 TEST(Model, SizesCostTheSameForAnyLayerCount) {
   ModelSpec m = llama32_1b();
   const std::size_t small = llama_tensors(m).size();
-  m.layers = kMaxLayers;
+  m.layers = limits::kLayers;
   EXPECT_LE(llama_tensors(m).size(), small * 2);
   ModelSpec one = m;
   one.layers = 1;
   one.vocab = 0;
   const double layer = *param_count(one) - 2048 - 32;  // less output_norm and rope_freqs
-  EXPECT_EQ(*param_count(m), 2048.0 * 128256 + 2048 + 32 + layer * kMaxLayers);
+  EXPECT_EQ(*param_count(m), 2048.0 * 128256 + 2048 + 32 + layer * limits::kLayers);
   EXPECT_EQ(weight_size(m, *find_file_type("F32"))->bytes, *param_count(m) * 4);
-}
-
-TEST(Model, LayerLimit) {
-  EXPECT_EQ(layers_beyond_limit(kMaxLayers), std::nullopt);
-  EXPECT_EQ(layers_beyond_limit(100000000),
-            "(100000000) is above edgeplan's limit of 65536 layers: give the model's real layer count");
 }
 
 TEST(Model, StatedBitsWinOverRules) {

@@ -71,7 +71,8 @@ struct LoraResult {
   std::uint64_t merged_copies = 0;     // floor(budget / merged): 0 means a merged copy does not fit
 };
 
-// Requires device.lora.
-LoraResult lora_plan(const DeviceSpec& device, const LoraInputs& in);
+// Requires device.lora. Fails when the adapter or merged size is not a positive finite number of bytes, or the
+// budget holds 2^63 or more of them.
+Result<LoraResult> lora_plan(const DeviceSpec& device, const LoraInputs& in);
 
 }  // namespace edgeplan

@@ -78,13 +78,6 @@ struct ModelSpec {
   LoraShapes lora_shapes = LoraShapes::real;  // lora_shapes = "chapter" in the profile: the chapter's sizes
 };
 
-// The most decoder blocks edgeplan plans for (published models have under 200): more, in a model profile,
-// a config.json or a GGUF file, is an error (docs/profiles.md, "layers").
-constexpr std::uint32_t kMaxLayers = 65536;
-
-// What a loader says after the key of a layer count above kMaxLayers; nullopt within the limit.
-std::optional<std::string> layers_beyond_limit(std::uint32_t layers);
-
 // Whether layer i of m attends through a sliding window (always false without one).
 bool is_sliding_layer(const ModelSpec& m, std::uint32_t layer);
 

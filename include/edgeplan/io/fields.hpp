@@ -15,6 +15,8 @@
 
 #include <toml++/toml.h>
 
+#include "edgeplan/core/limits.hpp"
+
 namespace edgeplan::io {
 
 struct FieldError : std::runtime_error {
@@ -49,8 +51,9 @@ class Fields {
   double number(std::string_view key, Range range);
   std::optional<double> optional_number(std::string_view key, Range range);
   double number_or(std::string_view key, Range range, double fallback);
-  std::uint32_t count(std::string_view key, std::uint32_t min = 1);  // a whole number >= min
-  std::optional<std::uint32_t> optional_count(std::string_view key, std::uint32_t min = 1);
+  // A whole number in `range` (core/limits.hpp), refused outside it before it is narrowed.
+  std::uint32_t count(std::string_view key, CountRange range);
+  std::optional<std::uint32_t> optional_count(std::string_view key, CountRange range);
   std::string string(std::string_view key);
   std::optional<std::string> optional_string(std::string_view key);
   bool boolean(std::string_view key);
