@@ -11,7 +11,9 @@
 
 #include "edgeplan/io/model_file.hpp"
 #include "edgeplan/io/toml_text.hpp"
+#include "edgeplan/io/input_file.hpp"
 #include "edgeplan/io/suggest.hpp"
+#include "edgeplan/io/text.hpp"
 
 namespace edgeplan::io {
 namespace {
@@ -41,7 +43,7 @@ class Config {
     if (!v) return std::nullopt;
     if (!v->is_number_integer() || v->get<std::int64_t>() < min ||
         v->get<std::int64_t>() > std::numeric_limits<std::uint32_t>::max()) {
-      fail(fmt::format("{} must be a whole number of at least {} (got {})", key, min, v->dump()));
+      fail(fmt::format("{} must be a whole number of at least {} (got {})", key, min, clipped(v->dump(-1, ' ', false, nlohmann::json::error_handler_t::replace))));
     }
     return static_cast<std::uint32_t>(v->get<std::int64_t>());
   }
@@ -54,14 +56,14 @@ class Config {
   std::optional<std::string> string(const std::string& key) const {
     const nlohmann::json* v = find(key);
     if (!v) return std::nullopt;
-    if (!v->is_string()) fail(fmt::format("{} must be a string (got {})", key, v->dump()));
+    if (!v->is_string()) fail(fmt::format("{} must be a string (got {})", key, clipped(v->dump(-1, ' ', false, nlohmann::json::error_handler_t::replace))));
     return v->get<std::string>();
   }
 
   bool boolean_or(const std::string& key, bool fallback) const {
     const nlohmann::json* v = find(key);
     if (!v) return fallback;
-    if (!v->is_boolean()) fail(fmt::format("{} must be true or false (got {})", key, v->dump()));
+    if (!v->is_boolean()) fail(fmt::format("{} must be true or false (got {})", key, clipped(v->dump(-1, ' ', false, nlohmann::json::error_handler_t::replace))));
     return v->get<bool>();
   }
 
@@ -114,7 +116,7 @@ ModelSpec read_config(const Config& c, const std::string& name) {
     if (t == *type) m.arch = arch;
   }
   if (std::find(known.begin(), known.end(), *type) == known.end()) {
-    c.fail(fmt::format("model_type \"{}\" is not supported; supported: {}{}", *type, fmt::join(known, ", "),
+    c.fail(fmt::format("model_type \"{}\" is not supported; supported: {}{}", clipped(*type), fmt::join(known, ", "),
                        did_you_mean(*type, known)));
   }
   m.layers = c.count("num_hidden_layers");
@@ -192,8 +194,8 @@ Result<ProfileText> model_file_profile(const std::string& path) {
     if (!m) return m.error();
     return ProfileText{m->name, path, path, model_profile_toml(*m, path)};
   }
-  const auto text = read_text_file(path);
-  if (!text) return Error{fmt::format("cannot read model file '{}': no such file", path)};
+  const auto text = read_input(path, kMaxConfigJsonBytes, "a config.json");
+  if (!text) return Error{fmt::format("cannot read model file '{}': {}", path, text.error().message)};
   auto m = model_from_hf_config(*text, model_file_name(path), path);
   if (!m) return m.error();
   return ProfileText{m->name, path, path, model_profile_toml(*m, path)};
