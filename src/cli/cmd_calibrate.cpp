@@ -11,6 +11,7 @@
 #include "edgeplan/core/decode.hpp"
 #include "edgeplan/core/prefill.hpp"
 #include "edgeplan/core/units.hpp"
+#include "edgeplan/io/input_file.hpp"
 #include "edgeplan/io/llama_bench.hpp"
 #include "edgeplan/io/toml_text.hpp"
 
@@ -39,11 +40,9 @@ double predict(const Point& p, const DeviceSpec& d) {
 }
 
 std::string read_text(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw UsageError(fmt::format("cannot read llama-bench results '{}': no such file", path));
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
+  auto text = io::read_input(path, io::kMaxBenchResultsBytes, "llama-bench results");
+  if (!text) throw UsageError(fmt::format("cannot read llama-bench results '{}': {}", path, text.error().message));
+  return std::move(*text);
 }
 
 std::vector<std::string> key_path(const std::string& key) {

@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 
 #include "cli/command.hpp"
+#include "edgeplan/io/toml_parse.hpp"
 
 namespace edgeplan::cli {
 namespace {
@@ -10,12 +11,8 @@ namespace {
 const std::vector<std::string> kKinds{"devices", "models", "graphs", "clouds", "requests"};
 
 std::string description_of(const io::ProfileText& p) {
-  try {
-    const toml::table t = toml::parse(p.text, p.display);
-    return t["description"].value_or(std::string());
-  } catch (const toml::parse_error&) {
-    return "(invalid TOML)";
-  }
+  const auto t = io::parse_toml(p.text, p.display);
+  return t ? (*t)["description"].value_or(std::string()) : "(invalid TOML)";
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include "edgeplan/core/decode.hpp"
 #include "edgeplan/core/prefill.hpp"
 #include "edgeplan/core/route.hpp"
+#include "edgeplan/io/input_file.hpp"
 #include "edgeplan/io/route.hpp"
 
 namespace edgeplan::cli {
@@ -91,9 +92,9 @@ std::vector<CloudSpec> load_clouds(const RouteOptions& o, const Context& ctx, io
 }
 
 std::ifstream open_records(const std::string& path, const std::string& option) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw UsageError(fmt::format("{} {}: cannot open the file", option, path));
-  return in;
+  auto file = io::open_input(path);
+  if (!file) throw UsageError(fmt::format("{} {}: cannot read the file: {}", option, path, file.error().message));
+  return std::move(file->stream);
 }
 
 std::vector<RouteRequest> load_request_list(const std::string& arg, const Context& ctx, io::Report& r) {

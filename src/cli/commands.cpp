@@ -22,6 +22,7 @@
 #include "edgeplan/io/suggest.hpp"
 #include "edgeplan/io/sweep.hpp"
 #include "edgeplan/io/warnings.hpp"
+#include "edgeplan/io/text.hpp"
 
 namespace edgeplan::cli {
 namespace {
@@ -445,7 +446,14 @@ double parse_number(const std::string& text, const std::string& what) {
   return v;
 }
 
-int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
+namespace {
+
+// Warnings recorded while the command ran come after its output (and after an error), each once.
+void print_warnings(std::ostream& err) {
+  for (const std::string& w : io::take_warnings()) err << "edgeplan: warning: " << w << "\n";
+}
+
+int run_command_line(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
   CLI::App app{"edgeplan: capacity planner for running large language models on edge devices", "edgeplan"};
   app.set_version_flag("--version", std::string("edgeplan ") + EDGEPLAN_VERSION);
   app.require_subcommand(1);
@@ -477,9 +485,8 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err)
     return kExitUsage;
   }
 
-  // Warnings recorded while the command ran come after its output (and after an error), each once.
   const auto finish = [&err](int code) {
-    for (const std::string& w : io::take_warnings()) err << "edgeplan: warning: " << w << "\n";
+    print_warnings(err);
     return code;
   };
   try {
@@ -499,7 +506,7 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err)
         verdict = run_sweep(*command, runner, common, axes, reqs, format, out);
       }
       for (const std::string& f : verdict.failures) err << "edgeplan: " << f << "\n";
-      for (const std::string& e : verdict.errors) err << "edgeplan: error: " << e << "\n";
+      for (const std::string& e : verdict.errors) err << "edgeplan: error: " << io::escaped(e) << "\n";
       if (!out.flush()) {  // a full disk or a closed pipe: the output is not all there
         err << fmt::format("edgeplan: error: cannot write the output{}\n",
                            errno != 0 ? fmt::format(" ({})", std::strerror(errno)) : "");
@@ -509,10 +516,24 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err)
       return finish(verdict.failures.empty() ? kExitOk : kExitRequirementFailed);
     }
   } catch (const UsageError& e) {
-    err << "edgeplan: error: " << e.what() << "\n";
+    err << "edgeplan: error: " << io::escaped(e.what()) << "\n";
     return finish(kExitUsage);
   }
   return finish(kExitUsage);
+}
+
+}  // namespace
+
+int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
+  try {
+    return run_command_line(argc, argv, out, err);
+  } catch (const std::exception& e) {  // a bug: say so instead of aborting
+    err << "edgeplan: internal error: " << io::escaped(e.what()) << "\n";
+  } catch (...) {
+    err << "edgeplan: internal error: an exception of unknown type\n";
+  }
+  print_warnings(err);
+  return kExitUsage;
 }
 
 }  // namespace edgeplan::cli

@@ -6,6 +6,8 @@
 #include <fmt/format.h>
 
 #include "edgeplan/io/suggest.hpp"
+#include "edgeplan/io/text.hpp"
+#include "edgeplan/io/toml_parse.hpp"
 
 namespace edgeplan::io {
 namespace {
@@ -37,11 +39,8 @@ std::string range_text(Range r) {
 
 // VALUE of a --set KEY=VALUE as TOML (the table {v = VALUE}); nullopt when it is not one TOML value.
 std::optional<toml::table> parse_value(std::string_view value) {
-  try {
-    toml::table parsed = toml::parse("v = " + std::string(value));
-    if (parsed.size() == 1) return parsed;
-  } catch (const toml::parse_error&) {
-  }
+  auto parsed = parse_toml("v = " + std::string(value), "--set");
+  if (parsed && parsed->size() == 1) return std::move(*parsed);
   return std::nullopt;
 }
 
@@ -184,7 +183,7 @@ std::optional<std::string> Fields::optional_choice(std::string_view key, const s
   }
   std::string list;
   for (const std::string& c : choices) list += (list.empty() ? "" : ", ") + c;
-  fail(key, fmt::format("must be one of {} (got \"{}\"){}", list, *v, did_you_mean(*v, choices)));
+  fail(key, fmt::format("must be one of {} (got \"{}\"){}", list, clipped(*v), did_you_mean(*v, choices)));
 }
 
 std::string Fields::choice(std::string_view key, const std::vector<std::string>& choices) {
@@ -229,7 +228,7 @@ void Fields::missing(std::string_view key) const {
   const std::vector<std::string> wanted{std::string(key)};
   for (const std::string& k : remaining_keys()) {
     if (nearest(k, wanted)) {
-      throw FieldError(fmt::format("{}: unknown key {}; did you mean {}?", where(k), full_key(k), full_key(key)));
+      throw FieldError(fmt::format("{}: unknown key {}; did you mean {}?", where(k), full_key(clipped(k)), full_key(key)));
     }
   }
   throw FieldError(fmt::format("{}: missing required key {}", where({}), full_key(key)));
@@ -240,12 +239,15 @@ void Fields::finish() const {
     if (std::find(read_.begin(), read_.end(), std::string(k.str())) != read_.end()) continue;
     std::vector<std::string> known;
     for (const std::string& r : read_) known.push_back(full_key(r));
-    throw FieldError(fmt::format("{}: unknown key {}{}", where(k.str()), full_key(k.str()),
+    throw FieldError(fmt::format("{}: unknown key {}{}", where(k.str()), full_key(clipped(k.str())),
                                  did_you_mean(full_key(k.str()), known)));
   }
 }
 
 void apply_override(toml::table& root, std::string_view key, std::string_view value, const std::string& original) {
+  if (static_cast<std::size_t>(std::count(key.begin(), key.end(), '.')) >= kMaxTomlDepth) {
+    throw FieldError(fmt::format("{}: the key has more than {} levels", original, kMaxTomlDepth));
+  }
   toml::table* table = &root;
   std::string_view rest = key;
   for (auto dot = rest.find('.'); dot != std::string_view::npos; dot = rest.find('.')) {

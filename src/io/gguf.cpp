@@ -14,6 +14,9 @@
 
 #include <fmt/format.h>
 
+#include "edgeplan/io/input_file.hpp"
+#include "edgeplan/io/text.hpp"
+
 namespace edgeplan::io {
 namespace {
 
@@ -129,7 +132,7 @@ class Parser {
       const std::uint64_t key_at = pos_;
       std::string key = str("a metadata key");
       if (key.empty()) fail(key_at, "empty metadata key");
-      if (!keys.insert(key).second) fail(key_at, fmt::format("duplicate metadata key {}", key));
+      if (!keys.insert(key).second) fail(key_at, fmt::format("duplicate metadata key {}", clipped(key)));
       const std::uint64_t type_at = pos_;
       const GgufType type = value_type(u32("a value type"), type_at, key);
       const std::uint64_t value_at = pos_;
@@ -150,20 +153,20 @@ class Parser {
       tensor_at.push_back(pos_);
       f.tensors.push_back(tensor());
       if (!names.insert(f.tensors.back().name).second) {
-        fail(tensor_at.back(), fmt::format("duplicate tensor {}", f.tensors.back().name));
+        fail(tensor_at.back(), fmt::format("duplicate tensor {}", clipped(f.tensors.back().name)));
       }
     }
     f.data_offset = (pos_ + f.alignment - 1) / f.alignment * f.alignment;
     for (std::size_t i = 0; i < f.tensors.size(); ++i) {
       const GgufTensor& t = f.tensors[i];
       if (t.offset % f.alignment != 0) {
-        fail(tensor_at[i], fmt::format("tensor {}: data offset {} is not a multiple of the alignment {}", t.name,
+        fail(tensor_at[i], fmt::format("tensor {}: data offset {} is not a multiple of the alignment {}", clipped(t.name),
                                        t.offset, f.alignment));
       }
       const std::uint64_t room = f.file_bytes > f.data_offset ? f.file_bytes - f.data_offset : 0;
       if (t.offset > room || t.bytes > room - t.offset) {
         fail(tensor_at[i], fmt::format("tensor {}: its {} bytes of data at offset {} run past the end of the file",
-                                       t.name, t.bytes, t.offset));
+                                       clipped(t.name), t.bytes, t.offset));
       }
     }
     // No two tensors share a byte of data: in order of offset, each starts at or after the end of the one before
@@ -233,16 +236,16 @@ class Parser {
   // An array's element type and length, checked against the bounds and what remains.
   GgufArray array_header(const std::string& key, int depth) {
     const std::uint64_t at = pos_;
-    if (depth >= kMaxArrayDepth) fail(at, fmt::format("{}: arrays nested more than {} deep", key, kMaxArrayDepth));
+    if (depth >= kMaxArrayDepth) fail(at, fmt::format("{}: arrays nested more than {} deep", clipped(key), kMaxArrayDepth));
     GgufArray a;
     a.element = value_type(u32("an array type"), at, key);
     a.length = u64("an array length");
     if (a.length > remaining() / min_value_bytes(a.element)) {
-      fail(at, fmt::format("{}: an array of {} elements cannot fit in the {} bytes that remain", key, a.length,
+      fail(at, fmt::format("{}: an array of {} elements cannot fit in the {} bytes that remain", clipped(key), a.length,
                            remaining()));
     }
     if (a.length > kGgufMaxArray) {
-      fail(at, fmt::format("{}: an array of {} elements is longer than edgeplan reads ({} at most)", key, a.length,
+      fail(at, fmt::format("{}: an array of {} elements is longer than edgeplan reads ({} at most)", clipped(key), a.length,
                            kGgufMaxArray));
     }
     return a;
@@ -261,7 +264,7 @@ class Parser {
   }
 
   GgufType value_type(std::uint32_t id, std::uint64_t at, const std::string& key) const {
-    if (id > static_cast<std::uint32_t>(GgufType::f64)) fail(at, fmt::format("{}: unknown value type {}", key, id));
+    if (id > static_cast<std::uint32_t>(GgufType::f64)) fail(at, fmt::format("{}: unknown value type {}", clipped(key), id));
     return static_cast<GgufType>(id);
   }
 
@@ -283,7 +286,7 @@ class Parser {
       case GgufType::boolean: {
         const std::uint64_t at = pos_;
         const std::uint8_t b = scalar<std::uint8_t>("a bool");
-        if (b > 1) fail(at, fmt::format("{}: a bool must be 0 or 1 (got {})", key, b));
+        if (b > 1) fail(at, fmt::format("{}: a bool must be 0 or 1 (got {})", clipped(key), b));
         v.value = b == 1;
         break;
       }
@@ -308,28 +311,28 @@ class Parser {
     const std::uint64_t dims_at = pos_;
     const std::uint32_t n_dims = u32("a dimension count");
     if (n_dims == 0 || n_dims > kMaxDims) {
-      fail(dims_at, fmt::format("tensor {}: {} dimensions (expected 1 to {})", t.name, n_dims, kMaxDims));
+      fail(dims_at, fmt::format("tensor {}: {} dimensions (expected 1 to {})", clipped(t.name), n_dims, kMaxDims));
     }
     std::uint64_t elements = 1;
     for (std::uint32_t d = 0; d < n_dims; ++d) {
       t.dims.push_back(u64("a dimension"));
       if (t.dims.back() != 0 && elements > std::numeric_limits<std::int64_t>::max() / t.dims.back()) {
-        fail(dims_at, fmt::format("tensor {}: the element count overflows", t.name));
+        fail(dims_at, fmt::format("tensor {}: the element count overflows", clipped(t.name)));
       }
       elements *= t.dims.back();
     }
     const std::uint64_t type_at = pos_;
     const std::uint32_t id = u32("a tensor type");
     t.type = find_ggml_type_id(id);
-    if (!t.type) fail(type_at, fmt::format("tensor {}: unknown ggml type id {}", t.name, id));
+    if (!t.type) fail(type_at, fmt::format("tensor {}: unknown ggml type id {}", clipped(t.name), id));
     const std::uint64_t row = t.dims[0];
     if (row % t.type->block != 0) {
-      fail(type_at, fmt::format("tensor {}: row length {} is not a multiple of the {} block of {}", t.name, row,
+      fail(type_at, fmt::format("tensor {}: row length {} is not a multiple of the {} block of {}", clipped(t.name), row,
                                 t.type->name, t.type->block));
     }
     const std::uint64_t blocks = elements / t.type->block;
     if (blocks > std::numeric_limits<std::uint64_t>::max() / t.type->bytes) {
-      fail(type_at, fmt::format("tensor {}: its size overflows", t.name));
+      fail(type_at, fmt::format("tensor {}: its size overflows", clipped(t.name)));
     }
     t.bytes = blocks * t.type->bytes;
     t.offset = u64("a tensor offset");
@@ -385,14 +388,9 @@ Result<GgufFile> read_gguf(std::span<const std::byte> bytes, const std::string& 
 }
 
 Result<GgufFile> read_gguf_file(const std::string& path) {
-  std::error_code ec;
-  std::ifstream in(path, std::ios::binary | std::ios::ate);
-  if (!in || !std::filesystem::is_regular_file(path, ec)) {
-    return Error{fmt::format("cannot read GGUF file '{}': no such file", path)};
-  }
-  const std::streamoff size = in.tellg();
-  if (size < 0) return Error{fmt::format("cannot read GGUF file '{}'", path)};
-  FileSource source(in, static_cast<std::uint64_t>(size));
+  auto in = open_input(path);
+  if (!in) return Error{fmt::format("cannot read GGUF file '{}': {}", path, in.error().message)};
+  FileSource source(in->stream, in->size);
   return parse(source, path);
 }
 

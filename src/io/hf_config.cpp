@@ -11,7 +11,9 @@
 
 #include "edgeplan/io/model_file.hpp"
 #include "edgeplan/io/toml_text.hpp"
+#include "edgeplan/io/input_file.hpp"
 #include "edgeplan/io/suggest.hpp"
+#include "edgeplan/io/text.hpp"
 
 namespace edgeplan::io {
 namespace {
@@ -41,10 +43,11 @@ class Config {
     const nlohmann::json* v = find(key);
     if (!v) return std::nullopt;
     // The JSON parser keeps every integer of 0 or more as unsigned: a signed one is negative.
+    const auto shown = [&] { return clipped(v->dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)); };
     if (!v->is_number_unsigned() || v->get<std::uint64_t>() < range.min) {
-      fail(fmt::format("{} must be a whole number of at least {} (got {})", key, range.min, v->dump()));
+      fail(fmt::format("{} must be a whole number of at least {} (got {})", key, range.min, shown()));
     }
-    if (v->get<std::uint64_t>() > range.max) fail(fmt::format("{} must be at most {} (got {})", key, range.max, v->dump()));
+    if (v->get<std::uint64_t>() > range.max) fail(fmt::format("{} must be at most {} (got {})", key, range.max, shown()));
     return static_cast<std::uint32_t>(v->get<std::uint64_t>());
   }
 
@@ -56,14 +59,14 @@ class Config {
   std::optional<std::string> string(const std::string& key) const {
     const nlohmann::json* v = find(key);
     if (!v) return std::nullopt;
-    if (!v->is_string()) fail(fmt::format("{} must be a string (got {})", key, v->dump()));
+    if (!v->is_string()) fail(fmt::format("{} must be a string (got {})", key, clipped(v->dump(-1, ' ', false, nlohmann::json::error_handler_t::replace))));
     return v->get<std::string>();
   }
 
   bool boolean_or(const std::string& key, bool fallback) const {
     const nlohmann::json* v = find(key);
     if (!v) return fallback;
-    if (!v->is_boolean()) fail(fmt::format("{} must be true or false (got {})", key, v->dump()));
+    if (!v->is_boolean()) fail(fmt::format("{} must be true or false (got {})", key, clipped(v->dump(-1, ' ', false, nlohmann::json::error_handler_t::replace))));
     return v->get<bool>();
   }
 
@@ -117,7 +120,7 @@ ModelSpec read_config(const Config& c, const std::string& name) {
     if (t == *type) m.arch = arch;
   }
   if (std::find(known.begin(), known.end(), *type) == known.end()) {
-    c.fail(fmt::format("model_type \"{}\" is not supported; supported: {}{}", *type, fmt::join(known, ", "),
+    c.fail(fmt::format("model_type \"{}\" is not supported; supported: {}{}", clipped(*type), fmt::join(known, ", "),
                        did_you_mean(*type, known)));
   }
   m.layers = c.count("num_hidden_layers", layers_range);
@@ -199,8 +202,8 @@ Result<ProfileText> model_file_profile(const std::string& path) {
     if (!m) return m.error();
     return ProfileText{m->name, path, path, model_profile_toml(*m, path)};
   }
-  const auto text = read_text_file(path);
-  if (!text) return Error{fmt::format("cannot read model file '{}': no such file", path)};
+  const auto text = read_input(path, kMaxConfigJsonBytes, "a config.json");
+  if (!text) return Error{fmt::format("cannot read model file '{}': {}", path, text.error().message)};
   auto m = model_from_hf_config(*text, model_file_name(path), path);
   if (!m) return m.error();
   return ProfileText{m->name, path, path, model_profile_toml(*m, path)};

@@ -16,6 +16,7 @@
 
 #include "edgeplan/core/units.hpp"
 #include "edgeplan/io/toml_text.hpp"
+#include "edgeplan/io/input_file.hpp"
 
 namespace edgeplan::io {
 namespace {
@@ -101,8 +102,9 @@ Result<double> measure_gemm_s(const GemmShape& shape, unsigned repeats) {
 }
 
 Result<FileRead> measure_file_read(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Error{fmt::format("--storage: cannot read '{}': no such file", path)};
+  auto file = open_input(path);
+  if (!file) return Error{fmt::format("--storage: cannot read '{}': {}", path, file.error().message)};
+  std::ifstream& in = file->stream;
   std::vector<char> buf(8u << 20);
   FileRead r;
   const auto start = Clock::now();

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "edgeplan/io/fields.hpp"
+#include "edgeplan/io/text.hpp"
 
 namespace edgeplan::io {
 namespace {
@@ -149,10 +150,10 @@ struct FieldReader {
     if (ec != std::errc() || p != t->data() + t->size() || !std::isfinite(v) || v < 0 ||
         (whole && v != std::floor(v))) {
       return Error{fmt::format("{}: field {} is not a {} ('{}')", rec.where, key,
-                               whole ? "whole number >= 0" : "number >= 0", *t)};
+                               whole ? "whole number >= 0" : "number >= 0", clipped(*t))};
     }
     if (v > kMaxMagnitude) {  // as in profiles: far above any real figure, and counts stay exact integers
-      return Error{fmt::format("{}: field {} must be at most {:g} (got '{}')", rec.where, key, kMaxMagnitude, *t)};
+      return Error{fmt::format("{}: field {} must be at most {:g} (got '{}')", rec.where, key, kMaxMagnitude, clipped(*t))};
     }
     return v;
   }

@@ -12,6 +12,7 @@
 #include "edgeplan/core/limits.hpp"
 #include "edgeplan/core/units.hpp"
 #include "edgeplan/io/profiles.hpp"
+#include "edgeplan/io/text.hpp"
 
 namespace edgeplan::io {
 namespace {
@@ -43,11 +44,11 @@ void read_model_lora(Fields& f, ModelSpec& m) {
 Result<GgufLora> read_lora_adapter(const GgufFile& f, const std::string& display) {
   const std::string type = f.string("general.type").value_or("model");
   if (type != "adapter") {
-    return Error{fmt::format("{}: not a LoRA adapter (general.type is \"{}\", expected \"adapter\")", display, type)};
+    return Error{fmt::format("{}: not a LoRA adapter (general.type is \"{}\", expected \"adapter\")", display, clipped(type))};
   }
   const std::string kind = f.string("adapter.type").value_or("");
   if (kind != "lora") {
-    return Error{fmt::format("{}: adapter.type is \"{}\", expected \"lora\"", display, kind)};
+    return Error{fmt::format("{}: adapter.type is \"{}\", expected \"lora\"", display, clipped(kind))};
   }
   GgufLora out;
   if (const GgufValue* alpha = f.find("adapter.lora.alpha")) {
@@ -62,10 +63,10 @@ Result<GgufLora> read_lora_adapter(const GgufFile& f, const std::string& display
     if (!a.name.ends_with(".lora_a")) continue;
     const std::string base = a.name.substr(0, a.name.size() - 7);
     const auto found = lora_b.find(base);
-    if (found == lora_b.end()) return Error{fmt::format("{}: {} has no matching {}.lora_b", display, a.name, base)};
+    if (found == lora_b.end()) return Error{fmt::format("{}: {} has no matching {}.lora_b", display, clipped(a.name), clipped(base))};
     const GgufTensor* b = found->second;
     if (a.dims.size() != 2 || b->dims.size() != 2 || a.dims[1] != b->dims[0]) {
-      return Error{fmt::format("{}: {} and {}.lora_b are not [d_in, rank] and [rank, d_out]", display, a.name, base)};
+      return Error{fmt::format("{}: {} and {}.lora_b are not [d_in, rank] and [rank, d_out]", display, clipped(a.name), clipped(base))};
     }
     if (a.dims[1] < 1 || a.dims[1] > limits::kLoraRank) {
       return Error{fmt::format("{}: {} has rank {} (expected 1 to {})", display, a.name, a.dims[1], limits::kLoraRank)};

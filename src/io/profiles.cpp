@@ -11,8 +11,11 @@
 #include <fmt/format.h>
 
 #include "edgeplan/io/embedded.hpp"
+#include "edgeplan/io/input_file.hpp"
 #include "edgeplan/io/model_file.hpp"
 #include "edgeplan/io/suggest.hpp"
+#include "edgeplan/io/text.hpp"
+#include "edgeplan/io/toml_parse.hpp"
 #include "edgeplan/io/warnings.hpp"
 
 namespace fs = std::filesystem;
@@ -26,15 +29,9 @@ bool looks_like_path(const std::string& s) {
 
 std::string singular(const std::string& kind) { return kind.ends_with("s") ? kind.substr(0, kind.size() - 1) : kind; }
 
-}  // namespace
+Result<std::string> read_profile_text(const fs::path& p) { return read_input(p, kMaxProfileBytes, "a TOML profile"); }
 
-std::optional<std::string> read_text_file(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  if (!in) return std::nullopt;
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+}  // namespace
 
 Result<SearchPath> default_search_path(const std::vector<std::string>& flag_dirs) {
   SearchPath p;
@@ -76,8 +73,8 @@ std::string resolve_beside(const std::string& name_or_path, const ProfileText& f
 Result<ProfileText> find_profile(const std::string& kind, const std::string& name_or_path, const SearchPath& path) {
   if (name_or_path.empty()) return Error{"empty " + singular(kind) + " name"};
   if (looks_like_path(name_or_path)) {
-    auto text = read_text_file(name_or_path);
-    if (!text) return Error{fmt::format("cannot read {} profile '{}': no such file", singular(kind), name_or_path)};
+    auto text = read_profile_text(name_or_path);
+    if (!text) return Error{fmt::format("cannot read {} profile '{}': {}", singular(kind), name_or_path, text.error().message)};
     return ProfileText{fs::path(name_or_path).stem().string(), name_or_path, name_or_path, std::move(*text)};
   }
   const std::string wanted = kind + "/" + name_or_path + ".toml";
@@ -86,9 +83,9 @@ Result<ProfileText> find_profile(const std::string& kind, const std::string& nam
   for (std::size_t i = 0; i < path.dirs.size(); ++i) {
     const fs::path file = fs::path(path.dirs[i]) / kind / (name_or_path + ".toml");
     std::error_code ec;
-    if (!fs::is_regular_file(file, ec)) continue;
-    auto text = read_text_file(file);
-    if (!text) return Error{fmt::format("cannot read {}", file.string())};
+    if (!fs::exists(file, ec)) continue;
+    auto text = read_profile_text(file);
+    if (!text) return Error{fmt::format("cannot read {} profile '{}': {}", singular(kind), file.string(), text.error().message)};
     const bool shadows = i < path.user_dirs && builtin != embedded_profiles().end();
     return ProfileText{name_or_path, file.string(), path.dirs[i], std::move(*text), shadows ? "builtin:" + wanted : ""};
   }
@@ -109,7 +106,8 @@ std::vector<ProfileText> list_profiles(const std::string& kind, const SearchPath
       if (entry.path().extension() != ".toml") continue;
       const std::string name = entry.path().stem().string();
       if (found.contains(name)) continue;
-      found.emplace(name, ProfileText{name, entry.path().string(), dir, read_text_file(entry.path()).value_or("")});
+      auto text = read_profile_text(entry.path());  // not a regular file, or too large: not listed
+      if (text) found.emplace(name, ProfileText{name, entry.path().string(), dir, std::move(*text)});
     }
   }
   const std::string prefix = kind + "/";
@@ -128,7 +126,7 @@ Result<std::vector<Override>> parse_overrides(const std::vector<std::string>& ar
                                               const std::vector<std::string>& profiles) {
   std::vector<Override> out;
   for (const std::string& arg : args) {
-    const std::string original = "--set " + arg;
+    const std::string original = "--set " + clipped(arg);
     const auto eq = arg.find('=');
     if (eq == std::string::npos) return Error{original + ": expected KEY=VALUE, for example device.bandwidth_gbps=120"};
     const std::string key = arg.substr(0, eq);
@@ -151,13 +149,9 @@ Result<std::vector<Override>> parse_overrides(const std::vector<std::string>& ar
 Result<toml::table> parse_profile(const ProfileText& text, const std::string& profile,
                                   const std::vector<Override>& overrides, FieldSource& source) {
   source.file = text.display;
-  toml::table table;
-  try {
-    table = toml::parse(text.text, text.display);
-  } catch (const toml::parse_error& e) {
-    const auto& at = e.source().begin;
-    return Error{fmt::format("{}:{}:{}: invalid TOML: {}", text.display, at.line, at.column, e.description())};
-  }
+  auto parsed = parse_toml(text.text, text.display);
+  if (!parsed) return parsed.error();
+  toml::table& table = *parsed;
   try {
     for (const Override& o : overrides) {
       if (o.profile != profile) continue;
@@ -167,7 +161,7 @@ Result<toml::table> parse_profile(const ProfileText& text, const std::string& pr
   } catch (const FieldError& e) {
     return Error{e.what()};
   }
-  return table;
+  return parsed;
 }
 
 namespace {

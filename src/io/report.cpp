@@ -12,6 +12,8 @@
 #include <fmt/format.h>
 
 #include "edgeplan/io/parallel.hpp"
+#include "edgeplan/io/text.hpp"
+#include "edgeplan/io/warnings.hpp"
 
 namespace edgeplan::io {
 namespace {
@@ -37,8 +39,8 @@ void append_shortest(std::string& out, double v) {
 
 void append_csv_field(std::string& out, const Cell& c) {
   if (std::holds_alternative<std::string>(c)) {
-    const std::string& s = std::get<std::string>(c);
-    if (std::none_of(s.begin(), s.end(), [](char ch) { return ch == ',' || ch == '"' || ch == '\n'; })) {
+    const std::string s = escaped(std::get<std::string>(c));
+    if (std::none_of(s.begin(), s.end(), [](char ch) { return ch == ',' || ch == '"'; })) {
       out += s;
       return;
     }
@@ -71,6 +73,41 @@ std::string group_thousands(std::int64_t v) {
 bool right_aligned(const Cell& c) {
   return std::holds_alternative<double>(c) || std::holds_alternative<std::int64_t>(c);
 }
+
+// The strings of a JSON document (values and keys) that are not UTF-8: how many, and the first one met.
+struct InvalidUtf8 {
+  std::uint64_t count = 0;
+  std::string first;
+
+  void note(const std::string& s) {
+    if (!is_valid_utf8(s) && count++ == 0) first = s;
+  }
+  void add(const InvalidUtf8& other) {
+    if (count == 0) first = other.first;
+    count += other.count;
+  }
+  void note_all(const Json& j) {
+    if (j.is_string()) {
+      note(j.get_ref<const std::string&>());
+    } else if (j.is_object()) {
+      for (const auto& item : j.items()) {
+        note(item.key());
+        note_all(item.value());
+      }
+    } else if (j.is_array()) {
+      for (const Json& e : j) note_all(e);
+    }
+  }
+  // The warning that says what JSON replaced.
+  void warn_if_any() const {
+    if (count == 0) return;
+    warn(fmt::format("{} {} in the JSON output {} not valid UTF-8: its invalid bytes are written as U+FFFD (first: {})",
+                     count, count == 1 ? "string" : "strings", count == 1 ? "is" : "are", io::quoted(first)));
+  }
+};
+
+// JSON text, with the bytes of a string that are not UTF-8 replaced by U+FFFD (InvalidUtf8 says which).
+std::string json_text(const Json& j, int indent) { return j.dump(indent, ' ', false, Json::error_handler_t::replace); }
 
 Json cell_json(const Cell& c) {
   if (std::holds_alternative<std::string>(c)) return std::get<std::string>(c);
@@ -204,7 +241,7 @@ void append_csv_row(std::string& out, const std::vector<Cell>& row, const std::v
 
 // One row of the JSON view's results array, as doc.dump(2) indents it there.
 std::string json_row(const std::vector<Cell>& row, const std::vector<Column>& columns) {
-  std::string text = row_json(row, columns).dump(2);
+  std::string text = json_text(row_json(row, columns), 2);
   std::string out = "      ";
   for (char c : text) {
     out += c;
@@ -223,26 +260,26 @@ Json json_document(const Report& r) {
 }
 
 std::string table_preamble(const Report& r) {
-  std::string out = r.title + "\n";
-  for (const std::string& line : r.header) out += line + "\n";
+  std::string out = escaped(r.title) + "\n";
+  for (const std::string& line : r.header) out += escaped(line) + "\n";
   return out;
 }
 
 std::string table_notes(const Report& r) {
   std::string out = r.notes.empty() ? "" : "\n";
-  for (const std::string& line : r.notes) out += line + "\n";
+  for (const std::string& line : r.notes) out += escaped(line) + "\n";
   return out;
 }
 
 std::string markdown_preamble(const Report& r) {
-  std::string out = "### " + r.title + "\n";
-  for (const std::string& line : r.header) out += line + "  \n";
+  std::string out = "### " + escaped(r.title) + "\n";
+  for (const std::string& line : r.header) out += escaped(line) + "  \n";
   return out;
 }
 
 std::string markdown_notes(const Report& r) {
   std::string out = r.notes.empty() ? "" : "\n";
-  for (const std::string& line : r.notes) out += line + "  \n";
+  for (const std::string& line : r.notes) out += escaped(line) + "  \n";
   return out;
 }
 
@@ -301,19 +338,30 @@ void render_rows(const Report& head, const RowSource& source, Format f, std::ost
           write);
       return;
     case Format::json: {
-      const std::string doc = json_document(head).dump(2) + "\n";
+      const Json head_doc = json_document(head);
+      std::vector<InvalidUtf8> invalid(worker_count() + 1);
+      invalid.back().note_all(head_doc);
+      const std::string doc = json_text(head_doc, 2) + "\n";
       const auto empty = doc.rfind("[]");  // the table's rows: the last array of the document
       out << doc.substr(0, empty) << "[";
       bool first = true;
       for_each_block(
           source,
-          [&](unsigned, const std::vector<Cell>& row, std::string& text) { text += ",\n" + json_row(row, columns); },
+          [&](unsigned w, const std::vector<Cell>& row, std::string& text) {
+            for (const Cell& c : row) {
+              if (const auto* s = std::get_if<std::string>(&c)) invalid[w].note(*s);
+            }
+            text += ",\n" + json_row(row, columns);
+          },
           [&](const std::string& text) {
             if (text.empty()) return;
             out << (first ? text.substr(1) : text);
             first = false;
           });
       out << (first ? "]" : "\n    ]") << doc.substr(empty + 2);
+      InvalidUtf8 all = invalid.back();
+      for (std::size_t w = 0; w + 1 < invalid.size(); ++w) all.add(invalid[w]);
+      all.warn_if_any();
       return;
     }
     case Format::table: {
@@ -356,7 +404,7 @@ std::string csv_field(const Cell& c) {
 }
 
 std::string format_cell_text(const Cell& c, const Column& col) {
-  if (std::holds_alternative<std::string>(c)) return std::get<std::string>(c);
+  if (std::holds_alternative<std::string>(c)) return escaped(std::get<std::string>(c));
   if (std::holds_alternative<double>(c)) return fmt::format("{:.{}f}", std::get<double>(c) / col.scale, col.precision);
   if (std::holds_alternative<std::int64_t>(c)) {
     const std::int64_t v = std::get<std::int64_t>(c);
@@ -380,8 +428,13 @@ Json full_results(const Report& r) {
 std::string render(const Report& r, Format f) {
   if (!r.verbatim.empty()) return r.verbatim;
   switch (f) {
-    case Format::json:
-      return json_document(r).dump(2) + "\n";
+    case Format::json: {
+      const Json doc = json_document(r);
+      InvalidUtf8 invalid;
+      invalid.note_all(doc);
+      invalid.warn_if_any();
+      return json_text(doc, 2) + "\n";
+    }
     case Format::csv: {
       if (r.tables.empty()) return "";
       const Table& t = r.tables.front();

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "edgeplan/io/suggest.hpp"
+#include "edgeplan/io/text.hpp"
 
 namespace edgeplan::io {
 namespace {
@@ -34,7 +35,7 @@ Json parse_bound(const std::string& v) {
 std::string show(const Json& j) {
   if (j.is_string()) return j.get<std::string>();
   if (j.is_number_float()) return fmt::format("{}", j.get<double>());
-  return j.dump();
+  return j.dump(-1, ' ', false, Json::error_handler_t::replace);
 }
 
 void collect_paths(const Json& j, const std::string& prefix, std::vector<std::string>& out) {
@@ -70,7 +71,7 @@ Result<Requirement> parse_requirement(std::string_view text) {
     return r;
   }
   return Error{fmt::format("--require '{}': expected 'FIELD OP VALUE' with OP one of < <= > >= == !=, "
-                           "for example 'fits == true'", text)};
+                           "for example 'fits == true'", clipped(text))};
 }
 
 Result<Json> lookup_field(const Json& results, const std::string& field) {
@@ -116,7 +117,7 @@ Result<Json> lookup_field(const Json& results, const std::string& field) {
         }
         hint = " (its fields: " + list + ")";
       }
-      return Error{fmt::format("--require: no field '{}' in the results{}", field, hint)};
+      return Error{fmt::format("--require: no field '{}' in the results{}", clipped(field), hint)};
     }
     at = next;
   }
@@ -138,7 +139,7 @@ Result<Outcome> evaluate_requirement(const Json& results, const Requirement& r) 
     const bool same = v.type() == r.bound.type() ? v == r.bound : show(v) == show(r.bound);
     pass = r.op == "==" ? same : !same;
   } else {
-    return Error{fmt::format("--require '{}': cannot compare {} ({}) with {}", r.text, r.field, show(v), r.op)};
+    return Error{fmt::format("--require '{}': cannot compare {} ({}) with {}", clipped(r.text), clipped(r.field), clipped(show(v)), r.op)};
   }
   return Outcome{pass, show(v)};
 }
@@ -149,7 +150,7 @@ Result<std::vector<std::string>> check_requirements(const Json& results, const s
     auto outcome = evaluate_requirement(results, r);
     if (!outcome) return outcome.error();
     if (!outcome->pass) {
-      failures.push_back(fmt::format("requirement failed: {} (got {} = {})", r.text, r.field, outcome->value));
+      failures.push_back(fmt::format("requirement failed: {} (got {} = {})", clipped(r.text), clipped(r.field), clipped(outcome->value)));
     }
   }
   return failures;

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "edgeplan/io/suggest.hpp"
+#include "edgeplan/io/text.hpp"
 
 namespace edgeplan::io {
 namespace {
@@ -106,7 +107,7 @@ std::optional<std::string> RecordReader::column_of(std::string_view key, Column&
     return std::nullopt;
   }
   std::vector<std::string> known(kColumnNames.begin() + (trace_ ? 0 : 1), kColumnNames.end());
-  return fmt::format("unknown column '{}'{}", key, did_you_mean(key, known));
+  return fmt::format("unknown column '{}'{}", clipped(key), did_you_mean(key, known));
 }
 
 Result<bool> RecordReader::header(std::string_view text) {
@@ -117,7 +118,7 @@ Result<bool> RecordReader::header(std::string_view text) {
     Column c = ignored;
     if (auto e = column_of(key, c)) return Error{fmt::format("{}:{}: {}", display_, line_, *e)};
     for (Column seen : columns_) {
-      if (seen == c) return Error{fmt::format("{}:{}: column '{}' appears twice", display_, line_, key)};
+      if (seen == c) return Error{fmt::format("{}:{}: column '{}' appears twice", display_, line_, clipped(key))};
     }
     columns_.push_back(c);
     if (comma == std::string_view::npos) break;
@@ -169,10 +170,10 @@ std::optional<std::string> RecordReader::set_text(Column c, std::string_view v, 
       r.privacy = *p;
       return std::nullopt;
     }
-    return fmt::format("privacy must be one of confidential, internal, public (got '{}'){}", v,
+    return fmt::format("privacy must be one of confidential, internal, public (got '{}'){}", clipped(v),
                        did_you_mean(v, privacy_names()));
   }
-  return fmt::format("{} must be a number (got '{}')", kColumnNames[c], v);
+  return fmt::format("{} must be a number (got '{}')", kColumnNames[c], clipped(v));
 }
 
 std::optional<std::string> RecordReader::parse_csv(std::string_view text, RouteRequest& r) {
@@ -197,7 +198,7 @@ std::optional<std::string> RecordReader::parse_csv(std::string_view text, RouteR
       double v = 0;
       const auto [end, ec] = std::from_chars(field.data(), field.data() + field.size(), v);
       if (ec != std::errc() || end != field.data() + field.size() || !std::isfinite(v)) {
-        e = fmt::format("{} must be a number (got '{}')", kColumnNames[c], field);
+        e = fmt::format("{} must be a number (got '{}')", kColumnNames[c], clipped(field));
       } else {
         e = set_number(c, v, r);
       }
@@ -222,7 +223,7 @@ std::optional<std::string> RecordReader::parse_jsonl(std::string_view text, Rout
   const nlohmann::json j = nlohmann::json::parse(text, note_key, false);
   if (j.is_discarded()) return std::string("invalid JSON");
   if (!j.is_object()) return std::string("expected a JSON object");
-  if (!twice.empty()) return fmt::format("column '{}' appears twice", twice);
+  if (!twice.empty()) return fmt::format("column '{}' appears twice", clipped(twice));
   seen_ = 0;
   for (const auto& [key, value] : j.items()) {
     Column c = ignored;
@@ -234,7 +235,7 @@ std::optional<std::string> RecordReader::parse_jsonl(std::string_view text, Rout
     } else if (value.is_string()) {
       e = set_text(c, value.get_ref<const std::string&>(), r);
     } else {
-      e = fmt::format("{} must be {}, not {}", key, c == name || c == privacy ? "a string" : "a number", value.type_name());
+      e = fmt::format("{} must be {}, not {}", clipped(key), c == name || c == privacy ? "a string" : "a number", value.type_name());
     }
     if (e) return e;
   }

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "edgeplan/io/parallel.hpp"
+#include "edgeplan/io/text.hpp"
 
 namespace edgeplan::io {
 namespace {
@@ -21,7 +22,7 @@ Result<SweepAxis> parse_sweep(std::string_view text) {
   const auto eq = text.find('=');
   if (eq == std::string_view::npos || eq == 0 || eq + 1 == text.size()) {
     return Error{fmt::format("--sweep {}: expected KEY=V1,V2,... or KEY=START:STOP:STEP, "
-                             "for example device.bandwidth_gbps=50:200:25", text)};
+                             "for example device.bandwidth_gbps=50:200:25", clipped(text))};
   }
   SweepAxis axis{std::string(text.substr(0, eq)), {}};
   const std::string_view spec = text.substr(eq + 1);
@@ -31,10 +32,10 @@ Result<SweepAxis> parse_sweep(std::string_view text) {
     double start = 0, stop = 0, step = 0;
     if (c2 == std::string_view::npos || !parse_double(spec.substr(0, c1), start) ||
         !parse_double(spec.substr(c1 + 1, c2 - c1 - 1), stop) || !parse_double(spec.substr(c2 + 1), step)) {
-      return Error{fmt::format("--sweep {}: a range is START:STOP:STEP with three numbers", text)};
+      return Error{fmt::format("--sweep {}: a range is START:STOP:STEP with three numbers", clipped(text))};
     }
-    if (step <= 0) return Error{fmt::format("--sweep {}: STEP must be greater than 0", text)};
-    if (stop < start) return Error{fmt::format("--sweep {}: STOP must not be less than START", text)};
+    if (step <= 0) return Error{fmt::format("--sweep {}: STEP must be greater than 0", clipped(text))};
+    if (stop < start) return Error{fmt::format("--sweep {}: STOP must not be less than START", clipped(text))};
     const double count = std::floor((stop - start) / step + 1e-9) + 1;
     if (count > static_cast<double>(kMaxSweepCombinations)) {
       return Error{fmt::format("--sweep {}: {} values is more than the {} allowed", text, count, kMaxSweepCombinations)};
@@ -49,7 +50,7 @@ Result<SweepAxis> parse_sweep(std::string_view text) {
   while (true) {
     const auto comma = rest.find(',');
     const std::string_view item = rest.substr(0, comma);
-    if (item.empty()) return Error{fmt::format("--sweep {}: empty value in the list", text)};
+    if (item.empty()) return Error{fmt::format("--sweep {}: empty value in the list", clipped(text))};
     axis.values.emplace_back(item);
     if (comma == std::string_view::npos) break;
     rest.remove_prefix(comma + 1);

@@ -12,7 +12,9 @@
 
 #include "edgeplan/core/float16.hpp"
 #include "edgeplan/io/gguf.hpp"
+#include "edgeplan/io/input_file.hpp"
 #include "edgeplan/io/suggest.hpp"
+#include "edgeplan/io/text.hpp"
 
 namespace edgeplan::io {
 namespace {
@@ -129,7 +131,7 @@ Result<GgufPick> pick_gguf(const GgufFile& f, const std::string& display, const 
   for (const GgufTensor& candidate : f.tensors) {
     if (!t && candidate.name == name) t = &candidate;
   }
-  if (!t) return Error{fmt::format("{}: no tensor named '{}'{}", display, name, did_you_mean(name, names))};
+  if (!t) return Error{fmt::format("{}: no tensor named '{}'{}", display, clipped(name), did_you_mean(name, names))};
   GgufPick p{t};
   if (t->type->name == "F32") {
     p.element = Element::f32;
@@ -139,11 +141,11 @@ Result<GgufPick> pick_gguf(const GgufFile& f, const std::string& display, const 
     p.element = Element::bf16;
   } else {
     return Error{fmt::format("{}: tensor '{}' is {} (expected F32, F16 or BF16: quantize from the unquantized weights)",
-                             display, t->name, t->type->name)};
+                             display, clipped(t->name), t->type->name)};
   }
   std::vector<std::uint64_t> shape(t->dims.rbegin(), t->dims.rend());  // dims[0] is the row length
   const auto dims = matrix_shape(shape);
-  if (!dims) return Error{fmt::format("{}: tensor '{}' holds no matrix", display, t->name)};
+  if (!dims) return Error{fmt::format("{}: tensor '{}' holds no matrix", display, clipped(t->name))};
   p.rows = dims->first;
   p.cols = dims->second;
   return p;
@@ -184,7 +186,7 @@ Result<Tensor> npy_from(const Input& in, const std::string& display) {
   } else {
     const auto end = descr.find(',');
     return fail(header_at, fmt::format("dtype {} is not supported (expected '<f4' or '<f2')",
-                                       descr.empty() ? "(missing)" : descr.substr(0, end)));
+                                       descr.empty() ? "(missing)" : clipped(descr.substr(0, end))));
   }
   const std::string_view order = dict_value(header, "fortran_order");
   if (order.starts_with("True")) return fail(header_at, "Fortran-order arrays are not supported (save in C order)");
@@ -265,10 +267,10 @@ Result<Tensor> safetensors_from(const Input& in, const std::string& display, con
     wanted = names.front();
   }
   if (!header.contains(wanted) || wanted == "__metadata__") {
-    return Error{fmt::format("{}: no tensor named '{}'{}", display, wanted, did_you_mean(wanted, names))};
+    return Error{fmt::format("{}: no tensor named '{}'{}", display, clipped(wanted), did_you_mean(wanted, names))};
   }
   const nlohmann::json& info = header[wanted];
-  const std::string where = fmt::format("tensor '{}'", wanted);
+  const std::string where = fmt::format("tensor '{}'", clipped(wanted));
   if (!info.is_object() || !info.contains("dtype") || !info.contains("shape") || !info.contains("data_offsets")) {
     return fail(8, where + " needs dtype, shape and data_offsets");
   }
@@ -282,7 +284,7 @@ Result<Tensor> safetensors_from(const Input& in, const std::string& display, con
   } else if (dtype == "BF16") {
     element = Element::bf16;
   } else {
-    return fail(8, fmt::format("{} has dtype {} (expected F32, F16 or BF16)", where, dtype));
+    return fail(8, fmt::format("{} has dtype {} (expected F32, F16 or BF16)", where, clipped(dtype)));
   }
   std::vector<std::uint64_t> shape;
   if (!info["shape"].is_array()) return fail(8, where + ": shape is not an array");
@@ -350,14 +352,13 @@ Result<Tensor> read_tensor_file(const std::string& path, const std::string& name
   if (ext == ".gguf") {
     auto f = read_gguf_file(path);
     if (!f) return f.error();
-    std::ifstream in(path, std::ios::binary);
-    return gguf_from(Input(in, f->file_bytes, path), *f, path, name);
+    auto file = open_input(path);
+    if (!file) return Error{fmt::format("cannot read tensor file '{}': {}", path, file.error().message)};
+    return gguf_from(Input(file->stream, f->file_bytes, path), *f, path, name);
   }
-  std::ifstream in(path, std::ios::binary | std::ios::ate);
-  if (!in) return Error{fmt::format("cannot read tensor file '{}': no such file", path)};
-  const std::streamoff size = in.tellg();
-  if (size < 0) return Error{fmt::format("cannot read tensor file '{}'", path)};
-  const Input input(in, static_cast<std::uint64_t>(size), path);
+  auto file = open_input(path);
+  if (!file) return Error{fmt::format("cannot read tensor file '{}': {}", path, file.error().message)};
+  const Input input(file->stream, file->size, path);
   if (ext == ".npy") {
     if (!name.empty()) return Error{fmt::format("{}: a .npy file holds one array; drop --tensor", path)};
     return npy_from(input, path);

@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include "edgeplan/io/toml_parse.hpp"
+
 namespace edgeplan::io {
 
 namespace {
@@ -110,12 +112,9 @@ TomlText& TomlText::set(std::string_view key, bool value, std::string_view comme
 }
 
 Result<std::string> edit_toml(std::string_view text, const std::string& display, const std::vector<TomlEdit>& edits) {
-  toml::table doc;
-  try {
-    doc = toml::parse(text, display);
-  } catch (const toml::parse_error& e) {
-    return Error{fmt::format("{}: invalid TOML: {}", display, e.description())};
-  }
+  auto parsed = parse_toml(text, display);
+  if (!parsed) return parsed.error();
+  const toml::table& doc = *parsed;
   const std::vector<std::size_t> starts = line_starts(text);
   std::vector<Splice> splices;
   for (const TomlEdit& edit : edits) {

@@ -26,9 +26,6 @@ struct SearchPath {
   std::size_t user_dirs = 0;      // how many of dirs, from the front, the user named (--profiles, the variable)
 };
 
-// The whole file, or nullopt when it cannot be read.
-std::optional<std::string> read_text_file(const std::filesystem::path& p);
-
 // --profiles dirs, then EDGEPLAN_PROFILE_PATH, then the share directory next to the running binary. A --profiles
 // directory that does not exist is an error; an EDGEPLAN_PROFILE_PATH entry that does not exist is a warning.
 Result<SearchPath> default_search_path(const std::vector<std::string>& flag_dirs);

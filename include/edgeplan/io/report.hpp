@@ -1,7 +1,9 @@
 // A computed result, ready to print: compute first, render second. Every subcommand builds one Report;
 // the renderers turn it into an aligned table for people, JSON for scripts (schema version, resolved
 // inputs, results), CSV (the first table) or Markdown (for pull-request comments). --format changes the printer, never the computation.
-// JSON layout: docs/json.md.
+// JSON layout: docs/json.md. Text from outside is made safe on the way out (io/text.hpp): the table, CSV and
+// Markdown views escape control characters and bytes that are not UTF-8; JSON writes those bytes as U+FFFD and
+// warns on stderr.
 #pragma once
 
 #include <cstdint>
@@ -54,7 +56,8 @@ struct Report {
 enum class Format { table, json, csv, md };
 
 std::string format_cell_text(const Cell& c, const Column& col);
-// One CSV field: text quoted when it holds a comma, quote or newline; numbers in shortest round-trip form.
+// One CSV field: text with control characters escaped (io/text.hpp), quoted when it holds a comma or quote;
+// numbers in shortest round-trip form.
 std::string csv_field(const Cell& c);
 std::string render(const Report& r, Format f);
 
