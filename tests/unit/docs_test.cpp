@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cctype>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -151,34 +152,54 @@ const char* override_name(const std::string& dir) {
   return "cloud";
 }
 
-// Whether a loader accepts `key` (normalized) in a profile of `dir`: set on some built-in profile of that kind,
-// with a value of some type, it loads, or fails naming the key itself (a range or type error), never as an
-// unknown key.
-bool loader_accepts(const std::string& dir, const std::string& key) {
+// `s` with each whole occurrence of the key `from` (not the start of a longer name) replaced by KEY.
+std::string blank_key(std::string s, const std::string& from) {
+  for (std::size_t at = s.find(from); at != std::string::npos; at = s.find(from, at + 1)) {
+    const std::size_t end = at + from.size();
+    if (end < s.size() && (std::isalnum(static_cast<unsigned char>(s[end])) || s[end] == '_')) continue;
+    s.replace(at, from.size(), "KEY");
+  }
+  return s;
+}
+
+// Whether a loader accepts `key` (normalized; `siblings` are the documented keys of its kind) in a profile of
+// `dir`. The key is set, alone or with its documented siblings of the same table, on each built-in profile of
+// the kind with values of several types, and so is a made-up key in its place. The loader knows the key when
+// for some attempt its error differs from the made-up key's (with the key's name blanked out in both) and
+// does not call it unknown: a required key missing elsewhere fails both alike, an unknown key reads as one.
+bool loader_accepts(const std::string& dir, const std::string& key, const std::set<std::string>& siblings = {}) {
   if (dir == "requests") return false;  // no overrides: its documented keys must appear in a built-in profile
-  std::vector<std::string> concrete{key};
-  std::vector<std::string> parts = split(key, '.');
-  if (parts.size() > 2 && parts[0] == "units" && parts[1] == "U") {
-    concrete.clear();
-    for (const char* u : {"npu", "gpu", "cpu"}) {
-      parts[1] = u;
-      concrete.push_back(join(parts, '.'));
-    }
-  }
-  if (parts.size() > 2 && parts[0] == "formats" && parts[1] == "F") {
-    parts[1] = "Q4_K_M";
-    concrete = {join(parts, '.')};
-  }
+  auto concrete = [](std::string k, const std::string& unit) {
+    std::vector<std::string> parts = split(k, '.');
+    if (parts.size() > 2 && parts[0] == "units" && parts[1] == "U") parts[1] = unit;
+    if (parts.size() > 2 && parts[0] == "formats" && parts[1] == "F") parts[1] = "Q4_K_M";
+    return join(parts, '.');
+  };
+  const std::string section = key.substr(0, key.rfind('.') == std::string::npos ? 0 : key.rfind('.'));
+  const std::string bogus = section.empty() ? "zz_not_a_key" : section + ".zz_not_a_key";
   const std::string profile = override_name(dir);
   for (const io::EmbeddedFile& f : io::embedded_profiles()) {
     if (std::string(f.path).rfind(dir + "/", 0) != 0) continue;
     const io::ProfileText text{std::string(f.path), "builtin:" + std::string(f.path), "builtin", std::string(f.text)};
-    for (const std::string& k : concrete) {
-      for (const char* value : {"1", "2", "0.5", "true", "\"x\"", "[\"matmul\"]", "\"chapter\"", "\"llama\""}) {
-        const std::string full = profile + std::string(".") + k;
-        const std::string error = load_error(dir, text, {{profile, k, value, "--set " + full + "=" + value}});
-        if (error.find("unknown key") != std::string::npos) break;
-        if (error.empty() || error.find(full) != std::string::npos) return true;
+    for (const char* unit : {"npu", "gpu", "cpu"}) {
+      for (const bool with_siblings : {false, true}) {
+        for (const char* value : {"1", "2", "0.5", "true", "\"x\"", "[\"matmul\"]", "\"chapter\"", "\"llama\""}) {
+          auto attempt = [&](const std::string& k) {
+            std::vector<io::Override> o;
+            if (with_siblings) {
+              for (const std::string& s : siblings) {
+                if (s != key && s.rfind(section + ".", 0) == 0 && s.find('.', section.size() + 1) == std::string::npos) {
+                  o.push_back({profile, concrete(s, unit), value, "(docs test)"});
+                }
+              }
+            }
+            o.push_back({profile, concrete(k, unit), value, "(docs test)"});
+            return load_error(dir, text, o);
+          };
+          const std::string known = blank_key(attempt(key), concrete(key, unit));
+          const std::string made_up = blank_key(attempt(bogus), concrete(bogus, unit));
+          if (known.find("unknown key") == std::string::npos && known != made_up) return true;
+        }
       }
     }
   }
@@ -203,7 +224,7 @@ TEST(DocsProfiles, EveryDocumentedKeyIsAcceptedByTheLoader) {
   for (const auto& [dir, keys] : documented) {
     for (const std::string& k : keys) {
       if (used.count(dir) && used.at(dir).count(k)) continue;  // a built-in profile loads with it
-      EXPECT_TRUE(loader_accepts(dir, k)) << "docs/profiles.md documents " << k << " for " << dir
+      EXPECT_TRUE(loader_accepts(dir, k, keys)) << "docs/profiles.md documents " << k << " for " << dir
                                           << ", which the loader rejects as an unknown key";
     }
   }
@@ -213,7 +234,9 @@ TEST(DocsProfiles, TheCheckRejectsAKeyTheLoaderDoesNotKnow) {
   EXPECT_FALSE(loader_accepts("devices", "bandwidth_gbs"));
   EXPECT_FALSE(loader_accepts("models", "formats.F.bits"));
   EXPECT_FALSE(loader_accepts("graphs", "ops.size"));
+  EXPECT_FALSE(loader_accepts("devices", "power.idle_watts", {"power.active_w", "power.battery_wh"}));
   EXPECT_TRUE(loader_accepts("devices", "units.U.bandwidth_gbps"));
+  EXPECT_TRUE(loader_accepts("devices", "power.idle_w", {"power.active_w", "power.battery_wh"}));
 }
 
 // ---- Commands and options ----------------------------------------------------------------------------
