@@ -1,4 +1,5 @@
-// GGUF model file -> ModelSpec: the shape from the {arch}.* metadata keys (shared/spec/accuracy.md, "GGUF"),
+// GGUF model file -> ModelSpec: the shape from the {arch}.* metadata keys
+// (https://github.com/ggml-org/ggml/blob/master/docs/gguf.md, "Standardized key-value pairs"),
 // the weight bytes from the file's own tensor infos (never the tensor data).
 #include <algorithm>
 

@@ -1,5 +1,6 @@
-// Hugging Face config.json -> ModelSpec (field names from transformers' configuration classes, as listed in
-// shared/spec/accuracy.md), and ModelSpec -> TOML model profile.
+// Hugging Face config.json -> ModelSpec (field names from transformers' configuration classes, e.g.
+// https://github.com/huggingface/transformers/blob/main/src/transformers/models/llama/configuration_llama.py),
+// and ModelSpec -> TOML model profile. Fields read: docs/profiles.md, "Model files".
 #include <algorithm>
 #include <cmath>
 #include <filesystem>

@@ -9,7 +9,7 @@
 namespace edgeplan {
 namespace {
 
-// The reference chapter's figures (shared/spec/reference-model.md, section 7).
+// The reference chapter's figures (docs/model.md, section "route").
 const DeviceRates kRates{180, 13};
 const ThermalSpec kChapter{ThermalModel::chapter, 45, 0.7, 90};
 const ThermalSpec kPhysical{ThermalModel::physical, 45, 0.7, 90};

@@ -6,7 +6,7 @@
 //            apart: the overhead is kept as given and only the slope is fitted, a = sum b(t - o) / sum b^2.
 //   prefill: time T = FLOPs / (peak x efficiency)  (core/prefill.hpp). Least squares through the origin of
 //            T on FLOPs: k = sum F T / sum F^2, efficiency = 1 / (peak x k).
-// Source: the per-token overhead model of accuracy.md ("a per-token overhead term fixes most of it"), fitted
+// Source: the per-token overhead model of docs/accuracy.md (fitted there to llama.cpp's Apple Silicon results), fitted
 // to llama.cpp llama-bench tg (decode) and pp (prefill) results. Documented in docs/model.md, "calibrate".
 #pragma once
 

@@ -1,7 +1,7 @@
 // Bandwidth-bound decode: every generated token reads all weights (and, at context c, c tokens of KV
 // cache) from DRAM once. time/token = bytes_read / (bandwidth x utilization) + per_token_overhead.
 // Source: reference chapter section 7.2 (memory.py); the overhead term follows the llama.cpp
-// measurements in accuracy.md. Documented in docs/model.md, section "decode".
+// measurements in docs/accuracy.md. Documented in docs/model.md, section "decode".
 #pragma once
 
 #include "edgeplan/core/device.hpp"

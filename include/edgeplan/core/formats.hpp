@@ -1,7 +1,8 @@
 // Quantization formats: the ggml tensor types (exact bytes per block) and the llama.cpp file types
 // ("mixes" such as Q4_K_M) with the per-tensor type rules of llama.cpp's quantizer (llama-quant.cpp).
-// Source: ggml.c type traits and llama.cpp llama_tensor_get_type, as summarised in
-// shared/spec/accuracy.md. Documented in docs/model.md, section "Weight sizes".
+// Source: ggml's type traits (https://github.com/ggml-org/ggml/blob/master/src/ggml.c) and llama.cpp's
+// llama_tensor_get_type (https://github.com/ggml-org/llama.cpp/blob/master/src/llama-quant.cpp).
+// Documented in docs/model.md, section "Weight sizes".
 #pragma once
 
 #include <cstdint>
@@ -22,7 +23,7 @@ struct GgmlType {
   [[nodiscard]] double bits_per_weight() const { return 8.0 * bytes / block; }
 };
 
-// All ggml types edgeplan knows (the table in accuracy.md), in id order.
+// All ggml types edgeplan knows (the table in docs/model.md, "Weight sizes"), in id order.
 std::span<const GgmlType> ggml_types();
 const GgmlType* find_ggml_type(std::string_view name);  // case-insensitive; nullptr when unknown
 const GgmlType* find_ggml_type_id(std::uint32_t id);     // nullptr when unknown
@@ -35,7 +36,7 @@ std::optional<std::uint64_t> tensor_bytes(const GgmlType& t, std::uint64_t row_l
 struct FileType {
   std::string_view name;       // "Q4_K_M"
   std::string_view base;       // ggml type of most 2-D weights
-  std::optional<std::uint32_t> gguf_id;  // general.file_type value, where accuracy.md gives it
+  std::optional<std::uint32_t> gguf_id;  // general.file_type value, where llama.cpp defines it (llama_ftype)
 };
 
 std::span<const FileType> file_types();

@@ -4,8 +4,9 @@
 // llama.cpp stores it). As llama.cpp allocates it, the cache holds the context padded to a multiple of
 // pad_tokens (256), and a sliding-window layer holds min(padded context, pad(window + ubatch)) cells.
 // Budget = usable memory - reserved - weights; max context = the longest context whose cache fits.
-// Source: reference chapter section 7.3 (memory.py); llama.cpp block sizes for q8_0 / q4_0 from
-// accuracy.md; the recompute saving from the deployment walkthrough. Documented in docs/model.md, "kv".
+// Source: reference chapter section 7.3 (memory.py); ggml's block sizes for q8_0 / q4_0
+// (docs/model.md, "Weight sizes"); the recompute saving from the deployment walkthrough (docs/model.md,
+// "The reference scenario"). Documented in docs/model.md, "kv".
 #pragma once
 
 #include <cstdint>

@@ -5,8 +5,8 @@
 // The tensor list follows llama.cpp's GGUF layout per architecture (llama, qwen2, qwen3, qwen3moe, gemma2,
 // gemma3, phi3, deepseek2): extra norms, fused projections, mixture-of-experts stacks and multi-head latent
 // attention. A mixture of experts holds every expert in memory but reads only the shared tensors and the
-// active experts per decoded token (active bytes). Sources: llama.cpp llama-arch.cpp / llama-model.cpp tensor
-// shapes, shared/spec/accuracy.md. Documented in docs/model.md, sections "Weight sizes" and "real".
+// active experts per decoded token (active bytes). Sources: llama.cpp's tensor shapes in src/llama-arch.cpp and
+// src/llama-model.cpp (https://github.com/ggml-org/llama.cpp). Documented in docs/model.md, "Weight sizes", "real".
 #pragma once
 
 #include <cstdint>

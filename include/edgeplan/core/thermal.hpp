@@ -4,7 +4,7 @@
 //   chapter:  when heat + the unthrottled run time exceeds onset_s, the whole decode runs at derate x speed
 //             (reference chapter section 7, routing.py: 79.12 s unthrottled -> 112.88 s);
 //   physical: full speed until the heat reaches onset_s, derate x speed for the rest of the run
-//             (phones keep 59-79% of peak under sustained load: shared/spec/accuracy.md).
+//             (phones keep 59-79% of peak under sustained load: docs/accuracy.md, "Sources").
 // Documented in docs/model.md, section "route".
 #pragma once
 

@@ -2,7 +2,7 @@
 // 3, little-endian. Every count and length is checked against the bytes that remain and against the bounds
 // below before anything is allocated, every tensor type against the known ggml types, and every tensor's data against the end of
 // the file; each error names the file and the byte offset where the problem is.
-// Layout: ggml's docs/gguf.md, summarised in shared/spec/accuracy.md ("GGUF").
+// Layout: https://github.com/ggml-org/ggml/blob/master/docs/gguf.md.
 #pragma once
 
 #include <cstddef>

@@ -1,5 +1,6 @@
 // A LoRA adapter read from a GGUF file (general.type = "adapter", adapter.type = "lora"): the lora_a
-// [d_in x rank] / lora_b [rank x d_out] pairs and their bytes, for core/lora.hpp. Layout: accuracy.md.
+// [d_in x rank] / lora_b [rank x d_out] pairs and their bytes, for core/lora.hpp. Layout: llama.cpp's
+// convert_lora_to_gguf.py (https://github.com/ggml-org/llama.cpp/blob/master/convert_lora_to_gguf.py).
 #pragma once
 
 #include <optional>
