@@ -1,13 +1,14 @@
 // Where a file comes from and what a gate says, end to end: check's unevaluable figures, paths inside a plan,
 // profiles that shadow built-in ones, and route's JSON results.
 #include <gtest/gtest.h>
-#include <unistd.h>
+#include <stdlib.h>
 
 #include <filesystem>
 #include <fstream>
 #include <string>
 
 #include "cli_run.hpp"
+#include "scratch_dir.hpp"
 #include "edgeplan/io/report.hpp"
 
 namespace edgeplan {
@@ -16,14 +17,7 @@ namespace {
 namespace fs = std::filesystem;
 using testing_cli::CliRun;
 using testing_cli::run_cli;
-
-// A fresh scratch directory for one test.
-fs::path scratch(const std::string& name) {
-  const fs::path dir = fs::temp_directory_path() / ("edgeplan_" + name + "_" + std::to_string(::getpid()));
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir;
-}
+using testing_dir::ScratchDir;
 
 void write(const fs::path& p, const std::string& text) {
   fs::create_directories(p.parent_path());
@@ -37,7 +31,7 @@ std::size_t count(const std::string& text, const std::string& part) {
 }
 
 TEST(CheckCli, UnevaluableFigureReportsEveryCheckAndExits2) {
-  const fs::path dir = scratch("check_unevaluable");
+  const ScratchDir dir("check_unevaluable");
   write(dir / "plan.toml",
         "[[check]]\ndevice = \"iphone-16-pro\"\nmodel = \"llama-3.2-1b\"\nrequire = [\"load_s < 5\", \"fits == true\"]\n"
         "[[check]]\ndevice = \"phone8g\"\nmodel = \"ref-8b\"\nrequire = [\"fits == true\"]\n");
@@ -51,11 +45,10 @@ TEST(CheckCli, UnevaluableFigureReportsEveryCheckAndExits2) {
                          ": check 1 (llama-3.2-1b on iphone-16-pro) not evaluable: --require 'load_s < 5': load_s has "
                          "no value for these inputs (`edgeplan report --device iphone-16-pro --model llama-3.2-1b` "
                          "shows why)\n");
-  fs::remove_all(dir);
 }
 
 TEST(CheckCli, PlanPathsResolveBesideThePlan) {
-  const fs::path dir = scratch("check_paths");
+  const ScratchDir dir("check_paths");
   write(dir / "ci" / "devices" / "mydev.toml",
         "memory_gib = 8.0\nreserved_gib = 0.8\nbandwidth_gbps = 68.0\nutilization = 0.85\nper_token_overhead_ms = 0\n");
   write(dir / "ci" / "plan.toml",
@@ -64,11 +57,10 @@ TEST(CheckCli, PlanPathsResolveBesideThePlan) {
   EXPECT_EQ(run.exit_code, 0) << run.err;
   EXPECT_NE(run.out.find("\"device\": \"" + (dir / "ci" / "devices" / "mydev.toml").string() + "\""), std::string::npos)
       << run.out;
-  fs::remove_all(dir);
 }
 
 TEST(ProfilesCli, ShadowingABuiltinIsSaidOnce) {
-  const fs::path dir = scratch("shadow");
+  const ScratchDir dir("shadow");
   write(dir / "devices" / "phone8g.toml",
         "memory_gib = 12.0\nreserved_gib = 0.8\nbandwidth_gbps = 68.0\nutilization = 0.85\nper_token_overhead_ms = 0\n");
   const CliRun run = run_cli({"report", "--device", "phone8g", "--model", "ref-8b", "--profiles", dir.string()});
@@ -77,7 +69,6 @@ TEST(ProfilesCli, ShadowingABuiltinIsSaidOnce) {
                          ", which shadows builtin:devices/phone8g.toml\n");
   const CliRun builtin = run_cli({"report", "--device", "phone8g", "--model", "ref-8b"});
   EXPECT_EQ(builtin.err, "");
-  fs::remove_all(dir);
 }
 
 TEST(ProfilesCli, MissingProfilesDirectoryIsAnError) {

@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli_run.hpp"
+#include "scratch_dir.hpp"
 #include "edgeplan/io/gguf.hpp"
 #include "edgeplan/io/tensors.hpp"
 
@@ -25,12 +26,6 @@ using testing_cli::run_cli;
 
 class InputFile : public testing::Test {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("edgeplan_input_" + std::to_string(::getpid()));
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
   fs::path fifo(const std::string& name) {
     const fs::path p = dir_ / name;
     EXPECT_EQ(::mkfifo(p.c_str(), 0600), 0);
@@ -46,7 +41,7 @@ class InputFile : public testing::Test {
     std::ofstream(p, std::ios::binary) << content;
     return p;
   }
-  fs::path dir_;
+  testing_dir::ScratchDir dir_{"input"};
 };
 
 TEST_F(InputFile, RefusesWhatIsNotARegularFileWithoutOpeningIt) {

@@ -14,6 +14,7 @@
 
 #include "cli/command.hpp"
 #include "cli_run.hpp"
+#include "scratch_dir.hpp"
 
 namespace edgeplan::io {
 namespace {
@@ -29,17 +30,11 @@ std::string read(const fs::path& p) {
 
 class OutputFileTest : public testing::Test {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("edgeplan_output_" + std::to_string(::getpid()));
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
   std::string path(const std::string& name) const { return (dir_ / name).string(); }
   void write(const std::string& name, const std::string& text) const { std::ofstream(path(name)) << text; }
   std::size_t files() const { return static_cast<std::size_t>(std::distance(fs::directory_iterator(dir_), {})); }
 
-  fs::path dir_;
+  testing_dir::ScratchDir dir_{"output"};
 };
 
 TEST_F(OutputFileTest, RefusesAnInputThroughDotAndLinks) {

@@ -3,6 +3,7 @@
 // per combination (everything else), and a bad value fails with the message that run would give.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -114,6 +115,23 @@ TEST(SweepCli, GatesFailUnderASweep) {
   EXPECT_EQ(required.exit_code, 1) << required.err;
   EXPECT_NE(required.err.find("[device.memory_gib=8]"), std::string::npos) << required.err;
   EXPECT_EQ(required.err.find("[device.memory_gib=12]"), std::string::npos) << required.err;
+}
+
+// A sweep of more combinations than are kept in memory (8192) runs each again when its rows are written: the
+// rows are those of a kept sweep, and an error still leaves no output.
+TEST(SweepCli, LargeSweepsWriteTheRowsOfKeptOnes) {
+  const std::vector<std::string> spec{"spec", "--alpha", "0.7", "--gamma", "4", "--cost", "0.1", "--format", "csv"};
+  std::vector<std::string> kept = spec, rerun = spec;
+  kept.insert(kept.end(), {"--sweep", "device.bandwidth_gbps=1:8000:1"});
+  rerun.insert(rerun.end(), {"--sweep", "device.bandwidth_gbps=1:8200:1"});
+  const std::vector<std::string> few = lines(run_cli(kept).out), many = lines(run_cli(rerun).out);
+  ASSERT_EQ(few.size(), 8001u);
+  ASSERT_EQ(many.size(), 8201u);
+  EXPECT_TRUE(std::equal(few.begin(), few.end(), many.begin()));
+  const CliRun bad = run_cli({"kv", "--device", "phone8g", "--model", "ref-8b", "--sweep", "model.kv_heads=1:8200:1"});
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_EQ(bad.out, "");
+  EXPECT_NE(bad.err.find("kv_heads (3) must divide"), std::string::npos) << bad.err;
 }
 
 }  // namespace
