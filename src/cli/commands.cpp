@@ -472,7 +472,7 @@ int run_command_line(int argc, const char* const* argv, std::ostream& out, std::
     std::vector<std::string> names;
     for (const Command& c : kCommands) names.emplace_back(c.name);
     if (std::find(names.begin(), names.end(), argv[1]) == names.end()) {
-      err << fmt::format("edgeplan: error: unknown command '{}'{}\n", argv[1], io::did_you_mean(argv[1], names));
+      err << fmt::format("edgeplan: error: unknown command '{}'{}\n", io::clipped(argv[1]), io::did_you_mean(argv[1], names));
       return kExitUsage;
     }
   }
@@ -480,7 +480,7 @@ int run_command_line(int argc, const char* const* argv, std::ostream& out, std::
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     if (e.get_exit_code() == 0) return app.exit(e, out, err);
-    err << "edgeplan: error: " << e.what() << "\n";
+    err << "edgeplan: error: " << io::escaped(e.what()) << "\n";
     err << "Run 'edgeplan --help' or 'edgeplan COMMAND --help' for usage.\n";
     return kExitUsage;
   }
@@ -505,7 +505,7 @@ int run_command_line(int argc, const char* const* argv, std::ostream& out, std::
       } else {
         verdict = run_sweep(*command, runner, common, axes, reqs, format, out);
       }
-      for (const std::string& f : verdict.failures) err << "edgeplan: " << f << "\n";
+      for (const std::string& f : verdict.failures) err << "edgeplan: " << io::escaped(f) << "\n";
       for (const std::string& e : verdict.errors) err << "edgeplan: error: " << io::escaped(e) << "\n";
       if (!out.flush()) {  // a full disk or a closed pipe: the output is not all there
         err << fmt::format("edgeplan: error: cannot write the output{}\n",

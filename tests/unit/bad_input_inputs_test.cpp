@@ -38,6 +38,8 @@ std::vector<BadCase> inputs_cases() {
        "{file}:6:100004: unknown key device." + repeat("k", 80) + "... (100000 bytes)"},
       {"toml-control-character-key", "d.toml", full_device("\"bad\\nkey\\u001b[2J\" = 1\n"), kKv,
        "{file}:6:23: unknown key device.bad\\nkey\\x1B[2J"},
+      {"command-control-characters", "", "", {"de\x1b[2Jcode"},
+       "unknown command 'de\\x1B[2Jcode'"},
   };
 }
 
