@@ -221,6 +221,19 @@ TEST(Gguf, ArraysAreKeptCompactlyOrSkipped) {
   EXPECT_TRUE(std::get<GgufArray>(f->find("scores")->value).raw.empty());
 }
 
+// An empty integer array holds no bytes (found by fuzzing: the copy into its empty storage was undefined
+// behaviour, which the asan preset's UBSan reports).
+TEST(Gguf, EmptyIntegerArray) {
+  Builder b;
+  b.u64(0).u64(1);
+  b.str("empty").u32(9).u32(0).u64(0);
+  const auto f = b.read();
+  ASSERT_TRUE(f.ok()) << f.error().message;
+  const auto& empty = std::get<GgufArray>(f->find("empty")->value);
+  EXPECT_EQ(empty.length, 0u);
+  EXPECT_TRUE(empty.raw.empty());
+}
+
 // Names, strings and arrays longer than edgeplan reads are errors, checked before anything is read.
 TEST(Gguf, LengthsAreBounded) {
   Builder key;
