@@ -9,6 +9,7 @@
 #include <iostream>
 #include <iterator>
 #include <limits>
+#include <string_view>
 #include <tuple>
 
 #include <fmt/format.h>
@@ -468,11 +469,53 @@ int run_command_line(int argc, const char* const* argv, std::ostream& out, std::
     check_numeric_options(*sub);
   }
 
+  // Bare `edgeplan`, `edgeplan help` and `edgeplan help COMMAND` print the help, as --help does.
+  if (argc == 1 || std::string_view(argv[1]) == "help") {
+    if (argc > 3) {
+      err << "edgeplan: error: help takes at most one command\n";
+      return kExitUsage;
+    }
+    if (argc == 3) {
+      for (auto& [sub, runner, command] : runners) {
+        if (command->name == std::string_view(argv[2])) {
+          out << sub->help("edgeplan");
+          return kExitOk;
+        }
+      }
+    }
+    if (argc < 3 || std::string_view(argv[2]) == "--help" || std::string_view(argv[2]) == "-h") {
+      out << app.help();
+      return kExitOk;
+    }
+    std::vector<std::string> names;
+    for (const Command& c : kCommands) names.emplace_back(c.name);
+    err << fmt::format("edgeplan: error: unknown command '{}'{}\n", io::clipped(argv[2]), io::did_you_mean(argv[2], names));
+    return kExitUsage;
+  }
   if (argc > 1 && argv[1][0] != '-') {
     std::vector<std::string> names;
     for (const Command& c : kCommands) names.emplace_back(c.name);
     if (std::find(names.begin(), names.end(), argv[1]) == names.end()) {
       err << fmt::format("edgeplan: error: unknown command '{}'{}\n", io::clipped(argv[1]), io::did_you_mean(argv[1], names));
+      return kExitUsage;
+    }
+  }
+  // An option the command does not have, named before CLI11 reports something less direct about it ("--device is
+  // required" for a misspelt --device): with the nearest option the command has.
+  for (auto& [sub, runner, command] : runners) {
+    if (argc < 2 || command->name != std::string_view(argv[1])) continue;
+    std::vector<std::string> known{"--help"};
+    for (const CLI::Option* o : sub->get_options()) {
+      for (const std::string& name : o->get_lnames()) known.push_back("--" + name);
+    }
+    for (int i = 2; i < argc && std::string_view(argv[i]) != "--"; ++i) {
+      const std::string_view arg = argv[i];
+      if (!arg.starts_with("--")) continue;
+      const std::string name(arg.substr(0, arg.find('=')));
+      if (std::find(known.begin(), known.end(), name) != known.end()) continue;
+      err << fmt::format("edgeplan: error: {} has no option {}{}\n", command->name, io::clipped(name),
+                         io::did_you_mean(name, known));
+      err << fmt::format("Run 'edgeplan {} --help' for its options.\n", command->name);
       return kExitUsage;
     }
   }

@@ -296,6 +296,7 @@ const Help& help() {
       out.by_command[m[1].str()] = run.out;
       out.all += run.out;
     }
+    out.by_command["help"] = run_cli({"help"}).out;  // `edgeplan help [COMMAND]`, beside the commands
     return out;
   }();
   return h;
