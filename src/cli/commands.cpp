@@ -417,25 +417,11 @@ std::vector<std::string> split_list(const std::string& text, const std::string& 
   return out;
 }
 
-namespace {
-
-// "1234567" as "1,234,567".
-std::string group_digits(const std::string& digits) {
-  std::string out;
-  for (std::size_t i = 0; i < digits.size(); ++i) {
-    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
-    out += digits[i];
-  }
-  return out;
-}
-
-}  // namespace
-
-std::string with_thousands(std::uint64_t v) { return group_digits(std::to_string(v)); }
+std::string with_thousands(std::uint64_t v) { return io::group_digits(std::to_string(v)); }
 
 std::string rounded_with_thousands(double v) {
   if (!std::isfinite(v)) return fmt::format("{}", v);
-  return (v < 0 ? "-" : "") + group_digits(fmt::format("{:.0f}", std::abs(v)));
+  return (v < 0 ? "-" : "") + io::group_digits(fmt::format("{:.0f}", std::abs(v)));
 }
 
 double parse_number(const std::string& text, const std::string& what) {

@@ -61,13 +61,8 @@ void append_csv_field(std::string& out, const Cell& c) {
 }
 
 std::string group_thousands(std::int64_t v) {
-  std::string digits = std::to_string(v < 0 ? -v : v);
-  std::string out;
-  for (std::size_t i = 0; i < digits.size(); ++i) {
-    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
-    out += digits[i];
-  }
-  return v < 0 ? "-" + out : out;
+  const std::string digits = std::to_string(v < 0 ? -v : v);
+  return v < 0 ? "-" + group_digits(digits) : group_digits(digits);
 }
 
 bool right_aligned(const Cell& c) {
@@ -400,6 +395,15 @@ void render_rows(const Report& head, const RowSource& source, Format f, std::ost
 std::string csv_field(const Cell& c) {
   std::string out;
   append_csv_field(out, c);
+  return out;
+}
+
+std::string group_digits(std::string_view digits) {
+  std::string out;
+  for (std::size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
   return out;
 }
 

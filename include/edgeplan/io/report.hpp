@@ -10,6 +10,7 @@
 #include <functional>
 #include <iosfwd>
 #include <string>
+#include <string_view>
 #include <variant>
 #include <vector>
 
@@ -56,6 +57,8 @@ struct Report {
 enum class Format { table, json, csv, md };
 
 std::string format_cell_text(const Cell& c, const Column& col);
+// A run of decimal digits grouped by thousands, as the table view shows whole numbers: "19431" -> "19,431".
+std::string group_digits(std::string_view digits);
 // One CSV field: text with control characters escaped (io/text.hpp), quoted when it holds a comma or quote;
 // numbers in shortest round-trip form.
 std::string csv_field(const Cell& c);
