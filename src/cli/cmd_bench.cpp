@@ -7,7 +7,7 @@
 #include <fmt/format.h>
 
 #include "cli/command.hpp"
-#include "edgeplan/core/units.hpp"
+#include "edgeplan/util/units.hpp"
 #include "edgeplan/io/host.hpp"
 
 namespace edgeplan::cli {

@@ -10,7 +10,7 @@
 #include "edgeplan/core/calibrate.hpp"
 #include "edgeplan/core/decode.hpp"
 #include "edgeplan/core/prefill.hpp"
-#include "edgeplan/core/units.hpp"
+#include "edgeplan/util/units.hpp"
 #include "edgeplan/io/input_file.hpp"
 #include "edgeplan/io/llama_bench.hpp"
 #include "edgeplan/io/toml_text.hpp"

@@ -6,8 +6,8 @@
 #include "edgeplan/core/kv.hpp"
 #include "edgeplan/core/prefill.hpp"
 #include "edgeplan/core/spec.hpp"
-#include "edgeplan/core/units.hpp"
-#include "edgeplan/io/suggest.hpp"
+#include "edgeplan/util/units.hpp"
+#include "edgeplan/util/names.hpp"
 
 namespace edgeplan::cli {
 namespace {
@@ -37,7 +37,7 @@ SpecParams parse_spec(const std::string& text) {
       cost = true;
     } else {
       const std::vector<std::string> keys{"alpha", "gamma", "cost"};
-      throw UsageError(fmt::format("--spec: unknown key '{}'{}", key, io::did_you_mean(key, keys)));
+      throw UsageError(fmt::format("--spec: unknown key '{}'{}", key, util::did_you_mean(key, keys)));
     }
   }
   if (!alpha || !gamma || !cost) throw UsageError("--spec needs alpha, gamma and cost, e.g. alpha=0.75,gamma=4,cost=0.15");
@@ -50,14 +50,14 @@ const FileType& need_format(const std::string& name) {
   if (const FileType* ft = find_file_type(name)) return *ft;
   std::vector<std::string> names;
   for (const FileType& t : file_types()) names.emplace_back(t.name);
-  throw UsageError(fmt::format("--quant: unknown format '{}'{}", name, io::did_you_mean(name, names)));
+  throw UsageError(fmt::format("--quant: unknown format '{}'{}", name, util::did_you_mean(name, names)));
 }
 
 const KvType& need_kv_type(const std::string& name) {
   if (const KvType* t = find_kv_type(name)) return *t;
   std::vector<std::string> names;
   for (const KvType& t : kv_types()) names.emplace_back(t.name);
-  throw UsageError(fmt::format("--kv-type: unknown cache type '{}'{}", name, io::did_you_mean(name, names)));
+  throw UsageError(fmt::format("--kv-type: unknown cache type '{}'{}", name, util::did_you_mean(name, names)));
 }
 
 namespace {

@@ -5,7 +5,7 @@
 
 #include "cli/command.hpp"
 #include "edgeplan/core/fit.hpp"
-#include "edgeplan/core/units.hpp"
+#include "edgeplan/util/units.hpp"
 
 namespace edgeplan::cli {
 namespace {

@@ -7,7 +7,7 @@
 
 #include "cli/command.hpp"
 #include "edgeplan/core/kv.hpp"
-#include "edgeplan/core/units.hpp"
+#include "edgeplan/util/units.hpp"
 #include "edgeplan/io/gguf.hpp"
 #include "edgeplan/io/model_file.hpp"
 

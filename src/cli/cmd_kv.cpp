@@ -3,7 +3,7 @@
 
 #include "cli/command.hpp"
 #include "edgeplan/core/kv.hpp"
-#include "edgeplan/core/units.hpp"
+#include "edgeplan/util/units.hpp"
 
 namespace edgeplan::cli {
 namespace {

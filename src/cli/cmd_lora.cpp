@@ -4,9 +4,9 @@
 #include "cli/command.hpp"
 #include "edgeplan/core/kv.hpp"
 #include "edgeplan/core/lora.hpp"
-#include "edgeplan/core/units.hpp"
+#include "edgeplan/util/units.hpp"
 #include "edgeplan/io/lora.hpp"
-#include "edgeplan/io/suggest.hpp"
+#include "edgeplan/util/names.hpp"
 
 namespace edgeplan::cli {
 namespace {
@@ -24,7 +24,7 @@ std::vector<LoraTarget> parse_targets(const std::string& text) {
     const LoraTarget* t = find_lora_target(item);
     if (!t) {
       throw UsageError(fmt::format("--targets: unknown target '{}' (expected q, k, v, o, gate, up, down){}", item,
-                                   io::did_you_mean(item, names)));
+                                   util::did_you_mean(item, names)));
     }
     if (std::find(out.begin(), out.end(), *t) != out.end()) {
       throw UsageError(fmt::format("--targets: '{}' is listed twice", item));
@@ -38,7 +38,7 @@ const GgmlType& need_dtype(const std::string& name) {
   if (const GgmlType* t = find_ggml_type(name)) return *t;
   std::vector<std::string> names;
   for (const GgmlType& t : ggml_types()) names.emplace_back(t.name);
-  throw UsageError(fmt::format("--dtype: unknown type '{}'{}", name, io::did_you_mean(name, names)));
+  throw UsageError(fmt::format("--dtype: unknown type '{}'{}", name, util::did_you_mean(name, names)));
 }
 
 }  // namespace

@@ -4,9 +4,9 @@
 
 #include "cli/command.hpp"
 #include "edgeplan/core/place.hpp"
-#include "edgeplan/core/units.hpp"
+#include "edgeplan/util/units.hpp"
 #include "edgeplan/io/graph.hpp"
-#include "edgeplan/io/suggest.hpp"
+#include "edgeplan/util/names.hpp"
 
 namespace edgeplan::cli {
 namespace {
@@ -20,7 +20,7 @@ struct PlaceOptions {
 Policy need_policy(const std::string& name) {
   if (auto p = find_policy(name)) return *p;
   throw UsageError(fmt::format("--policy: unknown policy '{}'{} (expected npu-first, gpu-first, cpu-only or optimal)",
-                               name, io::did_you_mean(name, names_of(policies()))));
+                               name, util::did_you_mean(name, names_of(policies()))));
 }
 
 std::string unit_list(const std::vector<UnitKind>& units) {

@@ -7,7 +7,7 @@
 
 #include "cli/command.hpp"
 #include "edgeplan/core/quant.hpp"
-#include "edgeplan/io/suggest.hpp"
+#include "edgeplan/util/names.hpp"
 #include "edgeplan/io/tensors.hpp"
 
 namespace edgeplan::cli {
@@ -28,7 +28,7 @@ const QuantMethod& need_method(const std::string& name) {
   std::vector<std::string> names;
   for (const QuantMethod& m : quant_methods()) names.push_back(m.name);
   throw UsageError(fmt::format("--methods: unknown method '{}'{} (`edgeplan quant --help` lists them)", name,
-                               io::did_you_mean(name, names)));
+                               util::did_you_mean(name, names)));
 }
 
 const char* scheme_name(QuantScheme s) {

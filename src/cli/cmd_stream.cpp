@@ -7,7 +7,7 @@
 
 #include "cli/command.hpp"
 #include "edgeplan/core/stream.hpp"
-#include "edgeplan/core/units.hpp"
+#include "edgeplan/util/units.hpp"
 
 namespace edgeplan::cli {
 namespace {

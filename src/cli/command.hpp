@@ -15,7 +15,7 @@
 #include "edgeplan/core/formats.hpp"
 #include "edgeplan/core/kv.hpp"
 #include "edgeplan/core/model.hpp"
-#include "edgeplan/core/result.hpp"
+#include "edgeplan/util/result.hpp"
 #include "edgeplan/io/output_file.hpp"
 #include "edgeplan/io/profiles.hpp"
 #include "edgeplan/io/report.hpp"

@@ -18,12 +18,13 @@
 #include "edgeplan/core/limits.hpp"
 #include "edgeplan/io/inputs.hpp"
 #include "edgeplan/io/model_file.hpp"
-#include "edgeplan/io/parallel.hpp"
+#include "edgeplan/util/parallel.hpp"
 #include "edgeplan/io/require.hpp"
-#include "edgeplan/io/suggest.hpp"
+#include "edgeplan/util/names.hpp"
 #include "edgeplan/io/sweep.hpp"
 #include "edgeplan/io/warnings.hpp"
 #include "edgeplan/io/text.hpp"
+#include "edgeplan/util/text.hpp"
 
 namespace edgeplan::cli {
 namespace {
@@ -140,9 +141,7 @@ int decimals_of(const std::vector<std::string>& values) {
 }
 
 io::Cell sweep_cell(const std::string& value) {
-  double v = 0;
-  auto [p, ec] = std::from_chars(value.data(), value.data() + value.size(), v);
-  if (ec == std::errc() && p == value.data() + value.size()) return v;
+  if (const std::optional<double> v = util::parse_number(value)) return *v;
   return value;
 }
 
@@ -175,8 +174,8 @@ void sweep_cells(const std::vector<io::SweepAxis>& axes, const std::vector<std::
 // each with its own copy of `device`.
 template <class Valid>
 std::uint64_t first_invalid(std::uint64_t n, const DeviceSpec& device, Valid valid) {
-  std::vector<std::uint64_t> first(io::worker_count(), n);
-  io::parallel_for(n, [&](unsigned w, std::uint64_t begin, std::uint64_t end) {
+  std::vector<std::uint64_t> first(util::worker_count(), n);
+  util::parallel_for(n, [&](unsigned w, std::uint64_t begin, std::uint64_t end) {
     DeviceSpec d = device;
     Valid check = valid;  // its own copy: `valid` may keep scratch state
     for (std::uint64_t i = begin; i < end; ++i) {
@@ -185,7 +184,7 @@ std::uint64_t first_invalid(std::uint64_t n, const DeviceSpec& device, Valid val
         return;
       }
     }
-  }, io::kParallelGrain);
+  }, util::kParallelGrain);
   return *std::min_element(first.begin(), first.end());
 }
 
@@ -208,12 +207,12 @@ std::optional<io::RowSource> device_number_rows(const Runner& runner, const Comm
     }
     if (!number) return std::nullopt;
     Axis& axis = direct->emplace_back(Axis{number->member, std::vector<std::optional<double>>(a.values.size())});
-    io::parallel_for(a.values.size(), [&](unsigned, std::uint64_t begin, std::uint64_t end) {
+    util::parallel_for(a.values.size(), [&](unsigned, std::uint64_t begin, std::uint64_t end) {
       for (std::uint64_t i = begin; i < end; ++i) {
         const std::optional<double> v = io::override_number(a.values[i]);
         if (v && io::number_acceptable(*v, number->range)) axis.values[i] = number->convert(*v);
       }
-    }, io::kParallelGrain);
+    }, util::kParallelGrain);
   }
   auto base = std::make_shared<const DeviceRows>(runner.device_rows(Context(common)));
   // Sets combination i's values on d; false when the loader would reject one of them or the combination.
@@ -299,10 +298,10 @@ Verdict run_sweep(const Command& command, const Runner& runner, const CommonOpti
     return one;
   };
   std::vector<Rows> rows(keep ? n : 0);
-  std::vector<std::vector<std::pair<std::uint64_t, Verdict>>> verdicts(io::worker_count());  // the non-empty ones
+  std::vector<std::vector<std::pair<std::uint64_t, Verdict>>> verdicts(util::worker_count());  // the non-empty ones
   std::atomic<std::uint64_t> first_error{n};
-  std::vector<std::pair<std::uint64_t, std::exception_ptr>> errors(io::worker_count(), {n, nullptr});
-  io::parallel_for(n, [&](unsigned w, std::uint64_t begin, std::uint64_t end) {
+  std::vector<std::pair<std::uint64_t, std::exception_ptr>> errors(util::worker_count(), {n, nullptr});
+  util::parallel_for(n, [&](unsigned w, std::uint64_t begin, std::uint64_t end) {
     for (std::uint64_t i = begin; i < end && i < first_error.load(); ++i) {
       try {
         io::Report one = run_one(i);
@@ -402,19 +401,9 @@ io::Report run_command(const std::string& name, const std::vector<std::string>& 
 }
 
 std::vector<std::string> split_list(const std::string& text, const std::string& option) {
-  std::vector<std::string> out;
-  std::string_view rest = text;
-  while (true) {
-    const auto comma = rest.find(',');
-    std::string item(rest.substr(0, comma));
-    item.erase(0, item.find_first_not_of(' '));
-    item.erase(item.find_last_not_of(' ') + 1);
-    if (item.empty()) throw UsageError(fmt::format("{} '{}': empty item in the list", option, text));
-    out.push_back(item);
-    if (comma == std::string_view::npos) break;
-    rest.remove_prefix(comma + 1);
-  }
-  return out;
+  std::optional<std::vector<std::string>> items = util::split_list(text);
+  if (!items) throw UsageError(fmt::format("{} '{}': empty item in the list", option, text));
+  return std::move(*items);
 }
 
 std::string with_thousands(std::uint64_t v) { return io::group_digits(std::to_string(v)); }
@@ -425,12 +414,9 @@ std::string rounded_with_thousands(double v) {
 }
 
 double parse_number(const std::string& text, const std::string& what) {
-  double v = 0;
-  auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-  if (ec != std::errc() || p != text.data() + text.size() || !std::isfinite(v)) {
-    throw UsageError(fmt::format("{}: '{}' is not a number", what, text));
-  }
-  return v;
+  const std::optional<double> v = util::parse_number(text);
+  if (!v) throw UsageError(fmt::format("{}: '{}' is not a number", what, text));
+  return *v;
 }
 
 namespace {
@@ -475,14 +461,14 @@ int run_command_line(int argc, const char* const* argv, std::ostream& out, std::
     }
     std::vector<std::string> names;
     for (const Command& c : kCommands) names.emplace_back(c.name);
-    err << fmt::format("edgeplan: error: unknown command '{}'{}\n", io::clipped(argv[2]), io::did_you_mean(argv[2], names));
+    err << fmt::format("edgeplan: error: unknown command '{}'{}\n", io::clipped(argv[2]), util::did_you_mean(argv[2], names));
     return kExitUsage;
   }
   if (argc > 1 && argv[1][0] != '-') {
     std::vector<std::string> names;
     for (const Command& c : kCommands) names.emplace_back(c.name);
     if (std::find(names.begin(), names.end(), argv[1]) == names.end()) {
-      err << fmt::format("edgeplan: error: unknown command '{}'{}\n", io::clipped(argv[1]), io::did_you_mean(argv[1], names));
+      err << fmt::format("edgeplan: error: unknown command '{}'{}\n", io::clipped(argv[1]), util::did_you_mean(argv[1], names));
       return kExitUsage;
     }
   }
@@ -500,7 +486,7 @@ int run_command_line(int argc, const char* const* argv, std::ostream& out, std::
       const std::string name(arg.substr(0, arg.find('=')));
       if (std::find(known.begin(), known.end(), name) != known.end()) continue;
       err << fmt::format("edgeplan: error: {} has no option {}{}\n", command->name, io::clipped(name),
-                         io::did_you_mean(name, known));
+                         util::did_you_mean(name, known));
       err << fmt::format("Run 'edgeplan {} --help' for its options.\n", command->name);
       return kExitUsage;
     }

@@ -1,4 +1,5 @@
 #include "edgeplan/core/formats.hpp"
+#include "edgeplan/util/names.hpp"
 
 #include <algorithm>
 #include <array>
@@ -27,11 +28,6 @@ constexpr std::array kFileTypes{
     FileType{"Q3_K_M", "Q3_K", 12},  FileType{"Q2_K", "Q2_K", 10},
 };
 
-bool iequal(std::string_view a, std::string_view b) {
-  return std::ranges::equal(a, b, [](char x, char y) {
-    return std::toupper(static_cast<unsigned char>(x)) == std::toupper(static_cast<unsigned char>(y));
-  });
-}
 
 const GgmlType& type(std::string_view name) { return *find_ggml_type(name); }
 
@@ -50,8 +46,7 @@ const GgmlType& k_quant_fallback(const GgmlType& t) {
 std::span<const GgmlType> ggml_types() { return kGgmlTypes; }
 
 const GgmlType* find_ggml_type(std::string_view name) {
-  auto it = std::ranges::find_if(kGgmlTypes, [&](const GgmlType& t) { return iequal(t.name, name); });
-  return it == kGgmlTypes.end() ? nullptr : &*it;
+  return util::find_named(kGgmlTypes, name, [](const GgmlType& t) { return t.name; });
 }
 
 const GgmlType* find_ggml_type_id(std::uint32_t id) {
@@ -69,8 +64,7 @@ std::span<const FileType> file_types() { return kFileTypes; }
 bool is_quantized(const FileType& ft) { return ft.base != "F32" && ft.base != "F16" && ft.base != "BF16"; }
 
 const FileType* find_file_type(std::string_view name) {
-  auto it = std::ranges::find_if(kFileTypes, [&](const FileType& t) { return iequal(t.name, name); });
-  return it == kFileTypes.end() ? nullptr : &*it;
+  return util::find_named(kFileTypes, name, [](const FileType& t) { return t.name; });
 }
 
 bool use_more_bits(std::uint32_t layer, std::uint32_t layers) {

@@ -1,4 +1,5 @@
 #include "edgeplan/core/kv.hpp"
+#include "edgeplan/util/names.hpp"
 
 #include <algorithm>
 #include <array>
@@ -19,12 +20,7 @@ constexpr std::array kKvTypes{
 std::span<const KvType> kv_types() { return kKvTypes; }
 
 const KvType* find_kv_type(std::string_view name) {
-  auto it = std::ranges::find_if(kKvTypes, [&](const KvType& t) {
-    return std::ranges::equal(t.name, name, [](char x, char y) {
-      return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));
-    });
-  });
-  return it == kKvTypes.end() ? nullptr : &*it;
+  return util::find_named(kKvTypes, name, [](const KvType& t) { return t.name; });
 }
 
 namespace {

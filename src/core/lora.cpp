@@ -1,4 +1,5 @@
 #include "edgeplan/core/lora.hpp"
+#include "edgeplan/util/names.hpp"
 
 #include <algorithm>
 #include <array>
@@ -44,8 +45,7 @@ std::span<const LoraTarget> lora_targets() { return kTargets; }
 std::string_view to_string(LoraTarget t) { return kTargetNames[static_cast<std::size_t>(t)]; }
 
 const LoraTarget* find_lora_target(std::string_view name) {
-  const auto it = std::ranges::find(kTargetNames, name);
-  return it == kTargetNames.end() ? nullptr : &kTargets[static_cast<std::size_t>(it - kTargetNames.begin())];
+  return util::find_named(kTargets, name, [](LoraTarget t) { return to_string(t); });
 }
 
 MatrixShape lora_adapter_shape(const ModelSpec& m, LoraTarget t) {

@@ -1,4 +1,5 @@
 #include "edgeplan/core/place.hpp"
+#include "edgeplan/util/names.hpp"
 
 #include <algorithm>
 #include <array>
@@ -15,10 +16,8 @@ constexpr double kWeightBytes = 1;      // int8 weights, matching the int8 matmu
 
 template <class T, std::size_t N>
 std::optional<T> find_named(const std::array<T, N>& all, std::string_view name) {
-  for (T v : all) {
-    if (name == to_string(v)) return v;
-  }
-  return std::nullopt;
+  const T* found = util::find_named(all, name, [](T v) { return to_string(v); });
+  return found ? std::optional<T>(*found) : std::nullopt;
 }
 
 std::size_t rank(const std::vector<UnitKind>& order, UnitKind u) {

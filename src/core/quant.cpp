@@ -4,10 +4,11 @@
 #include <array>
 #include <cmath>
 #include <numbers>
-#include <thread>
 
 #include "edgeplan/core/float16.hpp"
 #include "edgeplan/core/formats.hpp"
+#include "edgeplan/util/parallel.hpp"
+#include "edgeplan/util/names.hpp"
 
 namespace edgeplan {
 namespace {
@@ -154,24 +155,12 @@ void quantize_row(const QuantMethod& m, const MatrixView& w, std::uint64_t r, co
   }
 }
 
-// Runs body(begin, end) over [0, n) split into one contiguous chunk per thread.
-template <class Body>
-void parallel_for(std::uint64_t n, unsigned threads, Body body) {
-  const std::uint64_t workers = std::clamp<std::uint64_t>(threads, 1, std::max<std::uint64_t>(n, 1));
-  if (workers == 1) return body(std::uint64_t{0}, n);
-  std::vector<std::jthread> pool;
-  const std::uint64_t chunk = (n + workers - 1) / workers;
-  for (std::uint64_t begin = 0; begin < n; begin += chunk) {
-    pool.emplace_back([&body, begin, end = std::min(n, begin + chunk)] { body(begin, end); });
-  }
-}
-
 GroupParams tensor_params(const QuantMethod& m, const MatrixView& w, unsigned threads) {
   if (m.granularity != Granularity::tensor) return {};
   std::vector<Range> per_row(w.rows);
-  parallel_for(w.rows, threads, [&](std::uint64_t begin, std::uint64_t end) {
+  util::parallel_for(w.rows, [&](unsigned, std::uint64_t begin, std::uint64_t end) {
     for (std::uint64_t r = begin; r < end; ++r) per_row[r] = range_of(w.values.subspan(r * w.cols, w.cols));
-  });
+  }, 1, threads);
   Range all = per_row[0];
   for (const Range& r : per_row) all = {std::min(all.min, r.min), std::max(all.max, r.max)};
   return group_params(m, all);
@@ -233,13 +222,7 @@ std::span<const QuantMethod> quant_methods() {
 }
 
 const QuantMethod* find_quant_method(std::string_view name) {
-  for (const QuantMethod& m : quant_methods()) {
-    if (std::equal(m.name.begin(), m.name.end(), name.begin(), name.end(),
-                   [](char a, char b) { return std::tolower(a) == std::tolower(b); })) {
-      return &m;
-    }
-  }
-  return nullptr;
+  return util::find_named(quant_methods(), name, [](const QuantMethod& m) { return m.name; });
 }
 
 Result<Quantized> quantize(const QuantMethod& m, const MatrixView& w) {
@@ -291,7 +274,7 @@ Result<QuantError> evaluate(const QuantMethod& m, const MatrixView& w, const Mat
   const std::uint64_t k = inputs.rows;
   std::vector<RowStats> stats(w.rows);
   std::vector<double> y(w.rows * k), y_hat(w.rows * k);  // W.x and Ŵ.x, row-major by output
-  parallel_for(w.rows, threads, [&](std::uint64_t begin, std::uint64_t end) {
+  util::parallel_for(w.rows, [&](unsigned, std::uint64_t begin, std::uint64_t end) {
     std::vector<float> deq(w.cols);
     for (std::uint64_t r = begin; r < end; ++r) {
       quantize_row(m, w, r, tensor, deq.data(), nullptr, nullptr, nullptr);
@@ -303,7 +286,7 @@ Result<QuantError> evaluate(const QuantMethod& m, const MatrixView& w, const Mat
         y_hat[r * k + j] = dot(deq.data(), x, w.cols);
       }
     }
-  });
+  }, 1, threads);
   QuantError out;
   double sum_abs = 0, sum_sq = 0;
   for (const RowStats& s : stats) {

@@ -3,7 +3,7 @@
 #include <fmt/ranges.h>
 
 #include "edgeplan/io/profiles.hpp"
-#include "edgeplan/io/suggest.hpp"
+#include "edgeplan/util/names.hpp"
 
 namespace edgeplan::io {
 

@@ -5,7 +5,7 @@
 #include <cmath>
 #include <fmt/format.h>
 
-#include "edgeplan/io/suggest.hpp"
+#include "edgeplan/util/names.hpp"
 #include "edgeplan/io/text.hpp"
 #include "edgeplan/io/toml_parse.hpp"
 
@@ -183,7 +183,7 @@ std::optional<std::string> Fields::optional_choice(std::string_view key, const s
   }
   std::string list;
   for (const std::string& c : choices) list += (list.empty() ? "" : ", ") + c;
-  fail(key, fmt::format("must be one of {} (got \"{}\"){}", list, clipped(*v), did_you_mean(*v, choices)));
+  fail(key, fmt::format("must be one of {} (got \"{}\"){}", list, clipped(*v), util::did_you_mean(*v, choices)));
 }
 
 std::string Fields::choice(std::string_view key, const std::vector<std::string>& choices) {
@@ -227,7 +227,7 @@ void Fields::missing(std::string_view key) const {
   // Keys already read are valid, whatever they look like.
   const std::vector<std::string> wanted{std::string(key)};
   for (const std::string& k : remaining_keys()) {
-    if (nearest(k, wanted)) {
+    if (util::nearest(k, wanted)) {
       throw FieldError(fmt::format("{}: unknown key {}; did you mean {}?", where(k), full_key(clipped(k)), full_key(key)));
     }
   }
@@ -240,7 +240,7 @@ void Fields::finish() const {
     std::vector<std::string> known;
     for (const std::string& r : read_) known.push_back(full_key(r));
     throw FieldError(fmt::format("{}: unknown key {}{}", where(k.str()), full_key(clipped(k.str())),
-                                 did_you_mean(full_key(k.str()), known)));
+                                 util::did_you_mean(full_key(k.str()), known)));
   }
 }
 

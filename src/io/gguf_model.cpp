@@ -7,7 +7,7 @@
 #include <fmt/ranges.h>
 
 #include "edgeplan/io/model_file.hpp"
-#include "edgeplan/io/suggest.hpp"
+#include "edgeplan/util/names.hpp"
 #include "edgeplan/io/text.hpp"
 
 namespace edgeplan::io {
@@ -60,7 +60,7 @@ ModelSpec read_model(const GgufFile& f, const std::string& name, const std::stri
   const std::vector<std::string>& known = architectures();
   if (std::ranges::find(known, *arch) == known.end()) {
     throw std::runtime_error(fmt::format("{}: architecture \"{}\" is not supported; supported: {}{}", display, clipped(*arch),
-                                         fmt::join(known, ", "), did_you_mean(*arch, known)));
+                                         fmt::join(known, ", "), util::did_you_mean(*arch, known)));
   }
   const Meta meta{f, *arch, display};
   ModelSpec m;

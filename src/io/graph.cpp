@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-#include "edgeplan/io/suggest.hpp"
+#include "edgeplan/util/names.hpp"
 
 namespace edgeplan::io {
 namespace {

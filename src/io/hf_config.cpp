@@ -13,7 +13,7 @@
 #include "edgeplan/io/model_file.hpp"
 #include "edgeplan/io/toml_text.hpp"
 #include "edgeplan/io/input_file.hpp"
-#include "edgeplan/io/suggest.hpp"
+#include "edgeplan/util/names.hpp"
 #include "edgeplan/io/text.hpp"
 
 namespace edgeplan::io {
@@ -122,7 +122,7 @@ ModelSpec read_config(const Config& c, const std::string& name) {
   }
   if (std::find(known.begin(), known.end(), *type) == known.end()) {
     c.fail(fmt::format("model_type \"{}\" is not supported; supported: {}{}", clipped(*type), fmt::join(known, ", "),
-                       did_you_mean(*type, known)));
+                       util::did_you_mean(*type, known)));
   }
   m.layers = c.count("num_hidden_layers", layers_range);
   m.hidden = c.count("hidden_size", width_range);

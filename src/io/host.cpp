@@ -14,7 +14,7 @@
 
 #include <fmt/format.h>
 
-#include "edgeplan/core/units.hpp"
+#include "edgeplan/util/units.hpp"
 #include "edgeplan/io/toml_text.hpp"
 #include "edgeplan/io/input_file.hpp"
 

@@ -1,7 +1,7 @@
 #include "edgeplan/io/inputs.hpp"
 
 #include "edgeplan/core/place.hpp"
-#include "edgeplan/core/units.hpp"
+#include "edgeplan/util/units.hpp"
 
 namespace edgeplan::io {
 

@@ -10,7 +10,7 @@
 #include <fmt/format.h>
 
 #include "edgeplan/core/limits.hpp"
-#include "edgeplan/core/units.hpp"
+#include "edgeplan/util/units.hpp"
 #include "edgeplan/io/profiles.hpp"
 #include "edgeplan/io/text.hpp"
 

@@ -13,7 +13,7 @@
 #include "edgeplan/io/embedded.hpp"
 #include "edgeplan/io/input_file.hpp"
 #include "edgeplan/io/model_file.hpp"
-#include "edgeplan/io/suggest.hpp"
+#include "edgeplan/util/names.hpp"
 #include "edgeplan/io/text.hpp"
 #include "edgeplan/io/toml_parse.hpp"
 #include "edgeplan/io/warnings.hpp"
@@ -95,7 +95,7 @@ Result<ProfileText> find_profile(const std::string& kind, const std::string& nam
   std::vector<std::string> names;
   for (const ProfileText& p : list_profiles(kind, path)) names.push_back(p.name);
   return Error{fmt::format("unknown {} '{}'{} (`edgeplan profiles` lists them)", singular(kind), name_or_path,
-                           did_you_mean(name_or_path, names))};
+                           util::did_you_mean(name_or_path, names))};
 }
 
 std::vector<ProfileText> list_profiles(const std::string& kind, const SearchPath& path) {
@@ -136,7 +136,7 @@ Result<std::vector<Override>> parse_overrides(const std::vector<std::string>& ar
       std::string list;
       for (const std::string& p : profiles) list += (list.empty() ? "" : ", ") + p + ".";
       return Error{fmt::format("{}: the key must start with one of {}{}", original, list,
-                               did_you_mean(profile, profiles))};
+                               util::did_you_mean(profile, profiles))};
     }
     if (dot == std::string::npos || dot + 1 == key.size()) {
       return Error{original + ": expected a key after '" + profile + ".'"};
@@ -243,7 +243,7 @@ Result<ModelSpec> load_model(const ProfileText& text, const std::vector<Override
         if (!find_file_type(name)) {
           std::vector<std::string> known;
           for (const FileType& t : file_types()) known.emplace_back(t.name);
-          formats->fail(name, "is not a known format" + did_you_mean(name, known));
+          formats->fail(name, "is not a known format" + util::did_you_mean(name, known));
         }
         FormatSize size;
         size.bits_per_weight = entry->optional_number("bits_per_weight", Range::positive);

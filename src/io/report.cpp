@@ -11,7 +11,7 @@
 #include <fmt/compile.h>
 #include <fmt/format.h>
 
-#include "edgeplan/io/parallel.hpp"
+#include "edgeplan/util/parallel.hpp"
 #include "edgeplan/io/text.hpp"
 #include "edgeplan/io/warnings.hpp"
 
@@ -287,12 +287,12 @@ constexpr std::uint64_t kBlockItems = 8192;
 template <class Each, class Write>
 void for_each_block(const RowSource& source, Each each, Write write) {
   const std::uint64_t blocks = (source.items + kBlockItems - 1) / kBlockItems;
-  const unsigned workers = worker_count();
+  const unsigned workers = util::worker_count();
   std::mutex mutex;
   std::condition_variable turn;
   std::uint64_t next = 0;  // the block to write next
   bool failed = false;     // a worker threw: the others stop instead of waiting for its turn
-  parallel_for(workers, [&](unsigned w, std::uint64_t, std::uint64_t) {
+  util::parallel_for(workers, [&](unsigned w, std::uint64_t, std::uint64_t) {
     try {
       auto rows_of = source.worker();
       std::vector<std::vector<Cell>> rows;
@@ -334,7 +334,7 @@ void render_rows(const Report& head, const RowSource& source, Format f, std::ost
       return;
     case Format::json: {
       const Json head_doc = json_document(head);
-      std::vector<InvalidUtf8> invalid(worker_count() + 1);
+      std::vector<InvalidUtf8> invalid(util::worker_count() + 1);
       invalid.back().note_all(head_doc);
       const std::string doc = json_text(head_doc, 2) + "\n";
       const auto empty = doc.rfind("[]");  // the table's rows: the last array of the document
@@ -360,7 +360,7 @@ void render_rows(const Report& head, const RowSource& source, Format f, std::ost
       return;
     }
     case Format::table: {
-      std::vector<Layout> layouts(worker_count(), titles_layout(columns));
+      std::vector<Layout> layouts(util::worker_count(), titles_layout(columns));
       for_each_block(
           source, [&](unsigned w, const std::vector<Cell>& row, std::string&) { measure(row, columns, layouts[w]); },
           [](const std::string&) {});
@@ -374,7 +374,7 @@ void render_rows(const Report& head, const RowSource& source, Format f, std::ost
       return;
     }
     case Format::md: {
-      std::vector<std::vector<bool>> rights(worker_count(), std::vector<bool>(columns.size(), false));
+      std::vector<std::vector<bool>> rights(util::worker_count(), std::vector<bool>(columns.size(), false));
       for_each_block(
           source, [&](unsigned w, const std::vector<Cell>& row, std::string&) { measure_markdown(row, rights[w]); },
           [](const std::string&) {});

@@ -6,8 +6,9 @@
 
 #include <fmt/format.h>
 
-#include "edgeplan/io/suggest.hpp"
+#include "edgeplan/util/names.hpp"
 #include "edgeplan/io/text.hpp"
+#include "edgeplan/util/text.hpp"
 
 namespace edgeplan::io {
 namespace {
@@ -22,10 +23,7 @@ std::string trim(std::string_view s) {
 Json parse_bound(const std::string& v) {
   if (v == "true") return true;
   if (v == "false") return false;
-  double d = 0;
-  const char* end = v.data() + v.size();
-  auto [ptr, ec] = std::from_chars(v.data(), end, d);
-  if (ec == std::errc() && ptr == end && std::isfinite(d)) return d;
+  if (const std::optional<double> d = util::parse_number(v)) return *d;
   if (v.size() >= 2 && (v.front() == '"' || v.front() == '\'') && v.back() == v.front()) {
     return v.substr(1, v.size() - 2);
   }
@@ -109,7 +107,7 @@ Result<Json> lookup_field(const Json& results, const std::string& field) {
     if (!next || (!has_selector && next->is_array())) {
       std::vector<std::string> paths;
       collect_paths(results, "", paths);
-      std::string hint = did_you_mean(field, paths);
+      std::string hint = util::did_you_mean(field, paths);
       if (hint.empty()) {
         std::string list;
         for (const auto& [k, v] : results.items()) {

@@ -9,8 +9,9 @@
 #include <fmt/ostream.h>
 #include <nlohmann/json.hpp>
 
-#include "edgeplan/io/suggest.hpp"
+#include "edgeplan/util/names.hpp"
 #include "edgeplan/io/text.hpp"
+#include "edgeplan/util/text.hpp"
 
 namespace edgeplan::io {
 namespace {
@@ -107,7 +108,7 @@ std::optional<std::string> RecordReader::column_of(std::string_view key, Column&
     return std::nullopt;
   }
   std::vector<std::string> known(kColumnNames.begin() + (trace_ ? 0 : 1), kColumnNames.end());
-  return fmt::format("unknown column '{}'{}", clipped(key), did_you_mean(key, known));
+  return fmt::format("unknown column '{}'{}", clipped(key), util::did_you_mean(key, known));
 }
 
 Result<bool> RecordReader::header(std::string_view text) {
@@ -171,7 +172,7 @@ std::optional<std::string> RecordReader::set_text(Column c, std::string_view v, 
       return std::nullopt;
     }
     return fmt::format("privacy must be one of confidential, internal, public (got '{}'){}", clipped(v),
-                       did_you_mean(v, privacy_names()));
+                       util::did_you_mean(v, privacy_names()));
   }
   return fmt::format("{} must be a number (got '{}')", kColumnNames[c], clipped(v));
 }
@@ -195,12 +196,10 @@ std::optional<std::string> RecordReader::parse_csv(std::string_view text, RouteR
     if (c == name || c == privacy) {
       e = set_text(c, field, r);
     } else {
-      double v = 0;
-      const auto [end, ec] = std::from_chars(field.data(), field.data() + field.size(), v);
-      if (ec != std::errc() || end != field.data() + field.size() || !std::isfinite(v)) {
-        e = fmt::format("{} must be a number (got '{}')", kColumnNames[c], clipped(field));
+      if (const std::optional<double> v = util::parse_number(field)) {
+        e = set_number(c, *v, r);
       } else {
-        e = set_number(c, v, r);
+        e = fmt::format("{} must be a number (got '{}')", kColumnNames[c], clipped(field));
       }
     }
     if (e) return e;

@@ -1,7 +1,7 @@
 // The [storage] section of a device profile (core/stream.hpp). Schema: docs/profiles.md, "storage".
 #include <fmt/format.h>
 
-#include "edgeplan/core/units.hpp"
+#include "edgeplan/util/units.hpp"
 #include "edgeplan/io/profiles.hpp"
 
 namespace edgeplan::io {

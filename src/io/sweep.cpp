@@ -5,19 +5,11 @@
 
 #include <fmt/format.h>
 
-#include "edgeplan/io/parallel.hpp"
+#include "edgeplan/util/parallel.hpp"
 #include "edgeplan/io/text.hpp"
+#include "edgeplan/util/text.hpp"
 
 namespace edgeplan::io {
-namespace {
-
-bool parse_double(std::string_view s, double& out) {
-  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), out);
-  return ec == std::errc() && p == s.data() + s.size() && std::isfinite(out);
-}
-
-}  // namespace
-
 Result<SweepAxis> parse_sweep(std::string_view text) {
   const auto eq = text.find('=');
   if (eq == std::string_view::npos || eq == 0 || eq + 1 == text.size()) {
@@ -29,11 +21,14 @@ Result<SweepAxis> parse_sweep(std::string_view text) {
   if (spec.find(':') != std::string_view::npos && spec.find(',') == std::string_view::npos &&
       spec.find('"') == std::string_view::npos) {
     const auto c1 = spec.find(':'), c2 = spec.find(':', c1 + 1);
-    double start = 0, stop = 0, step = 0;
-    if (c2 == std::string_view::npos || !parse_double(spec.substr(0, c1), start) ||
-        !parse_double(spec.substr(c1 + 1, c2 - c1 - 1), stop) || !parse_double(spec.substr(c2 + 1), step)) {
+    const std::optional<double> first = util::parse_number(spec.substr(0, c1));
+    const std::optional<double> last = c2 == std::string_view::npos ? std::nullopt
+                                                                    : util::parse_number(spec.substr(c1 + 1, c2 - c1 - 1));
+    const std::optional<double> by = c2 == std::string_view::npos ? std::nullopt : util::parse_number(spec.substr(c2 + 1));
+    if (!first || !last || !by) {
       return Error{fmt::format("--sweep {}: a range is START:STOP:STEP with three numbers", clipped(text))};
     }
+    const double start = *first, stop = *last, step = *by;
     if (step <= 0) return Error{fmt::format("--sweep {}: STEP must be greater than 0", clipped(text))};
     if (stop < start) return Error{fmt::format("--sweep {}: STOP must not be less than START", clipped(text))};
     const double count = std::floor((stop - start) / step + 1e-9) + 1;
@@ -41,9 +36,9 @@ Result<SweepAxis> parse_sweep(std::string_view text) {
       return Error{fmt::format("--sweep {}: {} values is more than the {} allowed", text, count, kMaxSweepCombinations)};
     }
     axis.values.resize(static_cast<std::size_t>(count));
-    parallel_for(axis.values.size(), [&](unsigned, std::uint64_t begin, std::uint64_t end) {
+    util::parallel_for(axis.values.size(), [&](unsigned, std::uint64_t begin, std::uint64_t end) {
       for (std::uint64_t i = begin; i < end; ++i) axis.values[i] = fmt::format("{}", start + static_cast<double>(i) * step);
-    }, kParallelGrain);
+    }, util::kParallelGrain);
     return axis;
   }
   std::string_view rest = spec;

@@ -13,7 +13,7 @@
 #include "edgeplan/core/float16.hpp"
 #include "edgeplan/io/gguf.hpp"
 #include "edgeplan/io/input_file.hpp"
-#include "edgeplan/io/suggest.hpp"
+#include "edgeplan/util/names.hpp"
 #include "edgeplan/io/text.hpp"
 
 namespace edgeplan::io {
@@ -131,7 +131,7 @@ Result<GgufPick> pick_gguf(const GgufFile& f, const std::string& display, const 
   for (const GgufTensor& candidate : f.tensors) {
     if (!t && candidate.name == name) t = &candidate;
   }
-  if (!t) return Error{fmt::format("{}: no tensor named '{}'{}", display, clipped(name), did_you_mean(name, names))};
+  if (!t) return Error{fmt::format("{}: no tensor named '{}'{}", display, clipped(name), util::did_you_mean(name, names))};
   GgufPick p{t};
   if (t->type->name == "F32") {
     p.element = Element::f32;
@@ -267,7 +267,7 @@ Result<Tensor> safetensors_from(const Input& in, const std::string& display, con
     wanted = names.front();
   }
   if (!header.contains(wanted) || wanted == "__metadata__") {
-    return Error{fmt::format("{}: no tensor named '{}'{}", display, clipped(wanted), did_you_mean(wanted, names))};
+    return Error{fmt::format("{}: no tensor named '{}'{}", display, clipped(wanted), util::did_you_mean(wanted, names))};
   }
   const nlohmann::json& info = header[wanted];
   const std::string where = fmt::format("tensor '{}'", clipped(wanted));

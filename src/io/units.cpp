@@ -3,9 +3,9 @@
 #include <fmt/ranges.h>
 
 #include "edgeplan/core/place.hpp"
-#include "edgeplan/core/units.hpp"
+#include "edgeplan/util/units.hpp"
 #include "edgeplan/io/profiles.hpp"
-#include "edgeplan/io/suggest.hpp"
+#include "edgeplan/util/names.hpp"
 
 namespace edgeplan::io {
 namespace {
@@ -19,7 +19,7 @@ ComputeUnit read_unit(Fields& f, double dram_bytes_per_s) {
     const auto kind = find_op_kind(name);
     if (!kind) {
       f.fail("ops", fmt::format("holds \"{}\", which is not an op kind; expected {}{}", name, fmt::join(kinds, ", "),
-                                did_you_mean(name, kinds)));
+                                util::did_you_mean(name, kinds)));
     }
     if (supports(u, *kind)) f.fail("ops", fmt::format("lists \"{}\" twice", name));
     u.ops.push_back(*kind);
@@ -45,7 +45,7 @@ void read_device_units(Fields& f, DeviceSpec& d) {
     const std::vector<std::string> kinds = names_of(unit_kinds());
     for (const std::string& name : section->remaining_keys()) {
       const auto kind = find_unit_kind(name);
-      if (!kind) section->fail(name, "is not a compute unit; expected npu, gpu or cpu" + did_you_mean(name, kinds));
+      if (!kind) section->fail(name, "is not a compute unit; expected npu, gpu or cpu" + util::did_you_mean(name, kinds));
       auto unit = section->table(name);
       d.units.emplace(*kind, read_unit(*unit, d.bandwidth_bytes_per_s));
       unit->finish();

@@ -3,15 +3,12 @@
 #include "bad_input.hpp"
 
 #include "edgeplan/io/toml_parse.hpp"
+#include "test_files.hpp"
 
 namespace edgeplan::bad_input {
 namespace {
 
-std::string repeat(const std::string& s, std::size_t n) {
-  std::string out;
-  for (std::size_t i = 0; i < n; ++i) out += s;
-  return out;
-}
+using testing_files::repeat;
 
 const std::string kTooDeep = "TOML nested deeper than 64 levels (tables, dotted keys, arrays and inline tables each count one)";
 const std::vector<std::string> kCheck{"check", "{file}"};

@@ -4,16 +4,12 @@
 #include <sstream>
 
 #include "bad_input.hpp"
+#include "test_files.hpp"
 
 namespace edgeplan::bad_input {
 namespace {
 
-std::string source_file(const std::string& path) {
-  std::ifstream in(std::string(EDGEPLAN_SOURCE_DIR) + "/" + path, std::ios::binary);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+using testing_files::source_file;
 
 std::vector<std::string> with(std::vector<std::string> args, const std::vector<std::string>& more) {
   args.insert(args.end(), more.begin(), more.end());

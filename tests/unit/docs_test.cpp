@@ -22,6 +22,7 @@
 #include "edgeplan/io/graph.hpp"
 #include "edgeplan/io/profiles.hpp"
 #include "edgeplan/io/route.hpp"
+#include "test_files.hpp"
 
 namespace edgeplan {
 namespace {
@@ -31,12 +32,7 @@ using testing_cli::run_cli;
 
 const fs::path kRoot{EDGEPLAN_SOURCE_DIR};
 
-std::string read_file(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+using testing_files::read_file;
 
 std::vector<std::string> lines_of(const std::string& text) {
   std::vector<std::string> out;

@@ -4,16 +4,12 @@
 
 #include <fstream>
 #include <sstream>
+#include "test_files.hpp"
 
 namespace edgeplan::io {
 namespace {
 
-std::string fixture(const std::string& name) {
-  std::ifstream in(std::string(EDGEPLAN_SOURCE_DIR) + "/tests/data/llama-bench/" + name, std::ios::binary);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+std::string fixture(const std::string& name) { return testing_files::source_file("tests/data/llama-bench/" + name); }
 
 TEST(LlamaBench, TheThreeFormatsGiveTheSameRows) {
   for (const std::string ext : {"json", "jsonl", "csv"}) {

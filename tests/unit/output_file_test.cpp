@@ -15,18 +15,14 @@
 #include "cli/command.hpp"
 #include "cli_run.hpp"
 #include "scratch_dir.hpp"
+#include "test_files.hpp"
 
 namespace edgeplan::io {
 namespace {
 
 namespace fs = std::filesystem;
 
-std::string read(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+using testing_files::read_file;
 
 class OutputFileTest : public testing::Test {
  protected:
@@ -47,7 +43,7 @@ TEST_F(OutputFileTest, RefusesAnInputThroughDotAndLinks) {
     EXPECT_EQ(f.error().message,
               "--trace-out " + out + ": this file is an input of the command (" + path("in.csv") + "); write to another file");
   }
-  EXPECT_EQ(read(path("in.csv")), "old");
+  EXPECT_EQ(read_file(path("in.csv")), "old");
 }
 
 TEST_F(OutputFileTest, RefusesAnExistingFileWithoutForce) {
@@ -55,7 +51,7 @@ TEST_F(OutputFileTest, RefusesAnExistingFileWithoutForce) {
   auto f = OutputFile::open({path("out.csv"), "--write", false}, {});
   ASSERT_FALSE(f.ok());
   EXPECT_EQ(f.error().message, "--write " + path("out.csv") + ": the file exists; pass --force to replace it");
-  EXPECT_EQ(read(path("out.csv")), "old");
+  EXPECT_EQ(read_file(path("out.csv")), "old");
 }
 
 TEST_F(OutputFileTest, OldFileStaysWholeUntilCommit) {
@@ -64,10 +60,10 @@ TEST_F(OutputFileTest, OldFileStaysWholeUntilCommit) {
     auto f = OutputFile::open({path("out.csv"), "--write", true}, {});
     ASSERT_TRUE(f.ok()) << f.error().message;
     f->stream() << "new";
-    EXPECT_EQ(read(path("out.csv")), "old");  // half-written or killed here: the old file is whole
+    EXPECT_EQ(read_file(path("out.csv")), "old");  // half-written or killed here: the old file is whole
     EXPECT_FALSE(f->commit().has_value());
   }
-  EXPECT_EQ(read(path("out.csv")), "new");
+  EXPECT_EQ(read_file(path("out.csv")), "new");
   EXPECT_EQ(files(), 1u);  // no temporary file left
 }
 
@@ -98,7 +94,7 @@ TEST_F(OutputFileTest, RefusesAFolderAndAMissingFolder) {
 
 TEST_F(OutputFileTest, RouteTraceOutIsNotTheTrace) {
   const std::string trace = std::string(EDGEPLAN_SOURCE_DIR) + "/tests/data/route-trace-small.csv";
-  write("t.csv", read(trace));
+  write("t.csv", read_file(trace));
   const std::vector<std::string> args{"route", "--device", "phone8g", "--prefill-tok-s", "180", "--decode-tok-s", "13",
                                       "--cloud", "ref-private,ref-public", "--trace", path("t.csv"),
                                       "--trace-out", path("t.csv"), "--force"};
@@ -106,7 +102,7 @@ TEST_F(OutputFileTest, RouteTraceOutIsNotTheTrace) {
   EXPECT_EQ(run.exit_code, cli::kExitUsage);
   EXPECT_EQ(run.err, "edgeplan: error: --trace-out " + path("t.csv") + ": this file is an input of the command (" +
                          path("t.csv") + "); write to another file\n");
-  EXPECT_EQ(read(path("t.csv")), read(trace));
+  EXPECT_EQ(read_file(path("t.csv")), read_file(trace));
 }
 
 TEST_F(OutputFileTest, BenchRefusesItsStorageFileBeforeMeasuring) {
@@ -116,7 +112,7 @@ TEST_F(OutputFileTest, BenchRefusesItsStorageFileBeforeMeasuring) {
   EXPECT_EQ(run.exit_code, cli::kExitUsage);
   EXPECT_EQ(run.err, "edgeplan: error: --write-profile " + path("model.gguf") + ": this file is an input of the command (" +
                          path("model.gguf") + "); write to another file\n");
-  EXPECT_EQ(read(path("model.gguf")), "weights");
+  EXPECT_EQ(read_file(path("model.gguf")), "weights");
 }
 
 // A stream whose writes fail as on a full disk.

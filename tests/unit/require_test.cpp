@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-#include "edgeplan/io/suggest.hpp"
+#include "edgeplan/util/names.hpp"
 
 namespace edgeplan::io {
 namespace {
@@ -45,13 +45,13 @@ TEST(Require, UnknownFieldSuggests) {
 
 TEST(Suggest, NearestWithinDistance) {
   const std::vector<std::string> c{"decode", "kv", "profiles"};
-  EXPECT_EQ(edit_distance("kitten", "sitting"), 3u);
-  EXPECT_EQ(nearest("decod", c), "decode");
-  EXPECT_EQ(nearest("zzzzzz", c), std::nullopt);
-  EXPECT_EQ(did_you_mean("profile", c), "; did you mean profiles?");
+  EXPECT_EQ(util::edit_distance("kitten", "sitting"), 3u);
+  EXPECT_EQ(util::nearest("decod", c), "decode");
+  EXPECT_EQ(util::nearest("zzzzzz", c), std::nullopt);
+  EXPECT_EQ(util::did_you_mean("profile", c), "; did you mean profiles?");
   const std::vector<std::string> keys{"bandwidth_gbps", "utilization"};
-  EXPECT_EQ(nearest("bandwith", keys), "bandwidth_gbps");  // misspelt and without its unit
-  EXPECT_EQ(nearest("band", keys), "bandwidth_gbps");
+  EXPECT_EQ(util::nearest("bandwith", keys), "bandwidth_gbps");  // misspelt and without its unit
+  EXPECT_EQ(util::nearest("band", keys), "bandwidth_gbps");
 }
 
 }  // namespace

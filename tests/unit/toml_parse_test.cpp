@@ -1,15 +1,12 @@
 #include "edgeplan/io/toml_parse.hpp"
 
 #include <gtest/gtest.h>
+#include "test_files.hpp"
 
 namespace edgeplan::io {
 namespace {
 
-std::string repeat(const std::string& s, std::size_t n) {
-  std::string out;
-  for (std::size_t i = 0; i < n; ++i) out += s;
-  return out;
-}
+using testing_files::repeat;
 
 TEST(TomlParse, ShallowTextsPass) {
   EXPECT_FALSE(toml_too_deep("a = 1.5\n[units.npu]\nops = [\"matmul\", \"add\"]\nx = {a.b = [1, [2]]}\n"));

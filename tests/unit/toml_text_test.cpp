@@ -16,6 +16,7 @@
 #include "edgeplan/io/model_file.hpp"
 #include "edgeplan/io/profiles.hpp"
 #include "fixtures.hpp"
+#include "test_files.hpp"
 
 namespace edgeplan::io {
 namespace {
@@ -137,10 +138,8 @@ TEST(CalibrateWrite, KeepsTheProfileComments) {
                                          std::string(EDGEPLAN_SOURCE_DIR) + "/tests/data/llama-bench/m1-llama2-7b.csv",
                                          "--write", out});
   ASSERT_EQ(run.exit_code, 0) << run.err;
-  std::ostringstream text;
-  text << std::ifstream(out).rdbuf();
+  const std::string written = testing_files::read_file(out);
   fs::remove_all(dir);
-  const std::string written = text.str();
   EXPECT_NE(written.find("# Apple M1 (8-core GPU), 16 GB: a comment that must survive.\n"), std::string::npos) << written;
   EXPECT_NE(written.find("memory_gib = 16     # spec sheet\n"), std::string::npos) << written;
   EXPECT_NE(written.find("bandwidth_gbps = 68.25  # LPDDR4X-4266, 128-bit\n"), std::string::npos) << written;

@@ -12,7 +12,7 @@
 
 #include <span>
 
-#include "edgeplan/core/result.hpp"
+#include "edgeplan/util/result.hpp"
 
 namespace edgeplan {
 

@@ -19,7 +19,8 @@
 
 #include "edgeplan/core/device.hpp"
 #include "edgeplan/core/model.hpp"
-#include "edgeplan/core/result.hpp"
+#include "edgeplan/util/result.hpp"
+#include "edgeplan/util/names.hpp"
 
 namespace edgeplan {
 
@@ -52,9 +53,7 @@ const char* to_string(Precision p);  // "int8"
 // The names of a list of policies, units or op kinds, for messages and did-you-mean.
 template <class T>
 std::vector<std::string> names_of(std::span<const T> all) {
-  std::vector<std::string> out;
-  for (T v : all) out.emplace_back(to_string(v));
-  return out;
+  return util::names_of(all, [](T v) { return to_string(v); });
 }
 std::optional<Policy> find_policy(std::string_view name);
 std::optional<UnitKind> find_unit_kind(std::string_view name);

@@ -26,7 +26,7 @@
 #include <string_view>
 #include <vector>
 
-#include "edgeplan/core/result.hpp"
+#include "edgeplan/util/result.hpp"
 
 namespace edgeplan {
 

@@ -19,7 +19,7 @@
 #include <vector>
 
 #include "edgeplan/core/device.hpp"
-#include "edgeplan/core/result.hpp"
+#include "edgeplan/util/result.hpp"
 #include "edgeplan/core/thermal.hpp"
 
 namespace edgeplan {

@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "edgeplan/core/formats.hpp"
-#include "edgeplan/core/result.hpp"
+#include "edgeplan/util/result.hpp"
 
 namespace edgeplan::io {
 

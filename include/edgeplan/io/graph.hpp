@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "edgeplan/core/place.hpp"
-#include "edgeplan/core/result.hpp"
+#include "edgeplan/util/result.hpp"
 #include "edgeplan/io/profiles.hpp"
 
 namespace edgeplan::io {

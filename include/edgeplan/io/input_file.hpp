@@ -9,7 +9,7 @@
 #include <fstream>
 #include <string>
 
-#include "edgeplan/core/result.hpp"
+#include "edgeplan/util/result.hpp"
 
 namespace edgeplan::io {
 

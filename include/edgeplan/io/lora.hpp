@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "edgeplan/core/lora.hpp"
-#include "edgeplan/core/result.hpp"
+#include "edgeplan/util/result.hpp"
 #include "edgeplan/io/gguf.hpp"
 
 namespace edgeplan::io {

@@ -8,7 +8,7 @@
 #include <string_view>
 
 #include "edgeplan/core/model.hpp"
-#include "edgeplan/core/result.hpp"
+#include "edgeplan/util/result.hpp"
 #include "edgeplan/io/gguf.hpp"
 #include "edgeplan/io/profiles.hpp"
 

@@ -16,7 +16,7 @@
 
 #include "edgeplan/core/device.hpp"
 #include "edgeplan/core/model.hpp"
-#include "edgeplan/core/result.hpp"
+#include "edgeplan/util/result.hpp"
 #include "edgeplan/io/fields.hpp"
 
 namespace edgeplan::io {

@@ -7,7 +7,7 @@
 #include <string_view>
 #include <vector>
 
-#include "edgeplan/core/result.hpp"
+#include "edgeplan/util/result.hpp"
 #include "edgeplan/io/report.hpp"
 
 namespace edgeplan::io {

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "edgeplan/core/result.hpp"
+#include "edgeplan/util/result.hpp"
 #include "edgeplan/core/route.hpp"
 #include "edgeplan/io/profiles.hpp"
 #include "edgeplan/io/report.hpp"

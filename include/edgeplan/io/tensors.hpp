@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "edgeplan/core/result.hpp"
+#include "edgeplan/util/result.hpp"
 
 namespace edgeplan::io {
 

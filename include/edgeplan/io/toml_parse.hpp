@@ -10,7 +10,7 @@
 
 #include <toml++/toml.h>
 
-#include "edgeplan/core/result.hpp"
+#include "edgeplan/util/result.hpp"
 
 namespace edgeplan::io {
 

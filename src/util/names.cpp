@@ -1,10 +1,10 @@
-#include "edgeplan/io/suggest.hpp"
+#include "edgeplan/util/names.hpp"
 
 #include <algorithm>
 #include <numeric>
 #include <vector>
 
-namespace edgeplan::io {
+namespace edgeplan::util {
 
 std::size_t edit_distance(std::string_view a, std::string_view b) {
   std::vector<std::size_t> row(b.size() + 1);
@@ -36,9 +36,14 @@ std::optional<std::string> nearest(std::string_view word, std::span<const std::s
   return best;
 }
 
+bool iequal(std::string_view a, std::string_view b) {
+  const auto lower = [](char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; };
+  return std::ranges::equal(a, b, [&](char x, char y) { return lower(x) == lower(y); });
+}
+
 std::string did_you_mean(std::string_view word, std::span<const std::string> candidates) {
   const auto n = nearest(word, candidates);
   return n ? "; did you mean " + *n + "?" : "";
 }
 
-}  // namespace edgeplan::io
+}  // namespace edgeplan::util

@@ -1,18 +1,18 @@
-#include "edgeplan/io/parallel.hpp"
+#include "edgeplan/util/parallel.hpp"
 
 #include <algorithm>
 #include <exception>
 #include <thread>
 #include <vector>
 
-namespace edgeplan::io {
+namespace edgeplan::util {
 
 unsigned worker_count() { return std::max(1u, std::thread::hardware_concurrency()); }
 
 void parallel_for(std::uint64_t n, const std::function<void(unsigned, std::uint64_t, std::uint64_t)>& body,
-                  std::uint64_t grain) {
+                  std::uint64_t grain, unsigned workers) {
   const std::uint64_t parts = std::max<std::uint64_t>(n / std::max<std::uint64_t>(grain, 1), 1);
-  const unsigned workers = static_cast<unsigned>(std::min<std::uint64_t>(worker_count(), parts));
+  workers = static_cast<unsigned>(std::min<std::uint64_t>(workers == 0 ? worker_count() : workers, parts));
   std::vector<std::exception_ptr> errors(workers);
   auto part = [&](unsigned w) {
     try {
@@ -30,4 +30,4 @@ void parallel_for(std::uint64_t n, const std::function<void(unsigned, std::uint6
   }
 }
 
-}  // namespace edgeplan::io
+}  // namespace edgeplan::util
