@@ -23,19 +23,17 @@ struct CalibrateOptions {
   io::OutputPath write;
 };
 
-enum class Kind { decode, prefill };
-
 // One fitted measurement with what the model needs to predict it.
 struct Point {
   const io::BenchRow* row = nullptr;
-  Kind kind = Kind::decode;
+  BenchTest kind = BenchTest::decode;
   double weight_bytes = 0;  // decode
   ModelSpec model;          // prefill
   const FileType* format = nullptr;  // prefill: quantized formats run at the quantized efficiency
 };
 
 double predict(const Point& p, const DeviceSpec& d) {
-  if (p.kind == Kind::decode) return decode(d, {p.weight_bytes, 0}).tok_per_s;
+  if (p.kind == BenchTest::decode) return decode(d, {p.weight_bytes, 0}).tok_per_s;
   return d.prefill ? prefill(*d.prefill, p.model, *p.format, p.row->n_prompt).tok_per_s : 0;
 }
 
@@ -125,11 +123,12 @@ Runner setup_calibrate(CLI::App& app) {
     std::vector<PrefillSample> prefill_samples, quantized_samples;  // float and quantized weights
     std::vector<std::string> skipped;
     for (const io::BenchRow& row : rows) {
-      if (row.n_depth > 0 || (row.n_prompt > 0 && row.n_gen > 0)) {
+      const BenchTest kind = bench_test_kind(row.n_prompt, row.n_gen, row.n_depth);
+      if (kind == BenchTest::not_fitted) {
         skipped.push_back(row.test());
         continue;
       }
-      Point p{&row, row.n_gen > 0 ? Kind::decode : Kind::prefill, row.model_size_bytes, {}};
+      Point p{&row, kind, row.model_size_bytes, {}};
       if (model) {
         const FileType* ft = io::model_type_format(row.model_type);
         if (!ft) {
@@ -145,16 +144,15 @@ Runner setup_calibrate(CLI::App& app) {
         p.model.name = row.model_type;
         p.model.params = row.model_n_params;
       }
-      if (p.kind == Kind::decode) {
-        decode_samples.push_back({p.weight_bytes, 1.0 / row.avg_tok_per_s});
+      if (p.kind == BenchTest::decode) {
+        decode_samples.push_back(decode_sample(p.weight_bytes, row.avg_tok_per_s));
       } else {
         p.format = io::model_type_format(row.model_type);
         if (!p.format) {
           throw UsageError(fmt::format("{}: cannot tell the weight format from model_type '{}' (needed for prefill)",
                                        row.where, row.model_type));
         }
-        const PrefillSample sample{prefill_flops(p.model, row.n_prompt),
-                                   static_cast<double>(row.n_prompt) / row.avg_tok_per_s};
+        const PrefillSample sample = prefill_sample(prefill_flops(p.model, row.n_prompt), row.n_prompt, row.avg_tok_per_s);
         (is_quantized(*p.format) ? quantized_samples : prefill_samples).push_back(sample);
       }
       points.push_back(std::move(p));
@@ -220,10 +218,10 @@ Runner setup_calibrate(CLI::App& app) {
     for (std::size_t i = 0; i < points.size(); ++i) {
       const Point& p = points[i];
       const double measured = p.row->avg_tok_per_s;
-      const io::Cell before = p.kind == Kind::prefill && !device.prefill ? io::Cell{} : io::Cell{predict(p, device)};
-      const bool predicted = p.kind == Kind::decode || fitted.prefill.has_value();
+      const io::Cell before = p.kind == BenchTest::prefill && !device.prefill ? io::Cell{} : io::Cell{predict(p, device)};
+      const bool predicted = p.kind == BenchTest::decode || fitted.prefill.has_value();
       const double error = predicted ? (predict(p, fitted) - measured) / measured * 100 : 0;
-      if (predicted) (p.kind == Kind::decode ? decode_errors : prefill_errors).push_back(error);
+      if (predicted) (p.kind == BenchTest::decode ? decode_errors : prefill_errors).push_back(error);
       t.add({static_cast<std::int64_t>(i + 1), p.row->test(), p.row->model_type, measured, p.row->stddev_tok_per_s,
              before, predicted ? io::Cell{predict(p, fitted)} : io::Cell{}, predicted ? io::Cell{error} : io::Cell{}});
     }

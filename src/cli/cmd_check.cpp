@@ -1,5 +1,5 @@
-// edgeplan check PLAN.toml: requirements on device/model pairs, for CI. Each [[check]] entry runs
-// `report` for its pair and evaluates its requirements on the report's results; any failure exits 1. A
+// edgeplan check PLAN.toml: requirements on device/model pairs, for CI. Each [[check]] entry builds the
+// `report` page of its pair (cmd_report.cpp) and evaluates its requirements on the report's results; any failure exits 1. A
 // requirement that cannot be evaluated (a figure the device cannot give) is marked in its row, the other checks
 // still run, and the command exits 2 at the end. Paths in the plan are relative to the plan's folder.
 #include <fmt/format.h>
@@ -50,9 +50,13 @@ Runner setup_check(CLI::App& app) {
     std::int64_t index = 0, failed = 0;
     for (const CheckEntry& e : entries) {
       ++index;
-      std::vector<std::string> args{"--device", e.device, "--model", e.model, "--quant", e.quant, "--kv-type", e.kv_type};
-      if (e.context) args.insert(args.end(), {"--context", std::to_string(*e.context)});
-      const io::Json results = io::full_results(run_command("report", args, ctx));
+      ReportOptions options;
+      options.device = e.device;
+      options.model = e.model;
+      options.quant = e.quant;
+      options.kv_type = e.kv_type;
+      if (e.context) options.context = *e.context;
+      const io::Json results = io::full_results(report(options, ctx));
       for (const io::Requirement& req : e.requirements) {
         auto outcome = io::evaluate_requirement(results, req);
         if (!outcome) {

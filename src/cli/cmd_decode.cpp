@@ -2,10 +2,9 @@
 #include <fmt/format.h>
 
 #include "cli/command.hpp"
-#include "edgeplan/core/decode.hpp"
-#include "edgeplan/core/kv.hpp"
+#include "cli/plan.hpp"
+#include "edgeplan/core/plan.hpp"
 #include "edgeplan/core/prefill.hpp"
-#include "edgeplan/core/spec.hpp"
 #include "edgeplan/util/units.hpp"
 #include "edgeplan/util/names.hpp"
 
@@ -17,6 +16,8 @@ struct DecodeOptions {
   std::uint64_t context = 0;
   std::uint64_t prompt = 512;
 };
+
+}  // namespace
 
 SpecParams parse_spec(const std::string& text) {
   SpecParams p;
@@ -44,8 +45,6 @@ SpecParams parse_spec(const std::string& text) {
   return p;
 }
 
-}  // namespace
-
 const FileType& need_format(const std::string& name) {
   if (const FileType* ft = find_file_type(name)) return *ft;
   std::vector<std::string> names;
@@ -65,46 +64,34 @@ namespace {
 // What decode's rows need besides the device, loaded and computed once.
 struct DecodeInputs {
   ModelSpec model;
-  const KvType* kv = nullptr;
-  std::vector<const FileType*> formats;
-  std::vector<WeightSize> sizes;
-  std::optional<SpecParams> spec;
-  std::uint64_t context = 0, prompt = 0;
-  double prefill_flops = 0;  // of the prompt
+  DecodePlanInputs plan;  // points at model: keep this struct where it was made (shared_ptr or the stack)
 };
 
-DecodeInputs decode_inputs(const DecodeOptions& o, const Context& ctx, io::Json& inputs) {
-  DecodeInputs in;
+void decode_inputs(const DecodeOptions& o, const Context& ctx, io::Json& inputs, DecodeInputs& in) {
   in.model = ctx.model(o.model, inputs);
-  in.kv = &need_kv_type(o.kv_type);
-  for (const std::string& q : split_list(o.quant, "--quant")) in.formats.push_back(&need_format(q));
-  in.spec = o.spec.empty() ? std::nullopt : std::optional(parse_spec(o.spec));
-  for (const FileType* ft : in.formats) in.sizes.push_back(unwrap(weight_size(in.model, *ft)));
-  in.context = o.context;
-  in.prompt = o.prompt;
-  in.prefill_flops = prefill_flops(in.model, o.prompt);
-  return in;
+  DecodePlanInputs& p = in.plan;
+  p.model = &in.model;
+  p.kv_type = &need_kv_type(o.kv_type);
+  for (const std::string& q : split_list(o.quant, "--quant")) p.formats.push_back(&need_format(q));
+  p.spec = o.spec.empty() ? std::nullopt : std::optional(parse_spec(o.spec));
+  for (const FileType* ft : p.formats) p.sizes.push_back(unwrap(weight_size(in.model, *ft)));
+  p.context_tokens = o.context;
+  p.prompt_tokens = o.prompt;
+  p.prompt_flops = prefill_flops(in.model, o.prompt);
 }
 
-// The formats table: one row per format.
+// The formats table: one row per format; the prefill columns when the device has a prefill estimate.
 void decode_rows(const DecodeInputs& in, const DeviceSpec& device, const std::vector<io::Cell>& prefix, Rows& rows) {
-  const double kv_bytes = kv_cache_bytes(in.model, *in.kv, in.context, device.kv_cache);
-  const double usable = device.memory_bytes - device.reserved_bytes;
-  const double baseline = decode(device, {in.sizes.back().active_bytes, kv_bytes}).tok_per_s;
-  const double speedup = in.spec ? spec_speedup(*in.spec) : 1.0;
-  for (std::size_t i = 0; i < in.formats.size(); ++i) {
-    const WeightSize& size = in.sizes[i];
-    const DecodeResult rate = decode(device, {size.active_bytes, kv_bytes});
+  for (const FormatPlan& f : plan_decode(device, in.plan)) {
     std::vector<io::Cell>& row = start_row(rows, prefix, 12);
-    row.insert(row.end(), {std::string(in.formats[i]->name), size.bits_per_weight, size.bytes});
-    if (in.model.moe) row.emplace_back(size.active_bytes);
-    row.insert(row.end(), {std::string(to_string(size.source)), size.bytes + kv_bytes <= usable,
-                           rate.s_per_token * units::kMsPerS, rate.tok_per_s, rate.tok_per_s / baseline});
-    if (in.spec) row.emplace_back(rate.tok_per_s * speedup);
-    if (device.prefill) {
-      const PrefillResult pre = prefill(*device.prefill, in.prefill_flops, *in.formats[i], in.prompt);
-      row.emplace_back(pre.tok_per_s);
-      row.emplace_back(pre.seconds + rate.s_per_token);
+    row.insert(row.end(), {std::string(f.format->name), f.weights.bits_per_weight, f.weights.bytes});
+    if (in.model.moe) row.emplace_back(f.weights.active_bytes);
+    row.insert(row.end(), {std::string(to_string(f.weights.source)), f.memory.fits,
+                           f.decode.s_per_token * units::kMsPerS, f.decode.tok_per_s, f.relative});
+    if (f.spec_tok_per_s) row.emplace_back(*f.spec_tok_per_s);
+    if (f.prefill) {
+      row.emplace_back(f.prefill->tok_per_s);
+      row.emplace_back(*f.ttft_s);
     }
   }
 }
@@ -127,7 +114,8 @@ Runner setup_decode(CLI::App& app) {
   auto rows = [o](const Context& ctx) {
     io::Json inputs;
     DeviceSpec device = ctx.device(o->device, inputs);
-    auto in = std::make_shared<const DecodeInputs>(decode_inputs(*o, ctx, inputs));
+    auto in = std::make_shared<DecodeInputs>();
+    decode_inputs(*o, ctx, inputs, *in);
     return DeviceRows{std::move(device), [in](const DeviceSpec& d, const std::vector<io::Cell>& prefix, Rows& out) {
                         decode_rows(*in, d, prefix, out);
                       }};
@@ -136,11 +124,15 @@ Runner setup_decode(CLI::App& app) {
     io::Report r;
     r.command = "decode";
     const DeviceSpec device = ctx.device(o->device, r.inputs);
-    const DecodeInputs in = decode_inputs(*o, ctx, r.inputs);
+    DecodeInputs in;
+    decode_inputs(*o, ctx, r.inputs, in);
     const ModelSpec& model = in.model;
-    const KvType& kv = *in.kv;
-    const std::vector<const FileType*>& formats = in.formats;
-    const std::optional<SpecParams>& spec = in.spec;
+    const KvType& kv = *in.plan.kv_type;
+    const std::vector<const FileType*>& formats = in.plan.formats;
+    const std::optional<SpecParams>& spec = in.plan.spec;
+    // Prefill columns and header: the one prefill model's estimate, the same for every format.
+    const Result<PrefillEstimate> prefill =
+        prefill_estimate(device, model, in.plan.prompt_flops, *formats.front(), o->prompt);
 
     const double kv_bytes = kv_cache_bytes(model, kv, o->context, device.kv_cache);
     r.inputs["context_tokens"] = o->context;
@@ -157,7 +149,7 @@ Runner setup_decode(CLI::App& app) {
                             {fmt::format("x vs {}", formats.back()->name), "relative", 2}}, {}};
     if (model.moe) t.columns.insert(t.columns.begin() + 3, {"read/token (GB)", "active_bytes", 2, false, units::kGB});
     if (spec) t.columns.push_back({"spec tok/s", "spec_tok_per_s", 2});
-    if (device.prefill) {
+    if (prefill) {
       t.columns.push_back({"prefill tok/s", "prefill_tok_per_s", 1});
       t.columns.push_back({fmt::format("TTFT {} (s)", o->prompt), "ttft_s", 3});
       r.inputs["prompt_tokens"] = o->prompt;
@@ -174,6 +166,10 @@ Runner setup_decode(CLI::App& app) {
       r.header.push_back(fmt::format("prefill of {} tokens: {:.2f} TFLOPS x efficiency {:.2f} (quantized weights {:.2f})",
                                      o->prompt, device.prefill->peak_flops / 1e12, device.prefill->efficiency,
                                      device.prefill->quantized_efficiency));
+    } else if (prefill) {
+      r.header.push_back(fmt::format("prefill of {} tokens: per-op roofline of the device's [units] ({}, as `place` "
+                                     "prints it), the profile having no [prefill]",
+                                     o->prompt, to_string(kPrefillPolicy)));
     }
     if (model.moe) {
       r.notes.push_back(fmt::format("mixture of experts: memory holds all {} experts; each token reads the shared "

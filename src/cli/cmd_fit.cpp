@@ -1,10 +1,11 @@
 // edgeplan fit: which known models and formats run on a device within the given constraints, ranked, with
-// the Pareto front of quality proxy, speed and context. Each figure comes from the decode and kv commands
-// (through run_command), so fit agrees with them to the digit.
+// the Pareto front of quality proxy, speed and context. Each figure comes from the core functions the decode
+// and kv commands call (core/plan.hpp), so fit agrees with them to the digit.
 #include <fmt/format.h>
 
 #include "cli/command.hpp"
 #include "edgeplan/core/fit.hpp"
+#include "edgeplan/core/plan.hpp"
 #include "edgeplan/util/units.hpp"
 
 namespace edgeplan::cli {
@@ -37,32 +38,26 @@ Runner setup_fit(CLI::App& app) {
     r.command = "fit";
     const DeviceSpec device = ctx.device(o->device, r.inputs);
     if (o->min_tok_per_s < 0) throw UsageError("--min-tok-per-s must be 0 or more");
-    for (const std::string& f : split_list(o->formats, "--quant")) need_format(f);
     r.inputs["min_context_tokens"] = o->min_context;
     r.inputs["min_tok_per_s"] = o->min_tok_per_s;
     r.inputs["kv_type"] = o->kv_type;
-    const std::string context = std::to_string(o->min_context);
+    const KvType& kv = need_kv_type(o->kv_type);
+    std::vector<const FileType*> formats;
+    for (const std::string& f : split_list(o->formats, "--quant")) formats.push_back(&need_format(f));
     std::vector<Candidate> fits;
     std::size_t considered = 0;
     for (const io::ProfileText& p : io::list_profiles("models", ctx.search_path())) {
-      const std::vector<std::string> pair{"--device", o->device, "--model", p.display.starts_with("builtin:") ? p.name : p.display};
-      std::vector<std::string> dec_args = pair;
-      dec_args.insert(dec_args.end(), {"--quant", o->formats, "--context", context, "--kv-type", o->kv_type});
-      const io::Report decode_report = run_command("decode", dec_args, ctx);
-      const double params = decode_report.inputs["model"]["params"].get<double>();
-      const io::Json dec = io::full_results(decode_report);
-      for (const io::Json& f : dec["formats"]) {
+      io::Json model_inputs;
+      const ModelSpec model = ctx.model(p.display.starts_with("builtin:") ? p.name : p.display, model_inputs);
+      DecodePlanInputs in{&model, formats, {}, &kv, o->min_context, std::nullopt, 1, 0};
+      for (const FileType* ft : formats) in.sizes.push_back(unwrap(weight_size(model, *ft)));
+      const double params = param_count(model).value_or(0);
+      for (const FormatPlan& f : plan_decode(device, in)) {
         ++considered;
-        const std::string format = f["format"].get<std::string>();
-        std::vector<std::string> kv_args = pair;
-        kv_args.insert(kv_args.end(), {"--quant", format, "--kv-type", o->kv_type});
-        const io::Json kv = io::full_results(run_command("kv", kv_args, ctx));
-        Candidate c{p.name, format, f["weights_bytes"].get<double>(),
-                    {params, f["bits_per_weight"].get<double>(), f["tok_per_s"].get<double>(),
-                     kv["max_context"].get<std::uint64_t>()}};
-        if (!f["fits"].get<bool>() || c.point.max_context < o->min_context || c.point.tok_per_s < o->min_tok_per_s) {
-          continue;
-        }
+        Candidate c{p.name, std::string(f.format->name), f.weights.bytes,
+                    {params, f.weights.bits_per_weight, f.decode.tok_per_s,
+                     max_context(model, kv, f.memory.budget_bytes, device.kv_cache)}};
+        if (!f.memory.fits || c.point.max_context < o->min_context || c.point.tok_per_s < o->min_tok_per_s) continue;
         fits.push_back(c);
       }
     }

@@ -2,7 +2,7 @@
 #include <fmt/format.h>
 
 #include "cli/command.hpp"
-#include "edgeplan/core/kv.hpp"
+#include "edgeplan/core/plan.hpp"
 #include "edgeplan/util/units.hpp"
 
 namespace edgeplan::cli {
@@ -32,33 +32,15 @@ KvInputs kv_inputs(const KvOptions& o, const Context& ctx, io::Json& inputs) {
   return in;
 }
 
-// One cache type on one device.
-struct KvPoint {
-  const KvType* type;
-  double bytes_per_token;
-  std::uint64_t max_context;
-  double headroom_bytes;  // at the context asked for (budget when none)
-};
-
-std::vector<KvPoint> kv_points(const KvInputs& in, const DeviceSpec& device) {
-  const double budget = kv_budget_bytes(device.memory_bytes, device.reserved_bytes, in.weights.bytes);
-  std::vector<KvPoint> out;
-  for (const KvType& type : kv_types()) {
-    out.push_back({&type, kv_bytes_per_token(in.model, type), max_context(in.model, type, budget, device.kv_cache),
-                   budget - kv_cache_bytes(in.model, type, in.context, device.kv_cache)});
-  }
-  return out;
-}
-
 // The types table: one row per cache type.
-void kv_rows(const KvInputs& in, const std::vector<KvPoint>& points, const std::vector<io::Cell>& prefix, Rows& rows) {
-  for (const KvPoint& p : points) {
+void kv_rows(const KvInputs& in, const std::vector<KvTypePlan>& points, const std::vector<io::Cell>& prefix, Rows& rows) {
+  for (const KvTypePlan& p : points) {
     std::vector<io::Cell>& row = start_row(rows, prefix, 6);
     row.insert(row.end(), {std::string(p.type->name), std::string(p.type->counted_as), p.bytes_per_token,
                            static_cast<std::int64_t>(p.max_context)});
     if (in.context > 0) {
-      row.emplace_back(p.headroom_bytes >= 0);
-      row.emplace_back(p.headroom_bytes);
+      row.emplace_back(p.at_context.fits);
+      row.emplace_back(p.at_context.headroom_bytes);
     }
   }
 }
@@ -78,7 +60,7 @@ Runner setup_kv(CLI::App& app) {
     DeviceSpec device = ctx.device(o->device, inputs);
     auto in = std::make_shared<const KvInputs>(kv_inputs(*o, ctx, inputs));
     return DeviceRows{std::move(device), [in](const DeviceSpec& d, const std::vector<io::Cell>& prefix, Rows& out) {
-                        kv_rows(*in, kv_points(*in, d), prefix, out);
+                        kv_rows(*in, plan_kv(d, in->model, in->weights.bytes, in->context), prefix, out);
                       }};
   };
   auto run = [o](const Context& ctx) {
@@ -102,15 +84,15 @@ Runner setup_kv(CLI::App& app) {
       t.columns.push_back({fmt::format("fits {}", o->context), "fits"});
       t.columns.push_back({"headroom (GiB)", "headroom_bytes", 2, false, units::kGiB});
     }
-    const std::vector<KvPoint> points = kv_points(in, device);
+    const std::vector<KvTypePlan> points = plan_kv(device, model, weights.bytes, in.context);
     kv_rows(in, points, {}, t.rows);
-    for (const KvPoint& p : points) {
+    for (const KvTypePlan& p : points) {
       if (p.type != in.primary) continue;
       r.results["bytes_per_token"] = p.bytes_per_token;
       r.results["max_context"] = p.max_context;
       if (o->context > 0) {
-        r.results["fits"] = p.headroom_bytes >= 0;
-        r.results["headroom_bytes"] = p.headroom_bytes;
+        r.results["fits"] = p.at_context.fits;
+        r.results["headroom_bytes"] = p.at_context.headroom_bytes;
       }
     }
     r.results["weights_bytes"] = weights.bytes;

@@ -101,25 +101,12 @@ Runner setup_lora(CLI::App& app) {
       const io::GgufFile file = unwrap(io::read_gguf_file(o->adapter));
       const io::GgufLora lora = unwrap(io::read_lora_adapter(file, o->adapter));
       r.inputs["adapter"] = o->adapter;
-      // One row per distinct target: layers counts the matrices of that name, shape and rank.
-      std::vector<std::pair<LoraMatrix, std::int64_t>> rows;
-      for (const LoraMatrix& m : lora.matrices) {
-        auto it = std::find_if(rows.begin(), rows.end(), [&](const auto& row) {
-          return row.first.target == m.target && row.first.shape.d_in == m.shape.d_in &&
-                 row.first.shape.d_out == m.shape.d_out && row.first.rank == m.rank;
-        });
-        if (it == rows.end()) {
-          rows.emplace_back(m, 1);
-        } else {
-          it->first.adapter_bytes += m.adapter_bytes;
-          ++it->second;
-        }
-      }
-      for (const auto& [m, layers] : rows) {
+      for (const LoraMatrixGroup& g : group_lora_matrices(lora.matrices)) {
+        const LoraMatrix& m = g.matrix;
         const LoraAdapter one = lora_adapter(std::vector<LoraMatrix>{m}, bytes_per_weight);
-        t.add({m.target, layers, static_cast<std::int64_t>(m.rank), static_cast<std::int64_t>(m.shape.d_in),
-               static_cast<std::int64_t>(m.shape.d_out), one.adapter_bytes,
-               one.merged_bytes * static_cast<double>(layers)});
+        t.add({m.target, static_cast<std::int64_t>(g.layers), static_cast<std::int64_t>(m.rank),
+               static_cast<std::int64_t>(m.shape.d_in), static_cast<std::int64_t>(m.shape.d_out), one.adapter_bytes,
+               one.merged_bytes * static_cast<double>(g.layers)});
       }
       adapter = lora_adapter(lora.matrices, bytes_per_weight);
       what = fmt::format("{}: {} matrices read from the file, merged deltas in {}", o->adapter, lora.matrices.size(),

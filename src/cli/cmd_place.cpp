@@ -100,7 +100,7 @@ Runner setup_place(CLI::App& app) {
                p.fallback_from.empty() ? io::Cell{} : io::Cell{unit_list(p.fallback_from)}});
     }
     r.tables.push_back(std::move(ops));
-    const double tax_percent = 100 * chosen.transfer_s / chosen.total_s;
+    const double tax_percent = transfer_tax_percent(chosen);
     r.results["layer_us"] = chosen.total_s * units::kUsPerS;
     r.results["compute_us"] = chosen.compute_s * units::kUsPerS;
     r.results["transfer_us"] = chosen.transfer_s * units::kUsPerS;
@@ -155,26 +155,20 @@ Runner setup_place(CLI::App& app) {
       r.notes.push_back("prefill totals need --model (the layer count and the LM head)");
       return r;
     }
-    const std::optional<Op> head_op = derive_lm_head(*model);
-    std::optional<Placement> head;
-    if (head_op) {
-      head = unwrap(place(std::span(&*head_op, 1), device, policy,
-                          Entry{chosen.ops.back().unit, lm_head_entry_bytes(*model)}));
-    }
-    const Prefill total = prefill(chosen, model->layers, head ? &*head : nullptr, layer.seq_tokens);
+    const Prefill total = unwrap(prefill(chosen, *model, device, layer.seq_tokens));
     r.results["layers"] = model->layers;
-    r.results["head_us"] = head ? io::Json(total.head_s * units::kUsPerS) : io::Json(nullptr);
-    r.results["ttft_s"] = total.total_s;
+    r.results["head_us"] = total.head_unit ? io::Json(total.head_s * units::kUsPerS) : io::Json(nullptr);
+    r.results["prefill_s"] = total.total_s;
     r.results["prefill_tok_per_s"] = total.tok_per_s;
-    if (head) {
+    if (total.head_unit) {
       r.notes.push_back(fmt::format("LM head ({} x {}, last token) on {}: {:.1f} us", model->hidden, *model->vocab,
-                                    to_string(head->ops[0].unit), total.head_s * units::kUsPerS));
+                                    to_string(*total.head_unit), total.head_s * units::kUsPerS));
     } else {
       r.notes.push_back(fmt::format("LM head left out: model {} has no vocab", model->name));
     }
-    r.notes.push_back(fmt::format("prefill of {} tokens: {} layers x {:.1f} us{} = {:.2f} ms to first token, {:.0f} tok/s",
+    r.notes.push_back(fmt::format("prefill of {} tokens: {} layers x {:.1f} us{} = {:.2f} ms, {:.0f} tok/s",
                                   layer.seq_tokens, model->layers, chosen.total_s * units::kUsPerS,
-                                  head ? fmt::format(" + LM head {:.1f} us", total.head_s * units::kUsPerS) : "",
+                                  total.head_unit ? fmt::format(" + LM head {:.1f} us", total.head_s * units::kUsPerS) : "",
                                   total.total_s * units::kMsPerS, total.tok_per_s));
     return r;
   };

@@ -4,8 +4,8 @@
 #include <fmt/format.h>
 
 #include "cli/command.hpp"
-#include "edgeplan/core/decode.hpp"
-#include "edgeplan/core/prefill.hpp"
+#include "cli/plan.hpp"
+#include "edgeplan/core/plan.hpp"
 #include "edgeplan/core/route.hpp"
 #include "edgeplan/io/input_file.hpp"
 #include "edgeplan/io/route.hpp"
@@ -25,9 +25,6 @@ double positive(const CLI::Option* opt, double v) {
   if (v <= 0) throw UsageError(fmt::format("{} must be greater than 0 (got {})", opt->get_name(), v));
   return v;
 }
-
-// Prompt length at which a derived prefill rate is taken (as llama-bench's pp512).
-constexpr std::uint64_t kRatePromptTokens = 512;
 
 // The device's full-speed rates: measured ones given on the command line, else derived from the profiles.
 DeviceRates resolve_rates(const RouteOptions& o, const Context& ctx, const DeviceSpec& device, io::Report& r,
@@ -49,13 +46,17 @@ DeviceRates resolve_rates(const RouteOptions& o, const Context& ctx, const Devic
     rates.prefill_tok_per_s = positive(o.prefill_opt, o.prefill_tok_s);
     sources.push_back(fmt::format("prefill {:.1f} tok/s (measured, --prefill-tok-s)", rates.prefill_tok_per_s));
   } else {
-    if (!device.prefill) {
+    const auto estimate = derived_prefill_rate(device, *model, need_format(o.quant));
+    if (!estimate && !device.prefill && device.units.empty()) {
       throw UsageError(fmt::format("device '{}' has no [prefill] section: give --prefill-tok-s", device.name));
     }
-    rates.prefill_tok_per_s = prefill(*device.prefill, *model, need_format(o.quant), kRatePromptTokens).tok_per_s;
-    sources.push_back(fmt::format("prefill {:.1f} tok/s (compute-bound at a {}-token prompt: {:.2f} TFLOPS x {:.2f})",
-                                  rates.prefill_tok_per_s, kRatePromptTokens, device.prefill->peak_flops / 1e12,
-                                  device.prefill->efficiency));
+    rates.prefill_tok_per_s = unwrap(estimate).tok_per_s;
+    sources.push_back(device.prefill
+                          ? fmt::format("prefill {:.1f} tok/s (compute-bound at a {}-token prompt: {:.2f} TFLOPS x {:.2f})",
+                                        rates.prefill_tok_per_s, kRatePromptTokens, device.prefill->peak_flops / 1e12,
+                                        device.prefill->efficiency)
+                          : fmt::format("prefill {:.1f} tok/s (per-op roofline of [units], {}, at a {}-token prompt)",
+                                        rates.prefill_tok_per_s, to_string(kPrefillPolicy), kRatePromptTokens));
   }
   if (measured_decode) {
     if (o.quant_opt->count() > 0) throw UsageError("--quant is not used when --decode-tok-s is given");
@@ -64,7 +65,7 @@ DeviceRates resolve_rates(const RouteOptions& o, const Context& ctx, const Devic
   } else {
     const FileType* ft = &need_format(o.quant);
     const WeightSize weights = unwrap(weight_size(*model, *ft));
-    rates.decode_tok_per_s = decode(device, {weights.bytes, 0}).tok_per_s;
+    rates.decode_tok_per_s = derived_decode_rate(device, weights);
     sources.push_back(fmt::format("decode {:.1f} tok/s ({} weights, bandwidth-bound decode)", rates.decode_tok_per_s, ft->name));
     r.inputs["quant"] = ft->name;
   }
@@ -73,10 +74,12 @@ DeviceRates resolve_rates(const RouteOptions& o, const Context& ctx, const Devic
   return rates;
 }
 
-std::vector<CloudSpec> load_clouds(const RouteOptions& o, const Context& ctx, io::Report& r) {
+}  // namespace
+
+std::vector<CloudSpec> load_clouds(const std::string& names, const Context& ctx, io::Report& r) {
   std::vector<CloudSpec> clouds;
   io::Json list = io::Json::array();
-  for (const std::string& name : split_list(o.clouds, "--cloud")) {
+  for (const std::string& name : split_list(names, "--cloud")) {
     const io::ProfileText text = ctx.find("clouds", name);
     CloudSpec c = unwrap(io::load_cloud(text, ctx.overrides()));
     for (const CloudSpec& seen : clouds) {
@@ -91,11 +94,15 @@ std::vector<CloudSpec> load_clouds(const RouteOptions& o, const Context& ctx, io
   return clouds;
 }
 
+namespace {
+
 std::ifstream open_records(const std::string& path, const std::string& option) {
   auto file = io::open_input(path);
   if (!file) throw UsageError(fmt::format("{} {}: cannot read the file: {}", option, path, file.error().message));
   return std::move(file->stream);
 }
+
+}  // namespace
 
 std::vector<RouteRequest> load_request_list(const std::string& arg, const Context& ctx, io::Report& r) {
   if (const auto format = io::record_format(arg)) {
@@ -112,6 +119,8 @@ std::vector<RouteRequest> load_request_list(const std::string& arg, const Contex
   r.inputs["requests"] = {{"name", text.name}, {"source", text.display}};
   return unwrap(io::load_requests(text));
 }
+
+namespace {
 
 // Lines shared by both views: the device, its thermal behaviour, the clouds and the rules.
 void describe(io::Report& r, const DeviceSpec& device, const std::vector<std::string>& sources,
@@ -313,7 +322,7 @@ Runner setup_route(CLI::App& app) {
     const DeviceSpec device = ctx.device(o->device, r.inputs);
     std::vector<std::string> sources;
     const DeviceRates rates = resolve_rates(*o, ctx, device, r, sources);
-    std::vector<CloudSpec> clouds = load_clouds(*o, ctx, r);
+    std::vector<CloudSpec> clouds = load_clouds(o->clouds, ctx, r);
     const RoutePolicy policy{o->cloud_ratio};
     r.inputs["cloud_ratio"] = policy.cloud_ratio;
     describe(r, device, sources, clouds, policy);

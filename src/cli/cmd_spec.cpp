@@ -7,6 +7,7 @@
 #include "cli/command.hpp"
 #include "edgeplan/core/decode.hpp"
 #include "edgeplan/core/spec.hpp"
+#include "edgeplan/util/units.hpp"
 
 namespace edgeplan::cli {
 namespace {
@@ -111,9 +112,13 @@ Runner setup_spec(CLI::App& app) {
       const ModelSpec draft_model = ctx.model(o->draft, draft_inputs);
       r.inputs["draft"] = draft_inputs["model"];
       const WeightSize draft_size = unwrap(weight_size(draft_model, need_format(o->quant)));
-      cost = spec_draft_cost(draft_size.active_bytes, target_size->active_bytes);
-      cost_from = fmt::format("draft {}: {:.3f} GB / {:.3f} GB per token", draft_model.name,
-                              draft_size.active_bytes / 1e9, target_size->active_bytes / 1e9);
+      cost = spec_draft_cost(device ? &*device : nullptr, draft_size.active_bytes, target_size->active_bytes);
+      cost_from = device ? fmt::format("draft {}: {:.2f} ms / {:.2f} ms per token decoding on {}", draft_model.name,
+                                       decode(*device, {draft_size.active_bytes, 0}).s_per_token * units::kMsPerS,
+                                       decode(*device, {target_size->active_bytes, 0}).s_per_token * units::kMsPerS,
+                                       device->name)
+                         : fmt::format("draft {}: {:.3f} GB / {:.3f} GB per token", draft_model.name,
+                                       draft_size.active_bytes / 1e9, target_size->active_bytes / 1e9);
     } else {
       if (*o->mtp_layers == 0) throw UsageError("--mtp-layers must be at least 1");
       cost = static_cast<double>(*o->mtp_layers) / target->layers;

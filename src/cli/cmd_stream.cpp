@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "cli/command.hpp"
+#include "edgeplan/core/kv.hpp"
 #include "edgeplan/core/stream.hpp"
 #include "edgeplan/util/units.hpp"
 
@@ -143,7 +144,8 @@ Runner setup_stream(CLI::App& app) {
     r.results["weights_bytes"] = weights.bytes;
     r.results["file_pages"] = file_pages;
     r.results["budget_bytes"] = budget;
-    r.results["fits"] = weights.bytes <= budget;
+    const bool weights_fit = edgeplan::weights_fit(device.memory_bytes, device.reserved_bytes, weights.bytes);
+    r.results["weights_fit"] = weights_fit;
 
     r.title = fmt::format("stream: {} ({}) on {}", model.name, ft.name, device.name);
     r.header.push_back(fmt::format("model file {:.2f} GB, {} pages x {:g} KiB; read {:g} GB/s, page fault {:g} us, "
@@ -153,7 +155,7 @@ Runner setup_stream(CLI::App& app) {
                                    storage.page_bytes / units::kKiB, storage.read_bytes_per_s / units::kGBps,
                                    storage.page_fault_s * units::kUsPerS, storage.readahead_pages));
     r.header.push_back(fmt::format("memory for weights {:.2f} GiB (memory - reserved): {}", budget / units::kGiB,
-                                   weights.bytes <= budget ? "the whole model stays in DRAM"
+                                   weights_fit ? "the whole model stays in DRAM"
                                                            : "the rest is read from storage every token"));
     r.notes.push_back("load: preload reads every page with no faults (mlock); paged scenarios fault once per window "
                       "of pages; hot-F touches a fraction F of the pages");

@@ -148,10 +148,6 @@ double need_alpha(double v, const std::string& what);         // [0, 1]
 std::uint32_t need_gamma(double v, const std::string& what);  // whole, 0 to kSpecMaxGamma
 double need_cost(double v, const std::string& what);          // >= 0
 
-// Runs subcommand `name` with `args` (its own options, as on the command line) under `ctx`: how composite
-// commands (report, check) reuse the single-mechanism commands. A bad argument is a UsageError.
-io::Report run_command(const std::string& name, const std::vector<std::string>& args, const Context& ctx);
-
 // Parses "a,b,c" into its items, trimming blanks; a usage error names the option when an item is empty.
 std::vector<std::string> split_list(const std::string& text, const std::string& option);
 

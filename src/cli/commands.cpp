@@ -383,23 +383,6 @@ ModelSpec Context::model(const std::string& name, io::Json& inputs) const {
   return recorded(unwrap(io::load_model(text, overrides_)), text, "model", inputs);
 }
 
-io::Report run_command(const std::string& name, const std::vector<std::string>& args, const Context& ctx) {
-  for (const Command& c : kCommands) {
-    if (name != c.name) continue;
-    CLI::App app{c.description, c.name};
-    const Runner runner = c.setup(app);
-    check_numeric_options(app);
-    std::vector<std::string> reversed(args.rbegin(), args.rend());  // CLI11 parses a reversed vector
-    try {
-      app.parse(reversed);
-    } catch (const CLI::ParseError& e) {
-      throw UsageError(fmt::format("{}: {}", name, e.what()));
-    }
-    return runner(ctx);
-  }
-  throw UsageError("no command " + name);
-}
-
 std::vector<std::string> split_list(const std::string& text, const std::string& option) {
   std::optional<std::vector<std::string>> items = util::split_list(text);
   if (!items) throw UsageError(fmt::format("{} '{}': empty item in the list", option, text));

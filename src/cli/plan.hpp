@@ -1,5 +1,7 @@
-// The plan file of `edgeplan check` (cmd_check.cpp): [[check]] entries, each a device/model pair and the
-// requirements its report must meet. Its reader is declared here so the fuzz harness reads plans from memory.
+// What report, check and fit share in the cli layer: report's options and page (check evaluates its
+// requirements on the page's results), the loaders of route's clouds and request mixes (cmd_route.cpp), and
+// the plan file of `edgeplan check` (cmd_check.cpp), whose reader is declared here so the fuzz harness reads
+// plans from memory.
 #pragma once
 
 #include <cstdint>
@@ -7,10 +9,32 @@
 #include <string>
 #include <vector>
 
+#include "cli/command.hpp"
+#include "edgeplan/core/route.hpp"
+#include "edgeplan/core/spec.hpp"
 #include "edgeplan/io/profiles.hpp"
 #include "edgeplan/io/require.hpp"
 
 namespace edgeplan::cli {
+
+struct ReportOptions {
+  std::string device, model, quant = "Q4_K_M", kv_type = "f16", spec, cloud = "llama-70b-api",
+                              requests = "typical-mix";
+  std::uint64_t context = 4096, prompt = 512;
+  std::uint32_t rank = 16;
+};
+
+// Speculation parameters of --spec alpha=A,gamma=G,cost=C (cmd_decode.cpp).
+SpecParams parse_spec(const std::string& text);
+
+// The report page of one pair (core/plan.hpp, computed once).
+io::Report report(const ReportOptions& o, const Context& ctx);
+
+// The clouds of a comma-separated list of cloud profiles, recorded in r.inputs["clouds"]; a usage error names
+// a profile listed twice.
+std::vector<CloudSpec> load_clouds(const std::string& names, const Context& ctx, io::Report& r);
+// The requests of a requests profile or a .csv / .jsonl file, recorded in r.inputs["requests"].
+std::vector<RouteRequest> load_request_list(const std::string& arg, const Context& ctx, io::Report& r);
 
 struct CheckEntry {
   std::string device, model, quant, kv_type;

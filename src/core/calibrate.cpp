@@ -15,6 +15,19 @@ std::string number(double v) {
 
 }  // namespace
 
+BenchTest bench_test_kind(std::uint64_t n_prompt, std::uint64_t n_gen, std::uint64_t n_depth) {
+  if (n_depth > 0 || (n_prompt > 0 && n_gen > 0)) return BenchTest::not_fitted;
+  return n_gen > 0 ? BenchTest::decode : BenchTest::prefill;
+}
+
+DecodeSample decode_sample(double bytes_per_token, double measured_tok_per_s) {
+  return {bytes_per_token, 1.0 / measured_tok_per_s};
+}
+
+PrefillSample prefill_sample(double flops, std::uint64_t prompt_tokens, double measured_tok_per_s) {
+  return {flops, static_cast<double>(prompt_tokens) / measured_tok_per_s};
+}
+
 Result<DecodeFit> fit_decode(std::span<const DecodeSample> samples, double bandwidth_bytes_per_s, double overhead_s) {
   if (samples.empty()) return Error{"no decode (tg) measurement to fit"};
   const auto n = static_cast<double>(samples.size());

@@ -12,4 +12,11 @@ DecodeResult decode(const DeviceSpec& device, const DecodeInputs& in) {
   return r;
 }
 
+double ttft_s(double prefill_s, double decode_s_per_token) { return prefill_s + decode_s_per_token; }
+
+double spec_draft_cost(const DeviceSpec* device, double draft_bytes, double target_bytes) {
+  if (!device) return draft_bytes / target_bytes;
+  return decode(*device, {draft_bytes, 0}).s_per_token / decode(*device, {target_bytes, 0}).s_per_token;
+}
+
 }  // namespace edgeplan

@@ -59,6 +59,18 @@ double kv_budget_bytes(double memory_bytes, double reserved_bytes, double weight
   return memory_bytes - reserved_bytes - weight_bytes;
 }
 
+MemoryFit memory_fit(double memory_bytes, double reserved_bytes, double weight_bytes, double kv_cache_bytes) {
+  MemoryFit f;
+  f.budget_bytes = kv_budget_bytes(memory_bytes, reserved_bytes, weight_bytes);
+  f.headroom_bytes = f.budget_bytes - kv_cache_bytes;
+  f.fits = f.headroom_bytes >= 0;
+  return f;
+}
+
+bool weights_fit(double memory_bytes, double reserved_bytes, double weight_bytes) {
+  return kv_budget_bytes(memory_bytes, reserved_bytes, weight_bytes) >= 0;
+}
+
 std::uint64_t max_context(const ModelSpec& m, const KvType& t, double budget_bytes, const KvCacheSettings& s) {
   if (budget_bytes <= 0) return 0;
   if (!m.sliding_window) {

@@ -78,6 +78,23 @@ LoraAdapter lora_adapter(const std::vector<LoraMatrix>& matrices, double merged_
   return a;
 }
 
+std::vector<LoraMatrixGroup> group_lora_matrices(const std::vector<LoraMatrix>& matrices) {
+  std::vector<LoraMatrixGroup> groups;
+  for (const LoraMatrix& m : matrices) {
+    auto it = std::find_if(groups.begin(), groups.end(), [&](const LoraMatrixGroup& g) {
+      return g.matrix.target == m.target && g.matrix.shape.d_in == m.shape.d_in &&
+             g.matrix.shape.d_out == m.shape.d_out && g.matrix.rank == m.rank;
+    });
+    if (it == groups.end()) {
+      groups.push_back({m, 1});
+    } else {
+      it->matrix.adapter_bytes += m.adapter_bytes;
+      ++it->layers;
+    }
+  }
+  return groups;
+}
+
 Result<LoraResult> lora_plan(const DeviceSpec& device, const LoraInputs& in) {
   LoraResult r;
   r.unload_load_s = 2 * in.adapter.adapter_bytes / device.bandwidth_bytes_per_s;

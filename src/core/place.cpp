@@ -270,7 +270,32 @@ Prefill prefill(const Placement& layer, std::uint32_t layers, const Placement* h
   p.head_s = head ? head->total_s : 0.0;
   p.total_s = p.layers_s + p.head_s;
   p.tok_per_s = seq_tokens / p.total_s;
+  if (head && !head->ops.empty()) p.head_unit = head->ops.front().unit;
   return p;
+}
+
+std::uint64_t fallback_count(const Placement& p) {
+  std::uint64_t n = 0;
+  for (const OpPlacement& op : p.ops) n += op.fallback_from.empty() ? 0 : 1;
+  return n;
+}
+
+double transfer_tax_percent(const Placement& p) { return 100 * p.transfer_s / p.total_s; }
+
+Result<Prefill> prefill(const Placement& layer, const ModelSpec& m, const DeviceSpec& device, std::uint32_t seq_tokens) {
+  const std::optional<Op> head_op = derive_lm_head(m);
+  if (!head_op) return prefill(layer, m.layers, nullptr, seq_tokens);
+  auto head = place(std::span(&*head_op, 1), device, layer.policy, Entry{layer.ops.back().unit, lm_head_entry_bytes(m)});
+  if (!head) return head.error();
+  return prefill(layer, m.layers, &*head, seq_tokens);
+}
+
+Result<Prefill> roofline_prefill(const ModelSpec& m, const DeviceSpec& device, Policy policy, std::uint32_t seq_tokens) {
+  if (device.units.empty()) return Error{"the device profile has no compute units ([units.*])"};
+  const OpGraph layer = derive_layer(m, seq_tokens);
+  auto placed = place(layer.ops, device, policy);
+  if (!placed) return placed.error();
+  return prefill(*placed, m, device, seq_tokens);
 }
 
 }  // namespace edgeplan

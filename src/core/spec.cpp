@@ -31,6 +31,4 @@ std::vector<double> spec_alpha_range(double start, double stop, double step) {
   return out;
 }
 
-double spec_draft_cost(double draft_bytes, double target_bytes) { return draft_bytes / target_bytes; }
-
 }  // namespace edgeplan

@@ -54,7 +54,5 @@ TEST(Spec, AlphaRange) {
   EXPECT_EQ(spec_alpha_range(0.5, 0.75, 0.1), (std::vector<double>{0.5, 0.6, 0.7}));
 }
 
-TEST(Spec, DraftCostIsTheBytesRatio) { EXPECT_DOUBLE_EQ(spec_draft_cost(0.8e9, 5.184e9), 0.8 / 5.184); }
-
 }  // namespace
 }  // namespace edgeplan

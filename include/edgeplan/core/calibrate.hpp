@@ -10,11 +10,17 @@
 // to llama.cpp llama-bench tg (decode) and pp (prefill) results. Documented in docs/model.md, "calibrate".
 #pragma once
 
+#include <cstdint>
 #include <span>
 
 #include "edgeplan/util/result.hpp"
 
 namespace edgeplan {
+
+// Which fit a llama-bench test feeds: tg (generation only) the decode fit, pp (prompt only) the prefill fit;
+// prompt+generation (pg) tests and tests at a depth (n_depth > 0) mix the two and are not fitted.
+enum class BenchTest { decode, prefill, not_fitted };
+BenchTest bench_test_kind(std::uint64_t n_prompt, std::uint64_t n_gen, std::uint64_t n_depth);
 
 struct DecodeSample {
   double bytes_per_token = 0;  // weights (and KV) read per generated token
@@ -27,6 +33,9 @@ struct DecodeFit {
   bool overhead_fitted = false;   // false: a single distinct bytes_per_token, overhead kept as given
 };
 
+// A tg result as a sample: `bytes_per_token` read per token at the measured rate (s_per_token = 1 / tok/s).
+DecodeSample decode_sample(double bytes_per_token, double measured_tok_per_s);
+
 // Fails when there is no sample, when time does not grow with bytes, or when the fit needs a utilization
 // above 1 (the profile's bandwidth is below what was measured).
 Result<DecodeFit> fit_decode(std::span<const DecodeSample> samples, double bandwidth_bytes_per_s, double overhead_s);
@@ -35,6 +44,10 @@ struct PrefillSample {
   double flops = 0;    // FLOPs of the prompt (core/prefill.hpp)
   double seconds = 0;  // measured: prompt tokens / tok_per_s
 };
+
+// A pp result as a sample: a prompt of `prompt_tokens` costing `flops` at the measured rate
+// (seconds = prompt tokens / tok/s). Float and quantized weights are fitted apart (their own efficiency).
+PrefillSample prefill_sample(double flops, std::uint64_t prompt_tokens, double measured_tok_per_s);
 
 // The fitted efficiency. Fails without samples or when it would exceed 1 (the peak is too low).
 Result<double> fit_prefill_efficiency(std::span<const PrefillSample> samples, double peak_flops);

@@ -22,4 +22,12 @@ struct DecodeResult {
 
 DecodeResult decode(const DeviceSpec& device, const DecodeInputs& in);
 
+// Time to first token: the prompt's prefill and one decode step (the one definition of `ttft_s`).
+double ttft_s(double prefill_s, double decode_s_per_token);
+
+// Draft cost ratio for speculative decoding: the draft's decode time per token over the target's on `device`
+// (bytes and per-token overhead alike, so a fixed overhead makes a small draft relatively dearer). Without a
+// device, bytes over bytes: what any device without per-token overhead gives.
+double spec_draft_cost(const DeviceSpec* device, double draft_bytes, double target_bytes);
+
 }  // namespace edgeplan

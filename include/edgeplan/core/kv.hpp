@@ -48,6 +48,18 @@ double kv_cache_bytes(const ModelSpec& m, const KvType& t, std::uint64_t context
 // Memory left for the KV cache (may be negative when the weights alone do not fit).
 double kv_budget_bytes(double memory_bytes, double reserved_bytes, double weight_bytes);
 
+// Whether a pair runs at a context: the weights, the KV cache at that context and the reserved memory together
+// within memory. `fits` means this everywhere (decode, kv, report, check, fit); `weights_fit` (stream) asks
+// about the weights alone.
+struct MemoryFit {
+  double budget_bytes = 0;    // memory - reserved - weights (kv_budget_bytes)
+  double headroom_bytes = 0;  // budget - KV cache bytes at the context: what is left over (negative: short by)
+  bool fits = false;          // headroom >= 0
+};
+MemoryFit memory_fit(double memory_bytes, double reserved_bytes, double weight_bytes, double kv_cache_bytes);
+// The weights alone within memory - reserved (no KV cache).
+bool weights_fit(double memory_bytes, double reserved_bytes, double weight_bytes);
+
 // Longest context whose cache fits the budget; 0 when the budget is not positive. Capped at
 // kMaxContextTokens, which a model whose every layer is sliding reaches.
 inline constexpr std::uint64_t kMaxContextTokens = std::uint64_t{1} << 40;

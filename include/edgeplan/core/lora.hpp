@@ -58,6 +58,14 @@ struct LoraMatrix {
 // Sizes of an adapter given as its matrices, the merged deltas at `merged_bytes_per_weight`.
 LoraAdapter lora_adapter(const std::vector<LoraMatrix>& matrices, double merged_bytes_per_weight);
 
+// An adapter file's matrices grouped by target: one group per distinct name, shape and rank, `layers` of them,
+// `matrix.adapter_bytes` summed over the group; in the order each group first appears.
+struct LoraMatrixGroup {
+  LoraMatrix matrix;
+  std::uint64_t layers = 0;
+};
+std::vector<LoraMatrixGroup> group_lora_matrices(const std::vector<LoraMatrix>& matrices);
+
 struct LoraInputs {
   LoraAdapter adapter;
   double budget_bytes = 0;   // memory left beside the weights (kv_budget_bytes)

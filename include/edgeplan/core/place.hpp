@@ -97,6 +97,11 @@ struct Entry {
 Placement evaluate_placement(std::span<const Op> ops, const DeviceSpec& device, Policy policy,
                              std::span<const UnitKind> assignment, const std::optional<Entry>& entry = std::nullopt);
 
+// Ops placed off a unit the policy prefers (fallback_from not empty).
+std::uint64_t fallback_count(const Placement& p);
+// The transfer tax as a share of the layer time, %: 100 x transfer / total.
+double transfer_tax_percent(const Placement& p);
+
 // Places ops by the policy. Fails, naming the op and the units tried, when no unit of the policy runs an op.
 Result<Placement> place(std::span<const Op> ops, const DeviceSpec& device, Policy policy,
                         const std::optional<Entry>& entry = std::nullopt);
@@ -113,9 +118,17 @@ double lm_head_entry_bytes(const ModelSpec& m);
 struct Prefill {
   double layers_s = 0;       // layers x layer time
   double head_s = 0;         // LM head compute + its entry transfer (0 without a head)
-  double total_s = 0;        // time to first token
+  double total_s = 0;        // the prompt's prefill (time to first token adds one decode step: decode.hpp)
   double tok_per_s = 0;      // seq / total
+  std::optional<UnitKind> head_unit;  // where the LM head runs; nullopt without a head
 };
 Prefill prefill(const Placement& layer, std::uint32_t layers, const Placement* head, std::uint32_t seq_tokens);
+
+// The whole prefill of m with one layer placed as `layer`: layers x the layer, then the LM head (when m has a
+// vocab) placed by the layer's policy after its last op, entering with the last token's hidden state.
+Result<Prefill> prefill(const Placement& layer, const ModelSpec& m, const DeviceSpec& device, std::uint32_t seq_tokens);
+// The per-op roofline prefill of a prompt of seq tokens: m's derived layer placed by `policy`, then as above.
+// Fails when the device has no compute units or the policy cannot run an op.
+Result<Prefill> roofline_prefill(const ModelSpec& m, const DeviceSpec& device, Policy policy, std::uint32_t seq_tokens);
 
 }  // namespace edgeplan

@@ -3,8 +3,8 @@
 //   expected tokens per target step = (1 - alpha^(gamma+1)) / (1 - alpha)   (gamma + 1 when alpha = 1)
 //   speedup = expected tokens / (gamma x c + 1)
 // The best gamma is the whole gamma in [1, kSpecMaxGamma] with the highest speedup, or 0 (no speculation)
-// when none beats 1. A draft model's cost in bandwidth-bound decode is its bytes read per token over the
-// target's. Source: reference chapter sections 7.2 and 7.8 (speculative.py, best_gamma).
+// when none beats 1. A draft model's cost is its decode time per token over the target's (decode.hpp,
+// spec_draft_cost). Source: reference chapter sections 7.2 and 7.8 (speculative.py, best_gamma).
 // Documented in docs/model.md, "spec".
 #pragma once
 
@@ -36,8 +36,5 @@ SpecBest spec_best_gamma(double alpha, double cost);
 // alpha = start, start + step, ... up to stop (inclusive, within 1e-9 of a step); values rounded to 1e-9
 // so that 0.5 + 2 x 0.05 is 0.6. Requires step > 0 and start <= stop.
 std::vector<double> spec_alpha_range(double start, double stop, double step);
-
-// Draft cost ratio of a draft model in bandwidth-bound decode: its bytes per token over the target's.
-double spec_draft_cost(double draft_bytes, double target_bytes);
 
 }  // namespace edgeplan

@@ -1,0 +1,152 @@
+// The plan of one device/model pair: every mechanism's figures computed once, from one set of inputs, so that
+// `report`, `check` and `fit` (and the single commands, which call the same functions) agree to the digit.
+//   decode per format  decode.hpp at the context's KV bytes; `fits` = weights + KV + reserved within memory (kv.hpp)
+//   prefill            the one prefill model (prefill_estimate below); ttft = prefill + one decode step (decode.hpp)
+//   kv                 kv.hpp per cache type for the chosen format
+//   load               stream.hpp's whole-file preload (mlock)
+//   lora               lora.hpp for an adapter of the given rank on all seven targets
+//   place              place.hpp's derived layer under the placement policy, with its whole-prompt prefill
+//   route              route.hpp's decisions for a request mix at the rates derived_rates gives
+// A section the device profile lacks (or that was not asked for) is an Error naming why. Documented in
+// docs/model.md, "plan: one pair, every mechanism".
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <vector>
+
+#include "edgeplan/core/decode.hpp"
+#include "edgeplan/core/device.hpp"
+#include "edgeplan/core/formats.hpp"
+#include "edgeplan/core/kv.hpp"
+#include "edgeplan/core/lora.hpp"
+#include "edgeplan/core/model.hpp"
+#include "edgeplan/core/place.hpp"
+#include "edgeplan/util/result.hpp"
+#include "edgeplan/core/route.hpp"
+#include "edgeplan/core/spec.hpp"
+#include "edgeplan/core/stream.hpp"
+
+namespace edgeplan {
+
+// Where a prefill figure comes from.
+enum class PrefillSource {
+  profile,   // the device's [prefill]: the runtime's end-to-end rate (the chapter's 7.7 figure, or fitted to llama-bench)
+  roofline,  // the per-op roofline of the device's [units] (place.hpp), when the profile has no [prefill]
+};
+const char* to_string(PrefillSource s);  // "prefill" (the [prefill] section), "units" (the [units] roofline)
+
+struct PrefillEstimate {
+  PrefillSource source = PrefillSource::profile;
+  double seconds = 0;    // the prompt's prefill
+  double tok_per_s = 0;  // prompt tokens / seconds
+};
+
+// Policy of the roofline prefill: place's default.
+inline constexpr Policy kPrefillPolicy = Policy::npu_first;
+
+// The one prefill model of a prompt of `prompt_tokens` costing `prompt_flops` (prefill_flops) for m stored as
+// ft: [prefill] when the device has it, else the per-op roofline of [units] under kPrefillPolicy. Fails
+// ("device profile has no [prefill]") with neither, or when the placement cannot run the layer.
+Result<PrefillEstimate> prefill_estimate(const DeviceSpec& device, const ModelSpec& m, double prompt_flops,
+                                         const FileType& ft, std::uint64_t prompt_tokens);
+
+// Prompt length at which a device's prefill rate is quoted for routing (as llama-bench's pp512).
+inline constexpr std::uint64_t kRatePromptTokens = 512;
+
+// The device's full-speed rates for routing, derived from the profiles: prefill by prefill_estimate at a
+// kRatePromptTokens prompt, decode by decode.hpp over the weight bytes (no KV).
+Result<PrefillEstimate> derived_prefill_rate(const DeviceSpec& device, const ModelSpec& m, const FileType& ft);
+double derived_decode_rate(const DeviceSpec& device, const WeightSize& weights);
+
+// Decode figures of one weight format on one device.
+struct FormatPlan {
+  const FileType* format = nullptr;
+  WeightSize weights;
+  MemoryFit memory;                      // at the context, with the plan's KV type
+  DecodeResult decode;                   // weights read per token (active bytes) + the KV cache at the context
+  double relative = 1;                   // tok/s over the baseline format's (the last one)
+  std::optional<double> spec_tok_per_s;  // with speculation: tok/s x speedup
+  Result<PrefillEstimate> prefill = Error{"not computed"};
+  std::optional<double> ttft_s;          // prefill + one decode step, where there is a prefill
+};
+
+// What decode needs besides the device, computed once per model (so a sweep over devices reuses it).
+struct DecodePlanInputs {
+  const ModelSpec* model = nullptr;
+  std::vector<const FileType*> formats;  // the last is the baseline of `relative`
+  std::vector<WeightSize> sizes;         // weight_size of each format
+  const KvType* kv_type = nullptr;
+  std::uint64_t context_tokens = 0;      // KV read per token; 0 ignores it
+  std::optional<SpecParams> spec;
+  std::uint64_t prompt_tokens = 512;
+  double prompt_flops = 0;               // prefill_flops(*model, prompt_tokens)
+};
+
+std::vector<FormatPlan> plan_decode(const DeviceSpec& device, const DecodePlanInputs& in);
+
+// One KV-cache type for a model whose weights take weight_bytes.
+struct KvTypePlan {
+  const KvType* type = nullptr;
+  double bytes_per_token = 0;
+  std::uint64_t max_context = 0;  // tokens
+  MemoryFit at_context;           // at the context asked for (the whole budget as headroom at context 0)
+};
+
+// Every cache type (kv_types() order).
+std::vector<KvTypePlan> plan_kv(const DeviceSpec& device, const ModelSpec& m, double weight_bytes,
+                                std::uint64_t context_tokens);
+
+struct LoraPlan {
+  std::uint32_t rank = 0;
+  LoraAdapter adapter;
+  LoraResult result;
+};
+
+struct PlacePlan {
+  Placement layer;                       // the derived layer of a prompt under the plan's policy
+  std::uint64_t fallbacks = 0;           // ops that fell back from a unit the policy prefers
+  double tax_percent = 0;                // transfers / layer time, %
+  Result<Prefill> prefill = Error{"not computed"};  // the whole prompt (layers and LM head)
+};
+
+struct RouteShare {
+  DeviceRates rates;
+  std::uint64_t requests = 0;
+  std::uint64_t to_device = 0;  // decided for the device
+};
+
+struct PlanInputs {
+  DeviceSpec device;
+  ModelSpec model;
+  std::vector<const FileType*> formats;  // the chosen format first; the last is decode's baseline
+  const KvType* kv_type = nullptr;
+  std::uint64_t context_tokens = 4096;
+  std::uint64_t prompt_tokens = 512;
+  std::optional<SpecParams> spec;
+  std::optional<std::uint32_t> lora_rank;  // none: no LoRA section
+  double lora_bytes_per_weight = 2;        // F16 adapters and deltas
+  Policy place_policy = Policy::npu_first;
+  std::vector<CloudSpec> clouds;           // none: no routing share
+  std::vector<RouteRequest> requests;
+  RoutePolicy route_policy;
+};
+
+struct PlanResult {
+  std::vector<FormatPlan> formats;      // in the order of PlanInputs::formats
+  std::optional<double> spec_speedup;   // with speculation
+  std::vector<KvTypePlan> kv;           // for the chosen format
+  double kv_budget_bytes = 0;           // memory - reserved - the chosen format's weights
+  Result<LoadResult> load = Error{"not computed"};
+  Result<LoraPlan> lora = Error{"not computed"};
+  Result<PlacePlan> place = Error{"not computed"};
+  Result<RouteShare> route = Error{"not computed"};
+
+  const FormatPlan& chosen() const { return formats.front(); }
+};
+
+// Fails when a format's weight size cannot be derived (weight_size) or an input is missing.
+Result<PlanResult> plan(const PlanInputs& in);
+
+}  // namespace edgeplan

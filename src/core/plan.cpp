@@ -1,0 +1,141 @@
+#include "edgeplan/core/plan.hpp"
+
+#include <limits>
+
+#include "edgeplan/core/prefill.hpp"
+
+namespace edgeplan {
+
+const char* to_string(PrefillSource s) { return s == PrefillSource::profile ? "prefill" : "units"; }
+
+Result<PrefillEstimate> prefill_estimate(const DeviceSpec& device, const ModelSpec& m, double prompt_flops,
+                                         const FileType& ft, std::uint64_t prompt_tokens) {
+  if (device.prefill) {
+    const PrefillResult p = prefill(*device.prefill, prompt_flops, ft, prompt_tokens);
+    return PrefillEstimate{PrefillSource::profile, p.seconds, p.tok_per_s};
+  }
+  if (device.units.empty()) return Error{"device profile has no [prefill]"};
+  if (prompt_tokens > std::numeric_limits<std::uint32_t>::max()) {
+    return Error{"a prompt of 2^32 tokens or more cannot be placed"};
+  }
+  auto p = roofline_prefill(m, device, kPrefillPolicy, static_cast<std::uint32_t>(prompt_tokens));
+  if (!p) return Error{"the [units] roofline cannot place the prefill: " + p.error().message};
+  return PrefillEstimate{PrefillSource::roofline, p->total_s, p->tok_per_s};
+}
+
+Result<PrefillEstimate> derived_prefill_rate(const DeviceSpec& device, const ModelSpec& m, const FileType& ft) {
+  return prefill_estimate(device, m, prefill_flops(m, kRatePromptTokens), ft, kRatePromptTokens);
+}
+
+double derived_decode_rate(const DeviceSpec& device, const WeightSize& weights) {
+  return decode(device, {weights.bytes, 0}).tok_per_s;
+}
+
+std::vector<FormatPlan> plan_decode(const DeviceSpec& device, const DecodePlanInputs& in) {
+  const ModelSpec& m = *in.model;
+  const double kv_bytes = kv_cache_bytes(m, *in.kv_type, in.context_tokens, device.kv_cache);
+  const double baseline = decode(device, {in.sizes.back().active_bytes, kv_bytes}).tok_per_s;
+  const double speedup = in.spec ? spec_speedup(*in.spec) : 1.0;
+  std::vector<FormatPlan> out;
+  out.reserve(in.formats.size());
+  for (std::size_t i = 0; i < in.formats.size(); ++i) {
+    FormatPlan& f = out.emplace_back();
+    f.format = in.formats[i];
+    f.weights = in.sizes[i];
+    f.memory = memory_fit(device.memory_bytes, device.reserved_bytes, f.weights.bytes, kv_bytes);
+    f.decode = decode(device, {f.weights.active_bytes, kv_bytes});
+    f.relative = f.decode.tok_per_s / baseline;
+    if (in.spec) f.spec_tok_per_s = f.decode.tok_per_s * speedup;
+    f.prefill = prefill_estimate(device, m, in.prompt_flops, *f.format, in.prompt_tokens);
+    if (f.prefill) f.ttft_s = ttft_s(f.prefill->seconds, f.decode.s_per_token);
+  }
+  return out;
+}
+
+std::vector<KvTypePlan> plan_kv(const DeviceSpec& device, const ModelSpec& m, double weight_bytes,
+                                std::uint64_t context_tokens) {
+  const double budget = kv_budget_bytes(device.memory_bytes, device.reserved_bytes, weight_bytes);
+  std::vector<KvTypePlan> out;
+  for (const KvType& type : kv_types()) {
+    out.push_back({&type, kv_bytes_per_token(m, type), max_context(m, type, budget, device.kv_cache),
+                   memory_fit(device.memory_bytes, device.reserved_bytes, weight_bytes,
+                              kv_cache_bytes(m, type, context_tokens, device.kv_cache))});
+  }
+  return out;
+}
+
+namespace {
+
+Result<LoraPlan> plan_lora(const PlanInputs& in, double budget_bytes) {
+  if (!in.lora_rank) return Error{"no LoRA rank asked for"};
+  if (!in.device.lora) return Error{"device profile has no [lora]"};
+  const std::vector<LoraTarget> all(lora_targets().begin(), lora_targets().end());
+  LoraPlan p;
+  p.rank = *in.lora_rank;
+  p.adapter = lora_adapter(in.model, p.rank, all, in.lora_bytes_per_weight);
+  auto r = lora_plan(in.device, {p.adapter, budget_bytes});
+  if (!r) return r.error();
+  p.result = *r;
+  return p;
+}
+
+Result<PlacePlan> plan_place(const PlanInputs& in) {
+  if (in.device.units.empty()) return Error{"device profile has no [units.*]"};
+  if (in.prompt_tokens > std::numeric_limits<std::uint32_t>::max()) {
+    return Error{"a prompt of 2^32 tokens or more cannot be placed"};
+  }
+  const auto seq = static_cast<std::uint32_t>(in.prompt_tokens);
+  const OpGraph layer = derive_layer(in.model, seq);
+  auto placed = place(layer.ops, in.device, in.place_policy);
+  if (!placed) return placed.error();
+  PlacePlan p;
+  p.layer = *placed;
+  p.fallbacks = fallback_count(p.layer);
+  p.tax_percent = transfer_tax_percent(p.layer);
+  p.prefill = prefill(p.layer, in.model, in.device, seq);
+  return p;
+}
+
+Result<RouteShare> plan_route(const PlanInputs& in, const WeightSize& weights) {
+  if (in.clouds.empty() || in.requests.empty()) return Error{"no clouds or requests to route"};
+  auto prefill_rate = derived_prefill_rate(in.device, in.model, *in.formats.front());
+  if (!prefill_rate) return prefill_rate.error();
+  RouteShare s;
+  s.rates = {prefill_rate->tok_per_s, derived_decode_rate(in.device, weights)};
+  for (const RouteRequest& q : in.requests) {
+    const DeviceRun run = run_on_device(s.rates, in.device.thermal, 0, q.input_tok, q.output_tok);
+    if (decide(q, run.total_s, in.clouds, in.route_policy).on_device()) ++s.to_device;
+  }
+  s.requests = in.requests.size();
+  return s;
+}
+
+}  // namespace
+
+Result<PlanResult> plan(const PlanInputs& in) {
+  if (in.formats.empty() || !in.kv_type) return Error{"a plan needs at least one format and a KV type"};
+  DecodePlanInputs d{&in.model, in.formats, {}, in.kv_type, in.context_tokens, in.spec, in.prompt_tokens,
+                     prefill_flops(in.model, in.prompt_tokens)};
+  for (const FileType* ft : in.formats) {
+    auto size = weight_size(in.model, *ft);
+    if (!size) return size.error();
+    d.sizes.push_back(*size);
+  }
+  PlanResult r;
+  r.formats = plan_decode(in.device, d);
+  if (in.spec) r.spec_speedup = spec_speedup(*in.spec);
+  const WeightSize& weights = r.chosen().weights;
+  r.kv = plan_kv(in.device, in.model, weights.bytes, in.context_tokens);
+  r.kv_budget_bytes = kv_budget_bytes(in.device.memory_bytes, in.device.reserved_bytes, weights.bytes);
+  if (in.device.storage) {
+    r.load = load_time(*in.device.storage, {weights.bytes, 1, LoadMode::preload, 1});
+  } else {
+    r.load = Error{"device profile has no [storage]"};
+  }
+  r.lora = plan_lora(in, r.kv_budget_bytes);
+  r.place = plan_place(in);
+  r.route = plan_route(in, weights);
+  return r;
+}
+
+}  // namespace edgeplan

@@ -1,0 +1,189 @@
+// The plan of a pair (core/plan.hpp) and the commands built on it: report's figures are the single commands'
+// figures, one prefill model, one `fits`, one `ttft_s`, and spec's draft cost from decode's own times.
+#include "edgeplan/core/plan.hpp"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "cli_run.hpp"
+#include "edgeplan/core/calibrate.hpp"
+#include "edgeplan/io/report.hpp"
+#include "fixtures.hpp"
+
+namespace edgeplan {
+namespace {
+
+using testing_cli::CliRun;
+using testing_cli::run_cli;
+
+io::Json json_of(std::vector<std::string> args) {
+  args.insert(args.end(), {"--format", "json"});
+  const CliRun run = run_cli(args);
+  EXPECT_EQ(run.exit_code, 0) << run.err;
+  return io::Json::parse(run.out)["results"];
+}
+
+std::string source_file(const std::string& path) { return std::string(EDGEPLAN_SOURCE_DIR) + "/" + path; }
+
+// Each figure report prints is the one the single command prints for the same pair.
+TEST(PlanCli, ReportFiguresAreTheSingleCommands) {
+  const std::vector<std::string> pair{"--device", "phone8g", "--model", "ref-8b"};
+  auto with = [&](std::vector<std::string> more) {
+    more.insert(more.begin() + 1, pair.begin(), pair.end());
+    return more;
+  };
+  const io::Json report = json_of(with({"report", "--spec", "alpha=0.75,gamma=4,cost=0.15"}));
+  const io::Json decode = json_of(with({"decode", "--quant", "Q4_K_M,Q8_0,F16", "--context", "4096", "--spec",
+                                        "alpha=0.75,gamma=4,cost=0.15"}));
+  const io::Json kv = json_of(with({"kv", "--context", "4096"}));
+  const io::Json stream = json_of(with({"stream"}));
+  const io::Json lora = json_of(with({"lora", "--rank", "16"}));
+  const io::Json place = json_of(with({"place", "--seq", "512"}));
+  const io::Json route = json_of(with({"route", "--cloud", "llama-70b-api", "--requests", "typical-mix"}));
+  const io::Json& q4 = decode["formats"][0];
+  EXPECT_EQ(report["fits"], q4["fits"]);
+  EXPECT_EQ(report["weights_bytes"], q4["weights_bytes"]);
+  EXPECT_EQ(report["decode_tok_per_s"], q4["tok_per_s"]);
+  EXPECT_EQ(report["spec_tok_per_s"], q4["spec_tok_per_s"]);
+  EXPECT_EQ(report["prefill_tok_per_s"], q4["prefill_tok_per_s"]);
+  EXPECT_EQ(report["ttft_s"], q4["ttft_s"]);
+  EXPECT_EQ(report["kv_budget_bytes"], kv["budget_bytes"]);
+  EXPECT_EQ(report["max_context"], kv["max_context"]);
+  EXPECT_EQ(report["load_s"], stream["load"][0]["total_s"]);
+  EXPECT_EQ(report["lora_resident_adapters"], lora["resident_adapters"]);
+  EXPECT_EQ(report["npu_tax_percent"], place["tax_percent"]);
+  EXPECT_EQ(report["device_share"], route["to_device"].get<double>() / route["request_count"].get<double>());
+}
+
+// One pair, one prefill model: a device with [units] and no [prefill] gets place's roofline in report, decode
+// and route (before, report and decode said "--" and route refused while place printed a rate).
+TEST(PlanCli, UnitsWithoutPrefillUsePlacesRoofline) {
+  const std::string device = source_file("tests/data/place-three-units.toml");
+  const io::Json place = json_of({"place", "--device", device, "--model", "ref-8b", "--seq", "512"});
+  const io::Json report = json_of({"report", "--device", device, "--model", "ref-8b"});
+  EXPECT_EQ(report["prefill_tok_per_s"], place["prefill_tok_per_s"]);
+  EXPECT_EQ(report["prefill_source"], "units");
+  const io::Json decode = json_of({"decode", "--device", device, "--model", "ref-8b", "--quant", "Q4_K_M",
+                                  "--context", "4096"});
+  EXPECT_EQ(decode["formats"][0]["prefill_tok_per_s"], place["prefill_tok_per_s"]);
+  EXPECT_DOUBLE_EQ(report["ttft_s"].get<double>(),
+                   place["prefill_s"].get<double>() + decode["formats"][0]["ms_per_token"].get<double>() / 1000);
+}
+
+// Where a device gives both, report keeps the chapter's [prefill] figure and says so, naming place's.
+TEST(PlanCli, ReportSaysWhichPrefillItShows) {
+  const CliRun run = run_cli({"report", "--device", "phone8g", "--model", "ref-8b"});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_NE(run.out.find("178.5 tok/s    512-token prompt"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("use the device's [prefill] rate (178.5 tok/s)"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("per-op roofline of its [units] (1869 tok/s, npu-first)"), std::string::npos) << run.out;
+  EXPECT_EQ(json_of({"report", "--device", "phone8g", "--model", "ref-8b"})["prefill_source"], "prefill");
+}
+
+// `fits` means weights + KV at the context + reserved within memory; stream's weights-only test is weights_fit;
+// place's prefill time is prefill_s (ttft_s is prefill + one decode step only).
+TEST(PlanCli, OneMeaningPerName) {
+  const io::Json stream = json_of({"stream", "--device", "phone8g", "--model", "ref-8b"});
+  EXPECT_FALSE(stream.contains("fits"));
+  EXPECT_EQ(stream["weights_fit"], true);
+  const io::Json place = json_of({"place", "--device", "phone8g", "--model", "ref-8b"});
+  EXPECT_FALSE(place.contains("ttft_s"));
+  EXPECT_NEAR(place["prefill_s"].get<double>(), 0.273908, 1e-6);
+}
+
+// spec --draft takes the draft cost from decode's per-token times (overhead included): 1.83x, not the 2.04x
+// of the byte ratio.
+TEST(PlanCli, DraftCostFromDecodeTimes) {
+  const io::Json spec = json_of({"spec", "--alpha", "0.8", "--best-gamma", "--draft", "llama-3.2-1b", "--model",
+                                 "llama-3.1-8b", "--device", "galaxy-s24-ultra"});
+  const io::Json target = json_of({"decode", "--device", "galaxy-s24-ultra", "--model", "llama-3.1-8b", "--quant", "Q4_K_M"});
+  const io::Json draft = json_of({"decode", "--device", "galaxy-s24-ultra", "--model", "llama-3.2-1b", "--quant", "Q4_K_M"});
+  const double cost = draft["formats"][0]["ms_per_token"].get<double>() / target["formats"][0]["ms_per_token"].get<double>();
+  EXPECT_NEAR(spec["alphas"][0]["speedup"].get<double>(),
+              spec_speedup({0.8, static_cast<std::uint32_t>(spec["gamma"].get<int>()), cost}), 1e-12);
+  EXPECT_NEAR(spec["speedup"].get<double>(), 1.83, 0.005);
+}
+
+TEST(Plan, MemoryFitIsWeightsPlusKvWithinMemory) {
+  const MemoryFit f = memory_fit(8.0, 1.0, 5.0, 2.0);
+  EXPECT_EQ(f.budget_bytes, 2.0);
+  EXPECT_EQ(f.headroom_bytes, 0.0);
+  EXPECT_TRUE(f.fits);
+  EXPECT_FALSE(memory_fit(8.0, 1.0, 5.0, 2.5).fits);
+  EXPECT_TRUE(weights_fit(8.0, 1.0, 7.0));
+  EXPECT_FALSE(weights_fit(8.0, 1.0, 7.5));
+}
+
+TEST(Plan, TtftIsPrefillPlusOneDecodeStep) { EXPECT_EQ(ttft_s(2.5, 0.25), 2.75); }
+
+TEST(Plan, DraftCostWithoutDeviceIsTheBytesRatio) {
+  EXPECT_DOUBLE_EQ(spec_draft_cost(nullptr, 0.8e9, 5.184e9), 0.8 / 5.184);
+  DeviceSpec d = fixtures::phone8g();
+  d.per_token_overhead_s = 0.01;
+  const double draft = 0.8e9 / (68e9 * 0.85) + 0.01, target = 5.184e9 / (68e9 * 0.85) + 0.01;
+  EXPECT_DOUBLE_EQ(spec_draft_cost(&d, 0.8e9, 5.184e9), draft / target);
+}
+
+// The chapter's pair: every section there, each figure the chapter's.
+TEST(Plan, ReferencePair) {
+  PlanInputs in;
+  in.device = fixtures::phone8g();
+  in.model = fixtures::ref_8b();
+  in.formats = {find_file_type("Q4_K_M"), find_file_type("F16")};
+  in.kv_type = find_kv_type("f16");
+  in.context_tokens = 0;
+  in.lora_rank = 16;
+  const Result<PlanResult> r = plan(in);
+  ASSERT_TRUE(r) << r.error().message;
+  const WeightSize q4 = *weight_size(in.model, *in.formats[0]), f16 = *weight_size(in.model, *in.formats[1]);
+  EXPECT_EQ(r->chosen().decode.tok_per_s, decode(in.device, {q4.active_bytes, 0}).tok_per_s);
+  EXPECT_EQ(r->chosen().relative, r->formats[0].decode.tok_per_s / r->formats[1].decode.tok_per_s);
+  EXPECT_EQ(r->formats[1].weights.bytes, f16.bytes);
+  const double budget = kv_budget_bytes(in.device.memory_bytes, in.device.reserved_bytes, q4.bytes);
+  EXPECT_EQ(r->kv_budget_bytes, budget);
+  EXPECT_EQ(r->kv[0].max_context, max_context(in.model, *in.kv_type, budget, in.device.kv_cache));
+  EXPECT_FALSE(r->route);  // no clouds asked for
+  EXPECT_EQ(r->route.error().message, "no clouds or requests to route");
+}
+
+TEST(Plan, AbsentSectionsSayWhy) {
+  PlanInputs in;
+  in.device = fixtures::phone8g();
+  in.device.storage.reset();
+  in.device.prefill.reset();
+  in.device.units.clear();
+  in.model = fixtures::ref_8b();
+  in.formats = {find_file_type("Q4_K_M")};
+  in.kv_type = find_kv_type("f16");
+  const Result<PlanResult> r = plan(in);
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->load.error().message, "device profile has no [storage]");
+  EXPECT_EQ(r->chosen().prefill.error().message, "device profile has no [prefill]");
+  EXPECT_EQ(r->place.error().message, "device profile has no [units.*]");
+  EXPECT_EQ(r->lora.error().message, "no LoRA rank asked for");
+}
+
+TEST(Lora, MatricesGroupByTargetShapeAndRank) {
+  const std::vector<LoraMatrix> m{{"attn_q.weight", {8, 8}, 2, 10}, {"attn_q.weight", {8, 8}, 2, 10},
+                                  {"attn_q.weight", {8, 4}, 2, 5}, {"ffn_up.weight", {8, 16}, 2, 12}};
+  const std::vector<LoraMatrixGroup> g = group_lora_matrices(m);
+  ASSERT_EQ(g.size(), 3u);
+  EXPECT_EQ(g[0].layers, 2u);
+  EXPECT_EQ(g[0].matrix.adapter_bytes, 20);
+  EXPECT_EQ(g[1].matrix.shape.d_out, 4u);
+  EXPECT_EQ(g[2].matrix.target, "ffn_up.weight");
+}
+
+TEST(Calibrate, SampleSelection) {
+  EXPECT_EQ(bench_test_kind(0, 128, 0), BenchTest::decode);
+  EXPECT_EQ(bench_test_kind(512, 0, 0), BenchTest::prefill);
+  EXPECT_EQ(bench_test_kind(512, 128, 0), BenchTest::not_fitted);
+  EXPECT_EQ(bench_test_kind(512, 0, 4096), BenchTest::not_fitted);
+  EXPECT_EQ(decode_sample(4e9, 8).s_per_token, 0.125);
+  EXPECT_EQ(prefill_sample(1e12, 512, 256).seconds, 2.0);
+}
+
+}  // namespace
+}  // namespace edgeplan
