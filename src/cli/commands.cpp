@@ -10,7 +10,6 @@
 #include <iterator>
 #include <limits>
 #include <string_view>
-#include <tuple>
 
 #include <fmt/format.h>
 
@@ -416,49 +415,48 @@ int run_command_line(int argc, const char* const* argv, std::ostream& out, std::
   app.footer("Run 'edgeplan COMMAND --help' for a command's options. Exit codes: 0 ok, 1 a --require failed, "
              "2 bad usage or input.");
   CommonOptions common;
-  std::vector<std::tuple<CLI::App*, Runner, const Command*>> runners;
+  // Only the command named on the command line gets its options (`edgeplan help COMMAND`: that one): building
+  // every command's parser is most of the work of a short run. The others are names in the help.
+  const bool help = argc > 1 && std::string_view(argv[1]) == "help";
+  const std::string_view named = argc > (help ? 2 : 1) ? argv[help ? 2 : 1] : "";
+  const Command* command = nullptr;
+  CLI::App* sub = nullptr;
+  Runner runner;
   for (const Command& c : kCommands) {
-    CLI::App* sub = app.add_subcommand(c.name, c.description);
+    CLI::App* added = app.add_subcommand(c.name, c.description);
+    if (named != c.name) continue;
+    command = &c;
+    sub = added;
     add_common(*sub, common);
-    runners.emplace_back(sub, c.setup(*sub), &c);
+    runner = c.setup(*sub);
     check_numeric_options(*sub);
   }
+  const auto unknown_command = [&](std::string_view name) {
+    const std::vector<std::string> names = util::names_of(kCommands, [](const Command& c) { return c.name; });
+    err << fmt::format("edgeplan: error: unknown command '{}'{}\n", io::clipped(name), util::did_you_mean(name, names));
+    return kExitUsage;
+  };
 
   // Bare `edgeplan`, `edgeplan help` and `edgeplan help COMMAND` print the help, as --help does.
-  if (argc == 1 || std::string_view(argv[1]) == "help") {
+  if (argc == 1 || help) {
     if (argc > 3) {
       err << "edgeplan: error: help takes at most one command\n";
       return kExitUsage;
     }
-    if (argc == 3) {
-      for (auto& [sub, runner, command] : runners) {
-        if (command->name == std::string_view(argv[2])) {
-          out << sub->help("edgeplan");
-          return kExitOk;
-        }
-      }
+    if (sub) {
+      out << sub->help("edgeplan");
+      return kExitOk;
     }
-    if (argc < 3 || std::string_view(argv[2]) == "--help" || std::string_view(argv[2]) == "-h") {
+    if (argc < 3 || named == "--help" || named == "-h") {
       out << app.help();
       return kExitOk;
     }
-    std::vector<std::string> names;
-    for (const Command& c : kCommands) names.emplace_back(c.name);
-    err << fmt::format("edgeplan: error: unknown command '{}'{}\n", io::clipped(argv[2]), util::did_you_mean(argv[2], names));
-    return kExitUsage;
+    return unknown_command(named);
   }
-  if (argc > 1 && argv[1][0] != '-') {
-    std::vector<std::string> names;
-    for (const Command& c : kCommands) names.emplace_back(c.name);
-    if (std::find(names.begin(), names.end(), argv[1]) == names.end()) {
-      err << fmt::format("edgeplan: error: unknown command '{}'{}\n", io::clipped(argv[1]), util::did_you_mean(argv[1], names));
-      return kExitUsage;
-    }
-  }
+  if (!command && argv[1][0] != '-') return unknown_command(named);
   // An option the command does not have, named before CLI11 reports something less direct about it ("--device is
   // required" for a misspelt --device): with the nearest option the command has.
-  for (auto& [sub, runner, command] : runners) {
-    if (argc < 2 || command->name != std::string_view(argv[1])) continue;
+  if (sub) {
     std::vector<std::string> known{"--help"};
     for (const CLI::Option* o : sub->get_options()) {
       for (const std::string& name : o->get_lnames()) known.push_back("--" + name);
@@ -493,8 +491,7 @@ int run_command_line(int argc, const char* const* argv, std::ostream& out, std::
     for (const std::string& r : common.requirements) reqs.push_back(unwrap(io::parse_requirement(r)));
     std::vector<io::SweepAxis> axes;
     for (const std::string& s : common.sweeps) axes.push_back(unwrap(io::parse_sweep(s)));
-    for (auto& [sub, runner, command] : runners) {
-      if (!sub->parsed()) continue;
+    if (sub && sub->parsed()) {
       Verdict verdict;
       if (axes.empty()) {
         const io::Report report = runner(Context(common));
