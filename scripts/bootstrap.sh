@@ -7,7 +7,7 @@ set -eu
 cd "$(dirname "$0")/.."
 preset=${1:-dev}
 
-packages="cmake g++ make pkg-config libcli11-dev nlohmann-json3-dev libtomlplusplus-dev libfmt-dev libgtest-dev libbenchmark-dev libopenblas-dev"
+packages="cmake g++ make pkg-config libcli11-dev nlohmann-json3-dev libtomlplusplus-dev libfmt-dev libgtest-dev libbenchmark-dev libopenblas-dev python3 python3-jsonschema"
 case $preset in asan) packages="$packages clang libclang-rt-14-dev" ;; esac  # clang's sanitizers and libFuzzer
 missing=""
 for p in $packages; do

@@ -8,6 +8,18 @@
 #include "cli/plan.hpp"
 
 namespace edgeplan::cli {
+namespace {
+
+// A figure as a cell of the checks table, keeping its JSON type.
+io::Cell figure_cell(const io::Json& v) {
+  if (v.is_boolean()) return v.get<bool>();
+  if (v.is_number_integer()) return v.get<std::int64_t>();
+  if (v.is_number()) return v.get<double>();
+  if (v.is_string()) return v.get<std::string>();
+  return {};
+}
+
+}  // namespace
 
 std::vector<CheckEntry> load_plan(const io::ProfileText& text, const std::vector<io::Override>& overrides) {
   return unwrap(io::read_profile<std::vector<CheckEntry>>(text, "plan", overrides, [&text](io::Fields& f) {
@@ -46,7 +58,7 @@ Runner setup_check(CLI::App& app) {
     const std::vector<CheckEntry> entries = load_plan(text, ctx.overrides());
     r.inputs["plan"] = {{"name", text.name}, {"source", text.display}};
     io::Table t{"checks", {{"check", "check", 0}, {"device", "device"}, {"model", "model"}, {"quant", "quant"},
-                           {"requirement", "requirement"}, {"value", "value"}, {"passed", "passed"}}, {}};
+                           {"requirement", "requirement"}, {"value", "value", -1}, {"passed", "passed"}}, {}};
     std::int64_t index = 0, failed = 0;
     for (const CheckEntry& e : entries) {
       ++index;
@@ -66,7 +78,7 @@ Runner setup_check(CLI::App& app) {
                                          outcome.error().message, e.device, e.model));
           continue;
         }
-        t.add({index, e.device, e.model, e.quant, req.text, outcome->value, outcome->pass});
+        t.add({index, e.device, e.model, e.quant, req.text, figure_cell(outcome->figure), outcome->pass});
         if (!outcome->pass) {
           ++failed;
           r.failures.push_back(fmt::format("check {} ({} on {}) failed: {} (got {})", index, e.model, e.device,

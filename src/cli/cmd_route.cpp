@@ -151,7 +151,6 @@ void route_requests(const RouteOptions& o, const std::vector<RouteRequest>& requ
   io::Table t{"requests", {{"request", "request"}, {"privacy", "privacy"}, {"in tok", "input_tok", 0},
                            {"out tok", "output_tok", 0}, {"SLO (s)", "slo_s", 0}, {"device (s)", "device_s"},
                            {"unthrottled (s)", "device_unthrottled_s"}}, {}};
-  for (const CloudSpec& c : clouds) t.columns.push_back({c.name + " (s)", c.name + "_s"});
   t.columns.insert(t.columns.end(), {{"decision", "decision"}, {"cloud", "cloud"}, {"reason", "reason"},
                                      {"SLO met", "slo_met"}});
   if (escalation) {
@@ -162,6 +161,8 @@ void route_requests(const RouteOptions& o, const std::vector<RouteRequest>& requ
     t.columns.push_back({"device (J)", "device_energy_j", 1});
     t.columns.push_back({"battery (%)", "device_battery_share", 3, false, 0.01});
   }
+  // Per cloud: a row per request and cloud, keyed by the cloud's name (null where it may not take the request).
+  io::Table times{"cloud_times", {{"request", "request"}, {"cloud", "cloud"}, {"time (s)", "time_s"}}, {}};
   std::uint64_t to_device = 0, misses = 0, flagged = 0;
   double cost = 0;
   for (const RouteRequest& q : requests) {
@@ -170,7 +171,7 @@ void route_requests(const RouteOptions& o, const std::vector<RouteRequest>& requ
     std::vector<io::Cell> row{q.name, std::string(to_string(q.privacy)), static_cast<std::int64_t>(q.input_tok),
                               static_cast<std::int64_t>(q.output_tok), q.slo_s, run.total_s, run.unthrottled_s};
     for (const CloudSpec& c : clouds) {
-      row.push_back(cloud_accepts(c, q.privacy) ? io::Cell{cloud_time_s(c, q.output_tok)} : io::Cell{});
+      times.add({q.name, c.name, cloud_accepts(c, q.privacy) ? io::Cell{cloud_time_s(c, q.output_tok)} : io::Cell{}});
     }
     const CloudSpec* chosen = d.on_device() ? nullptr : &clouds[static_cast<std::size_t>(d.cloud)];
     row.emplace_back(std::string(chosen ? cloud_kind(*chosen) : "device"));
@@ -219,6 +220,7 @@ void route_requests(const RouteOptions& o, const std::vector<RouteRequest>& requ
   r.results["flagged"] = flagged;
   r.results["cloud_cost_usd"] = cost;
   r.tables.push_back(std::move(t));
+  r.tables.push_back(std::move(times));
 }
 
 void route_trace(const RouteOptions& o, const DeviceSpec& device, const DeviceRates& rates,

@@ -18,6 +18,7 @@
 #include "edgeplan/io/inputs.hpp"
 #include "edgeplan/io/model_file.hpp"
 #include "edgeplan/util/parallel.hpp"
+#include "edgeplan/io/render/renderer.hpp"
 #include "edgeplan/io/require.hpp"
 #include "edgeplan/util/names.hpp"
 #include "edgeplan/io/sweep.hpp"
@@ -55,12 +56,9 @@ constexpr std::array kCommands{
 // The profiles a --set key may start with.
 const std::vector<std::string> kOverrideProfiles{"device", "model", "cloud"};
 
-io::Format parse_format(const std::string& f) {
-  if (f == "table") return io::Format::table;
-  if (f == "json") return io::Format::json;
-  if (f == "csv") return io::Format::csv;
-  if (f == "md") return io::Format::md;
-  throw UsageError(fmt::format("--format {}: expected table, json, csv or md", f));
+const io::Format& parse_format(const std::string& f) {
+  if (const io::Format* format = io::find_format(f)) return *format;
+  throw UsageError(fmt::format("--format {}: expected {}", f, io::format_names()));
 }
 
 void add_common(CLI::App& app, CommonOptions& o) {
@@ -68,7 +66,7 @@ void add_common(CLI::App& app, CommonOptions& o) {
       ->type_name("DIR");
   app.add_option("--set", o.sets, "Override a profile value, e.g. device.bandwidth_gbps=120 (repeatable)")
       ->type_name("KEY=VALUE");
-  app.add_option("--format", o.format, "Output format: table, json, csv or md (Markdown)")->type_name("FMT")->capture_default_str();
+  app.add_option("--format", o.format, "Output format: " + io::format_names())->type_name("FMT")->capture_default_str();
   app.add_option("--sweep", o.sweeps, "Run once per value: KEY=V1,V2,... or KEY=START:STOP:STEP (repeatable: all combinations)")
       ->type_name("KEY=VALUES");
   app.add_option("--require", o.requirements, "Fail (exit 1) unless 'FIELD OP VALUE' holds, e.g. 'fits == true' (repeatable)")
@@ -260,7 +258,7 @@ Verdict verdict_of(const io::Report& report, const std::vector<io::Requirement>&
 // failures and the figures that could not be evaluated are returned, in combination order.
 Verdict run_sweep(const Command& command, const Runner& runner, const CommonOptions& common,
                                    const std::vector<io::SweepAxis>& axes, const std::vector<io::Requirement>& reqs,
-                                   io::Format format, std::ostream& out) {
+                                   const io::Format& format, std::ostream& out) {
   const std::uint64_t n = unwrap(io::sweep_size(axes));
   const io::Report first = runner(Context(combination_options(common, axes, 0)));
   if (first.tables.empty()) throw UsageError(fmt::format("--sweep: {} has no table to sweep", first.command));
@@ -268,7 +266,7 @@ Verdict run_sweep(const Command& command, const Runner& runner, const CommonOpti
   head.command = first.command;
   head.title = fmt::format("sweep of {} ({} combinations): {}", first.command, n, first.title);
   head.inputs = first.inputs;
-  if (format == io::Format::json) {  // only JSON prints the inputs
+  if (format.name == "json") {  // only JSON prints the inputs
     io::Json sweeps = io::Json::array();
     for (const io::SweepAxis& a : axes) sweeps.push_back({{"key", a.key}, {"values", a.values}});
     head.inputs["sweep"] = sweeps;
@@ -410,7 +408,7 @@ void print_warnings(std::ostream& err) {
 
 int run_command_line(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
   CLI::App app{"edgeplan: capacity planner for running large language models on edge devices", "edgeplan"};
-  app.set_version_flag("--version", std::string("edgeplan ") + EDGEPLAN_VERSION);
+  app.set_version_flag("--version", "edgeplan " + std::string(io::version()));
   app.require_subcommand(1);
   app.footer("Run 'edgeplan COMMAND --help' for a command's options. Exit codes: 0 ok, 1 a --require failed, "
              "2 bad usage or input.");
@@ -486,7 +484,7 @@ int run_command_line(int argc, const char* const* argv, std::ostream& out, std::
     return code;
   };
   try {
-    const io::Format format = parse_format(common.format);
+    const io::Format& format = parse_format(common.format);
     std::vector<io::Requirement> reqs;
     for (const std::string& r : common.requirements) reqs.push_back(unwrap(io::parse_requirement(r)));
     std::vector<io::SweepAxis> axes;

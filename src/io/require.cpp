@@ -8,7 +8,6 @@
 
 #include "edgeplan/util/names.hpp"
 #include "edgeplan/io/text.hpp"
-#include "edgeplan/util/text.hpp"
 
 namespace edgeplan::io {
 namespace {
@@ -23,7 +22,10 @@ std::string trim(std::string_view s) {
 Json parse_bound(const std::string& v) {
   if (v == "true") return true;
   if (v == "false") return false;
-  if (const std::optional<double> d = util::parse_number(v)) return *d;
+  double d = 0;
+  const char* end = v.data() + v.size();
+  auto [ptr, ec] = std::from_chars(v.data(), end, d);
+  if (ec == std::errc() && ptr == end && std::isfinite(d)) return d;
   if (v.size() >= 2 && (v.front() == '"' || v.front() == '\'') && v.back() == v.front()) {
     return v.substr(1, v.size() - 2);
   }
@@ -36,20 +38,44 @@ std::string show(const Json& j) {
   return j.dump(-1, ' ', false, Json::error_handler_t::replace);
 }
 
+// A table: an array of objects (the rows).
+bool is_table(const Json& j) { return j.is_array() && !j.empty() && j.front().is_object(); }
+
+// Every FIELD a requirement on `j` can name: scalars, objects' members, a table's fields by its first row's key
+// (`formats[Q4_K_M].tok_per_s`) and, at the top, the fields of a one-row table by their own names.
 void collect_paths(const Json& j, const std::string& prefix, std::vector<std::string>& out) {
   if (!j.is_object()) return;
   for (const auto& [k, v] : j.items()) {
     const std::string path = prefix.empty() ? k : prefix + "." + k;
-    if (v.is_array() && !v.empty() && v.front().is_object()) {
+    if (is_table(v)) {
       const auto& first = v.front();
       const std::string id = first.begin()->is_string() ? first.begin()->get<std::string>() : "0";
       for (const auto& [fk, fv] : first.items()) out.push_back(path + "[" + id + "]." + fk);
+      if (prefix.empty() && v.size() == 1) {
+        for (const auto& [fk, fv] : first.items()) out.push_back(fk);
+      }
     } else if (v.is_object()) {
       collect_paths(v, path, out);
-    } else {
+    } else if (!v.is_array()) {
       out.push_back(path);
     }
   }
+}
+
+// The field `name` of the one-row tables of results: none, or where it is; an Error when two tables have it.
+Result<const Json*> one_row_field(const Json& results, const std::string& name, const std::string& field) {
+  const Json* found = nullptr;
+  std::string table;
+  for (const auto& [k, v] : results.items()) {
+    if (!is_table(v) || v.size() != 1 || !v.front().contains(name)) continue;
+    if (found) {
+      return Error{fmt::format("--require: '{}' is a field of the one-row tables {} and {}: name the table, as in '{}[0].{}'",
+                               clipped(field), table, k, table, clipped(name))};
+    }
+    found = &v.front()[name];
+    table = k;
+  }
+  return found;
 }
 
 }  // namespace
@@ -87,6 +113,11 @@ Result<Json> lookup_field(const Json& results, const std::string& field) {
       has_selector = true;
     }
     const Json* next = at->is_object() && at->contains(segment) ? &(*at)[segment] : nullptr;
+    if (!next && !has_selector && at == &results) {  // a field of a one-row table, by its own name
+      auto in_row = one_row_field(results, segment, field);
+      if (!in_row) return in_row.error();
+      next = *in_row;
+    }
     if (next && has_selector) {
       const Json* picked = nullptr;
       if (next->is_array()) {
@@ -107,13 +138,19 @@ Result<Json> lookup_field(const Json& results, const std::string& field) {
     if (!next || (!has_selector && next->is_array())) {
       std::vector<std::string> paths;
       collect_paths(results, "", paths);
-      std::string hint = util::did_you_mean(field, paths);
+      std::string hint;
+      for (const auto& [k, v] : results.items()) {  // a field of a table of several rows: say how to pick one
+        if (hint.empty() && at == &results && !has_selector && is_table(v) && v.front().contains(segment)) {
+          const std::string id = v.front().begin()->is_string() ? v.front().begin()->get<std::string>() : "0";
+          hint = fmt::format(": '{}' is a field of the {} rows of {}; pick one, as in '{}[{}].{}'", clipped(segment),
+                             v.size(), k, k, id, clipped(segment));
+        }
+      }
+      if (hint.empty()) hint = util::did_you_mean(field, paths);
       if (hint.empty()) {
         std::string list;
-        for (const auto& [k, v] : results.items()) {
-          if (!v.is_array()) list += (list.empty() ? "" : ", ") + k;
-        }
-        hint = " (its fields: " + list + ")";
+        for (const std::string& p : paths) list += (list.empty() ? "" : ", ") + p;
+        hint = " (its fields: " + (list.empty() ? std::string("none") : list) + ")";
       }
       return Error{fmt::format("--require: no field '{}' in the results{}", clipped(field), hint)};
     }
@@ -139,7 +176,7 @@ Result<Outcome> evaluate_requirement(const Json& results, const Requirement& r) 
   } else {
     return Error{fmt::format("--require '{}': cannot compare {} ({}) with {}", clipped(r.text), clipped(r.field), clipped(show(v)), r.op)};
   }
-  return Outcome{pass, show(v)};
+  return Outcome{pass, show(v), v};
 }
 
 Result<std::vector<std::string>> check_requirements(const Json& results, const std::vector<Requirement>& reqs) {

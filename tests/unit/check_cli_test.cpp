@@ -91,6 +91,68 @@ TEST(RouteCli, JsonKeepsTheRequestCountBesideTheRequestsTable) {
   EXPECT_EQ(doc["results"]["requests"].size(), 4u);
 }
 
+// Per-cloud figures are rows keyed by `cloud`, not keys built from cloud names (ref-private_s, ref-public_s).
+TEST(RouteCli, JsonPerCloudTimesAreRowsKeyedByCloud) {
+  const CliRun run = run_cli({"route", "--device", "phone8g", "--prefill-tok-s", "180", "--decode-tok-s", "13",
+                              "--cloud", "ref-private,ref-public", "--requests", "ref-requests", "--format", "json"});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const io::Json doc = io::Json::parse(run.out);
+  for (const io::Json& row : doc["results"]["requests"]) {
+    for (const auto& [key, value] : row.items()) EXPECT_EQ(key.find("ref-"), std::string::npos) << key;
+  }
+  const io::Json& times = doc["results"]["cloud_times"];
+  ASSERT_EQ(times.size(), 8u);  // 4 requests x 2 clouds
+  EXPECT_EQ(times[0]["request"], doc["results"]["requests"][0]["request"]);
+  EXPECT_EQ(times[0]["cloud"], "ref-private");
+  EXPECT_EQ(times[1]["cloud"], "ref-public");
+}
+
+// check's value column keeps the figure's JSON type (it was text: "true", "19431").
+TEST(CheckCli, ValuesKeepTheirJsonTypes) {
+  const CliRun run = run_cli({"check", EDGEPLAN_SOURCE_DIR "/tests/data/plans/pass.toml", "--format", "json"});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const io::Json checks = io::Json::parse(run.out)["results"]["checks"];
+  EXPECT_EQ(checks[0]["requirement"], "fits == true");
+  EXPECT_EQ(checks[0]["value"], true);
+  EXPECT_TRUE(checks[1]["value"].is_number_float());
+  EXPECT_EQ(checks[2]["requirement"], "max_context >= 8192");
+  EXPECT_EQ(checks[2]["value"], 19431);
+  EXPECT_TRUE(checks[2]["value"].is_number_integer());
+}
+
+// The most natural gate: decode of one format, a field of its one row.
+TEST(DecodeCli, RequireReachesTheOneRow) {
+  const std::vector<std::string> args{"decode", "--device", "phone8g", "--model", "ref-8b", "--quant", "Q4_K_M", "--require"};
+  auto with = [&](const std::string& req) {
+    std::vector<std::string> a = args;
+    a.push_back(req);
+    return run_cli(a);
+  };
+  EXPECT_EQ(with("tok_per_s >= 10").exit_code, 0);
+  const CliRun fail = with("tok_per_s >= 12");
+  EXPECT_EQ(fail.exit_code, 1);
+  EXPECT_EQ(fail.err, "edgeplan: requirement failed: tok_per_s >= 12 (got tok_per_s = 11.149691358024691)\n");
+  EXPECT_EQ(with("formats[Q4_K_M].tok_per_s >= 10").exit_code, 0);
+}
+
+// Counts of bytes, parameters and tokens are JSON integers, in the tables and the scalars (5184000000, not
+// 5184000000.0), in every command; the JSON carries the tool's version beside the schema tag.
+TEST(JsonOutput, CountsAreIntegersAndVersionIsThere) {
+  const CliRun kv = run_cli({"kv", "--device", "phone8g", "--model", "ref-8b", "--context", "8192", "--format", "json"});
+  ASSERT_EQ(kv.exit_code, 0) << kv.err;
+  const io::Json doc = io::Json::parse(kv.out);
+  EXPECT_EQ(doc["version"], std::string(io::version()));
+  EXPECT_TRUE(doc["inputs"]["model"]["params"].is_number_integer());
+  for (const char* key : {"weights_bytes", "budget_bytes", "bytes_per_token", "headroom_bytes", "max_context"}) {
+    EXPECT_TRUE(doc["results"][key].is_number_integer()) << key;
+  }
+  EXPECT_EQ(doc["results"]["weights_bytes"], 5184000000);
+  EXPECT_EQ(doc["results"]["budget_bytes"], 2546941133);  // 2546941132.8 bytes, rounded
+  EXPECT_TRUE(doc["results"]["types"][0]["bytes_per_token"].is_number_integer());
+  EXPECT_TRUE(doc["results"]["types"][0]["headroom_bytes"].is_number_integer());
+  EXPECT_TRUE(doc["results"]["budget_gib"].is_number_float());
+}
+
 TEST(Report, AFigureAndATableOfOneNameIsABug) {
   io::Report r;
   r.results["requests"] = 4;

@@ -15,12 +15,14 @@
 #include <string>
 #include <vector>
 
+#include <fmt/format.h>
 #include <toml++/toml.h>
 
 #include "cli_run.hpp"
 #include "edgeplan/io/embedded.hpp"
 #include "edgeplan/io/graph.hpp"
 #include "edgeplan/io/profiles.hpp"
+#include "edgeplan/io/render/renderer.hpp"
 #include "edgeplan/io/route.hpp"
 #include "test_files.hpp"
 
@@ -359,6 +361,16 @@ TEST(DocsSources, NothingPointsAtTheSharedFolder) {
     EXPECT_EQ(text.find(needle), std::string::npos) << fs::relative(it->path(), kRoot).string() << " cites "
                                                      << needle << "...";
   }
+}
+
+// docs/json.md lists the formats of the format table (io::formats()), in its order, with its descriptions, and
+// --help names them all.
+TEST(DocsFormats, JsonMdListsTheFormatTable) {
+  const std::string doc = read_file(kRoot / "docs/json.md");
+  std::string expected = "| format | prints |\n|---|---|\n";
+  for (const io::Format& f : io::formats()) expected += fmt::format("| `{}` | {} |\n", f.name, f.description);
+  EXPECT_NE(doc.find(expected), std::string::npos) << "docs/json.md should hold:\n" << expected;
+  EXPECT_NE(help().by_command.at("kv").find("Output format: " + io::format_names()), std::string::npos);
 }
 
 }  // namespace

@@ -1,11 +1,15 @@
 #include "edgeplan/io/report.hpp"
 
+#include "edgeplan/io/render/renderer.hpp"
+
 #include <gtest/gtest.h>
 
 #include <sstream>
 
 namespace edgeplan::io {
 namespace {
+
+const Format& format(std::string_view name) { return *find_format(name); }
 
 Report sample() {
   Report r;
@@ -22,21 +26,23 @@ Report sample() {
 }
 
 TEST(Report, Table) {
-  EXPECT_EQ(render(sample(), Format::table),
+  EXPECT_EQ(render(sample(), format("table")),
             "demo: title\n\nname  size (GB)   count  ok\na,b        5.18  19,431  yes\nc            --       7  no\n\nnote\n");
 }
 
 TEST(Report, Csv) {
-  EXPECT_EQ(render(sample(), Format::csv), "name,size_bytes,count,ok\n\"a,b\",5184000000,19431,true\nc,,7,false\n");
+  EXPECT_EQ(render(sample(), format("csv")), "name,size_bytes,count,ok\n\"a,b\",5184000000,19431,true\nc,,7,false\n");
 }
 
 TEST(Report, Json) {
-  const Json j = Json::parse(render(sample(), Format::json));
-  EXPECT_EQ(j["schema"], "edgeplan/1");
+  const Json j = Json::parse(render(sample(), format("json")));
+  EXPECT_EQ(j["schema"], "edgeplan/2");
   EXPECT_EQ(j["command"], "demo");
   EXPECT_EQ(j["inputs"]["device"], "phone8g");
   EXPECT_EQ(j["results"]["total"], 2.5);
-  EXPECT_EQ(j["results"]["rows"][0]["size_bytes"], 5.184e9);
+  EXPECT_EQ(j["version"], std::string(version()));
+  EXPECT_TRUE(j["results"]["rows"][0]["size_bytes"].is_number_integer());  // a byte count: an integer, not 5184000000.0
+  EXPECT_EQ(j["results"]["rows"][0]["size_bytes"], 5184000000);
   EXPECT_TRUE(j["results"]["rows"][1]["size_bytes"].is_null());
 }
 
@@ -54,16 +60,65 @@ TEST(Report, RenderRowsEqualsRender) {
   };
   Report full = r;
   for (std::uint64_t i = 0; i < items; ++i) rows_of(i, full.tables.front().rows);
-  for (Format f : {Format::table, Format::json, Format::csv, Format::md}) {
+  for (const Format& f : formats()) {
     std::ostringstream out;
     render_rows(r, RowSource{items, [&] { return rows_of; }}, f, out);
-    EXPECT_EQ(out.str(), render(full, f)) << "format " << static_cast<int>(f);
+    EXPECT_EQ(out.str(), render(full, f)) << "format " << f.name;
   }
-  for (Format f : {Format::table, Format::json, Format::csv, Format::md}) {  // and with no rows at all
+  for (const Format& f : formats()) {  // and with no rows at all
     std::ostringstream out;
     render_rows(r, RowSource{1, [] { return [](std::uint64_t, std::vector<std::vector<Cell>>&) {}; }}, f, out);
-    EXPECT_EQ(out.str(), render(r, f)) << "format " << static_cast<int>(f);
+    EXPECT_EQ(out.str(), render(r, f)) << "format " << f.name;
   }
+}
+
+// The streamed table is the first; the others, the scalars and the notes come around it whole.
+TEST(Report, SecondTableAfterTheStreamedRows) {
+  Report r = sample();
+  r.tables.push_back(Table{"more", {{"what", "what"}, {"n", "n"}}, {{std::string("[]"), 1.5}}});
+  EXPECT_EQ(render(r, format("table")), "demo: title\n\nname  size (GB)   count  ok\na,b        5.18  19,431  yes\n"
+                                        "c            --       7  no\n\nwhat     n\n[]    1.50\n\nnote\n");
+  const Json j = Json::parse(render(r, format("json")));
+  EXPECT_EQ(j["results"]["rows"].size(), 2u);
+  EXPECT_EQ(j["results"]["more"][0]["what"], "[]");
+  EXPECT_EQ(render(r, format("csv")), render(sample(), format("csv")));
+  Report head = r;
+  head.tables.front().rows.clear();
+  const auto rows = sample().tables.front().rows;
+  for (const Format& f : formats()) {
+    std::ostringstream out;
+    render_rows(head, RowSource{rows.size(), [&] { return [&](std::uint64_t i, std::vector<std::vector<Cell>>& made) {
+                                                   made.push_back(rows[i]);
+                                                 }; }},
+                f, out);
+    EXPECT_EQ(out.str(), render(r, f)) << "format " << f.name;
+  }
+}
+
+// --format parsing, its help and docs/json.md read one table.
+TEST(Report, Formats) {
+  EXPECT_EQ(format_names(), "table, json, csv or md");
+  EXPECT_EQ(find_format("xml"), nullptr);
+  EXPECT_EQ(formats().front().name, "table");
+}
+
+TEST(Report, CountsWhole) {
+  for (const char* key : {"weights_bytes", "bytes", "budget_bytes", "bytes_per_token", "kv_bytes_per_token_f16", "params",
+                          "active_params", "max_context"}) {
+    EXPECT_TRUE(counts_whole(key)) << key;
+  }
+  for (const char* key : {"tok_per_s", "budget_gib", "expected_tokens", "adapter_mib", "read_gbps"}) {
+    EXPECT_FALSE(counts_whole(key)) << key;
+  }
+  EXPECT_EQ(output_cell(2546941132.8, true), Cell{std::int64_t{2546941133}});
+  EXPECT_EQ(output_cell(2.5, false), Cell{2.5});
+  EXPECT_EQ(output_cell(Cell{}, true), Cell{});
+}
+
+// Precision below zero: the shortest text that reads back as the number.
+TEST(Report, ShortestPrecision) {
+  EXPECT_EQ(format_cell_text(9.236558750046637, Column{"v", "v", -1}), "9.236558750046637");
+  EXPECT_EQ(format_cell_text(9.236558750046637, Column{"v", "v"}), "9.24");
 }
 
 }  // namespace

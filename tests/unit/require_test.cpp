@@ -43,6 +43,29 @@ TEST(Require, UnknownFieldSuggests) {
   EXPECT_EQ(s.error().message, "--require 'fits < 3': cannot compare fits (true) with <");
 }
 
+// A one-row table's fields are addressable by their own names; in a table of several rows, a row is named.
+TEST(Require, OneRowTableFieldsDirectly) {
+  const Json one = Json::parse(R"({"formats": [{"format": "Q4_K_M", "tok_per_s": 11.15}]})");
+  EXPECT_TRUE(check_requirements(one, {*parse_requirement("tok_per_s >= 10")})->empty());
+  EXPECT_EQ(*check_requirements(one, {*parse_requirement("tok_per_s >= 12")}),
+            std::vector<std::string>{"requirement failed: tok_per_s >= 12 (got tok_per_s = 11.15)"});
+  EXPECT_TRUE(check_requirements(one, {*parse_requirement("formats[Q4_K_M].tok_per_s >= 10")})->empty());
+  EXPECT_EQ(check_requirements(results(), {*parse_requirement("tok_per_s >= 10")}).error().message,
+            "--require: no field 'tok_per_s' in the results: 'tok_per_s' is a field of the 2 rows of formats; pick one, "
+            "as in 'formats[Q4_K_M].tok_per_s'");
+  const Json two = Json::parse(R"({"a": [{"id": "x", "v": 1}], "b": [{"id": "y", "v": 2}]})");
+  EXPECT_EQ(check_requirements(two, {*parse_requirement("v >= 1")}).error().message,
+            "--require: 'v' is a field of the one-row tables a and b: name the table, as in 'a[0].v'");
+}
+
+// The error lists the fields that exist, the tables' ones included (it listed none when results held only tables).
+TEST(Require, UnknownFieldListsTheFields) {
+  const Json one = Json::parse(R"({"formats": [{"format": "Q4_K_M", "tok_per_s": 11.15}]})");
+  EXPECT_EQ(check_requirements(one, {*parse_requirement("zzzzzzzz >= 10")}).error().message,
+            "--require: no field 'zzzzzzzz' in the results (its fields: formats[Q4_K_M].format, "
+            "formats[Q4_K_M].tok_per_s, format, tok_per_s)");
+}
+
 TEST(Suggest, NearestWithinDistance) {
   const std::vector<std::string> c{"decode", "kv", "profiles"};
   EXPECT_EQ(util::edit_distance("kitten", "sitting"), 3u);

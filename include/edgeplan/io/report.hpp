@@ -1,6 +1,7 @@
 // A computed result, ready to print: compute first, render second. Every subcommand builds one Report;
-// the renderers turn it into an aligned table for people, JSON for scripts (schema version, resolved
-// inputs, results), CSV (the first table) or Markdown (for pull-request comments). --format changes the printer, never the computation.
+// the renderers (io/render/renderer.hpp, one per format) turn it into an aligned table for people, JSON for
+// scripts (schema tag, tool version, resolved inputs, results), CSV (the first table) or Markdown (for
+// pull-request comments). --format changes the printer, never the computation.
 // JSON layout: docs/json.md. Text from outside is made safe on the way out (io/text.hpp): the table, CSV and
 // Markdown views escape control characters and bytes that are not UTF-8; JSON writes those bytes as U+FFFD and
 // warns on stderr.
@@ -20,7 +21,9 @@ namespace edgeplan::io {
 
 using Json = nlohmann::ordered_json;
 
-inline constexpr const char* kJsonSchema = "edgeplan/1";
+inline constexpr const char* kJsonSchema = "edgeplan/2";
+// The tool's version (CMakeLists.txt, project()), printed by --version and beside the schema tag in JSON.
+std::string_view version();
 
 // A table cell: empty (printed "--"), text, number, whole number or yes/no.
 using Cell = std::variant<std::monostate, std::string, double, std::int64_t, bool>;
@@ -28,7 +31,8 @@ using Cell = std::variant<std::monostate, std::string, double, std::int64_t, boo
 struct Column {
   std::string title;      // header for people, unit included: "weights (GB)"
   std::string key;        // JSON / CSV name, unit included: "weights_gb"
-  int precision = 2;      // decimals for numbers in the table view (CSV and JSON keep full precision)
+  int precision = 2;      // decimals for numbers in the table view (CSV and JSON keep full precision);
+                          // negative: the shortest text that reads back as the number
   bool thousands = false; // group whole numbers as 19,431 in the table view
   double scale = 1;       // table view shows value / scale (for example bytes shown as GB)
 };
@@ -36,6 +40,7 @@ struct Column {
 struct Table {
   std::string name;              // JSON key of the rows in results
   std::vector<Column> columns;   // the first column identifies the row (used by --require name[id])
+                                 // the renderers stream the rows of a report's first table
   std::vector<std::vector<Cell>> rows;
 
   void add(std::vector<Cell> row) { rows.push_back(std::move(row)); }
@@ -54,7 +59,7 @@ struct Report {
   std::string verbatim;            // when set, printed as is in every format (a file, e.g. place --emit-graph)
 };
 
-enum class Format { table, json, csv, md };
+struct Format;  // io/render/renderer.hpp
 
 std::string format_cell_text(const Cell& c, const Column& col);
 // A run of decimal digits grouped by thousands, as the table view shows whole numbers: "19431" -> "19,431".
@@ -62,7 +67,8 @@ std::string group_digits(std::string_view digits);
 // One CSV field: text with control characters escaped (io/text.hpp), quoted when it holds a comma or quote;
 // numbers in shortest round-trip form.
 std::string csv_field(const Cell& c);
-std::string render(const Report& r, Format f);
+// The whole report in format f: the renderer's streamed path with the first table's rows as one block.
+std::string render(const Report& r, const Format& f);
 
 // Rows made on demand, for tables too large to hold at once (a sweep of 10^6 combinations). `worker` is called
 // once per thread per block and returns a function that appends the rows of one item to `rows`; items are
@@ -74,8 +80,9 @@ struct RowSource {
 
 // Writes what render(head, f) would if head's only table held the rows of `source`: the rows are made and
 // formatted on all cores a block at a time, so memory stays bounded whatever the number of rows.
-void render_rows(const Report& head, const RowSource& source, Format f, std::ostream& out);
-// results with the tables folded in as arrays of objects (what JSON prints and --require reads).
+void render_rows(const Report& head, const RowSource& source, const Format& f, std::ostream& out);
+// results with the tables folded in as arrays of objects (what JSON prints and --require reads), counts of
+// bytes, parameters and tokens as integers (io::counts_whole).
 Json full_results(const Report& r);
 
 }  // namespace edgeplan::io

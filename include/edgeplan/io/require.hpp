@@ -1,6 +1,7 @@
 // --require 'FIELD OP VALUE': a gate on one figure of a result, for CI. FIELD is a path into the JSON
-// results: `fits`, `budget_gib`, `formats[Q4_K_M].tok_per_s` (an array element is picked by the value of
-// its first field, or by index). OP is one of < <= > >= == !=; VALUE a number, true/false, or text.
+// results: `fits`, `budget_gib`, `formats[Q4_K_M].tok_per_s` (a table's row is picked by the value of its
+// first field, or by index), or `tok_per_s` alone when a one-row table holds it. OP is one of
+// < <= > >= == !=; VALUE a number, true/false, or text.
 #pragma once
 
 #include <string>
@@ -27,6 +28,7 @@ Result<Json> lookup_field(const Json& results, const std::string& field);
 struct Outcome {
   bool pass = false;
   std::string value;  // the figure's value as text
+  Json figure;        // the figure's value, with its JSON type
 };
 
 // Evaluates one requirement; an Error when it cannot be (unknown field, comparing text with <).
