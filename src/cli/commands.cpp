@@ -142,15 +142,6 @@ io::Cell sweep_cell(const std::string& value) {
   return value;
 }
 
-// The options of sweep combination `index`: the common ones with the combination's values as --set overrides.
-CommonOptions combination_options(const CommonOptions& common, const std::vector<io::SweepAxis>& axes,
-                                  std::uint64_t index) {
-  CommonOptions options = common;
-  const std::vector<std::string> values = io::sweep_combination(axes, index);
-  for (std::size_t a = 0; a < axes.size(); ++a) options.sets.push_back(axes[a].key + "=" + values[a]);
-  return options;
-}
-
 // The value index of each axis in combination `index` (the last axis varying fastest).
 void combination_indices(const std::vector<io::SweepAxis>& axes, std::uint64_t index, std::vector<std::size_t>& out) {
   out.resize(axes.size());
@@ -160,6 +151,14 @@ void combination_indices(const std::vector<io::SweepAxis>& axes, std::uint64_t i
   }
 }
 
+// Combination `index` for people: "device.bandwidth_gbps=50, context=4096".
+std::string combination_label(const std::vector<io::SweepAxis>& axes, std::uint64_t index) {
+  const std::vector<std::string> values = io::sweep_combination(axes, index);
+  std::string label;
+  for (std::size_t a = 0; a < axes.size(); ++a) label += (label.empty() ? "" : ", ") + axes[a].key + "=" + values[a];
+  return label;
+}
+
 // The swept values of combination `at` as the cells in front of each of its rows.
 void sweep_cells(const std::vector<io::SweepAxis>& axes, const std::vector<std::size_t>& at,
                  std::vector<io::Cell>& out) {
@@ -167,74 +166,271 @@ void sweep_cells(const std::vector<io::SweepAxis>& axes, const std::vector<std::
   for (std::size_t a = 0; a < axes.size(); ++a) out.push_back(sweep_cell(axes[a].values[at[a]]));
 }
 
-// The first combination in [0, n) for which valid(device, index) is false (n when none), checked on all cores,
-// each with its own copy of `device`.
-template <class Valid>
-std::uint64_t first_invalid(std::uint64_t n, const DeviceSpec& device, Valid valid) {
-  std::vector<std::uint64_t> first(util::worker_count(), n);
-  util::parallel_for(n, [&](unsigned w, std::uint64_t begin, std::uint64_t end) {
-    DeviceSpec d = device;
-    Valid check = valid;  // its own copy: `valid` may keep scratch state
-    for (std::uint64_t i = begin; i < end; ++i) {
-      if (!check(d, i)) {
-        first[w] = i;
-        return;
-      }
-    }
-  }, util::kParallelGrain);
-  return *std::min_element(first.begin(), first.end());
+// The most command lines the option axes of a sweep may make (each is parsed once, and run once to check it).
+constexpr std::uint64_t kMaxOptionCombinations = 4096;
+
+// Long options every command has, which a sweep does not vary.
+bool common_option(std::string_view name) {
+  return name == "profiles" || name == "set" || name == "format" || name == "sweep" || name == "require";
 }
 
-// A sweep over device numbers only, on a command that computes its rows from a DeviceSpec: each value is
-// read once (as the profile loader reads it) and set on a copy of the device per combination, on all cores.
-// Returns nullopt when the sweep is not of that kind. An invalid value or combination is reported by running
-// the command on the first combination that has one, so the error is word for word the loader's.
-std::optional<io::RowSource> device_number_rows(const Runner& runner, const CommonOptions& common,
-                                                const std::vector<io::SweepAxis>& axes, std::uint64_t n) {
-  if (!runner.device_rows) return std::nullopt;
+// `args` without the options named in `names` (as --NAME VALUE or --NAME=VALUE).
+std::vector<std::string> without_options(const std::vector<std::string>& args, const std::vector<std::string>& names) {
+  std::vector<std::string> out;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const std::string& arg = args[i];
+    const bool named = std::any_of(names.begin(), names.end(), [&](const std::string& n) {
+      return arg == "--" + n || arg.starts_with("--" + n + "=");
+    });
+    if (!named) {
+      out.push_back(arg);
+    } else if (arg.find('=') == std::string::npos) {
+      ++i;  // its value
+    }
+  }
+  return out;
+}
+
+// The runner of `command` with its own arguments `args` (a command line without the program and command names).
+// With `swept`, each of those names must be an option of the command that a sweep may vary.
+Runner parse_command(const Command& command, const std::vector<std::string>& args, const std::vector<std::string>* swept) {
+  CLI::App app{command.description, command.name};
+  CommonOptions ignored;  // the caller's common options stand; these are only parsed past
+  add_common(app, ignored);
+  Runner runner = command.setup(app);
+  check_numeric_options(app);
+  for (const std::string& key : swept ? *swept : std::vector<std::string>()) {
+    const CLI::Option* o = app.get_option_no_throw("--" + key);
+    if (o && !common_option(key) && o->get_expected_max() == 1) continue;
+    std::vector<std::string> names;
+    for (const CLI::Option* each : app.get_options()) {
+      for (const std::string& name : each->get_lnames()) {
+        if (!common_option(name) && each->get_expected_max() == 1) names.push_back(name);
+      }
+    }
+    throw UsageError(fmt::format("--sweep {}: {} has no option --{} to sweep, and a profile key is PROFILE.KEY "
+                                 "(device.bandwidth_gbps){}", io::clipped(key), command.name, io::clipped(key),
+                                 util::did_you_mean(key, names)));
+  }
+  std::vector<std::string> reversed(args.rbegin(), args.rend());  // CLI11 parses a reversed vector
+  try {
+    app.parse(reversed);
+  } catch (const CLI::ParseError& e) {
+    throw UsageError(fmt::format("{}: {}", command.name, e.what()));
+  }
+  return runner;
+}
+
+// The columns of a sweep's command lines together (a device without [prefill] gives decode fewer columns than
+// one with it): the first line's columns in order, a column new to a later line placed after the one before it.
+// maps[j][k] is where line j's column k goes; a column titled differently by two lines ("fits 2048", "fits 8192")
+// is titled by its key.
+struct SweepColumns {
+  std::vector<io::Column> columns;
+  std::vector<std::vector<std::size_t>> maps;
+  std::vector<bool> identity;  // maps[j] is 0, 1, 2, ... over all the columns
+};
+
+SweepColumns sweep_columns(const std::vector<std::vector<io::Column>>& lines) {
+  SweepColumns out;
+  for (const std::vector<io::Column>& line : lines) {
+    std::size_t after = 0;  // where the next new column goes
+    for (const io::Column& c : line) {
+      const auto it = std::find_if(out.columns.begin(), out.columns.end(),
+                                   [&](const io::Column& seen) { return seen.key == c.key; });
+      if (it == out.columns.end()) {
+        out.columns.insert(out.columns.begin() + static_cast<std::ptrdiff_t>(after), c);
+        ++after;
+      } else {
+        if (it->title != c.title) it->title = c.key;
+        after = static_cast<std::size_t>(it - out.columns.begin()) + 1;
+      }
+    }
+  }
+  for (const std::vector<io::Column>& line : lines) {
+    std::vector<std::size_t>& map = out.maps.emplace_back();
+    for (const io::Column& c : line) {
+      map.push_back(static_cast<std::size_t>(std::find_if(out.columns.begin(), out.columns.end(), [&](const io::Column& u) {
+                                                return u.key == c.key;
+                                              }) - out.columns.begin()));
+    }
+    bool identity = map.size() == out.columns.size();
+    for (std::size_t k = 0; k < map.size(); ++k) identity = identity && map[k] == k;
+    out.identity.push_back(identity);
+  }
+  return out;
+}
+
+// Moves the cells after the first `prefix` of rows[from ...] to where `map` says, in rows `width` cells wide
+// past the prefix ("--" where a line has no such column).
+void remap(Rows& rows, std::size_t from, std::size_t prefix, const std::vector<std::size_t>& map, std::size_t width) {
+  for (std::size_t r = from; r < rows.size(); ++r) {
+    std::vector<io::Cell> row(prefix + width);
+    std::move(rows[r].begin(), rows[r].begin() + static_cast<std::ptrdiff_t>(prefix), row.begin());
+    for (std::size_t k = 0; k < map.size(); ++k) row[prefix + map[k]] = std::move(rows[r][prefix + k]);
+    rows[r] = std::move(row);
+  }
+}
+
+// How a sweep's combinations run. An axis whose key is an option of the command (context, quant, device, ...)
+// changes the command line: it is parsed once per combination of the option axes. An axis over a profile key
+// (device.bandwidth_gbps) is a --set override of the combination.
+class SweepRuns {
+ public:
+  SweepRuns(const Command& command, const std::vector<std::string>& args, const CommonOptions& common,
+            const std::vector<io::SweepAxis>& axes)
+      : common_(common), axes_(axes) {
+    std::vector<std::string> swept;
+    for (std::size_t a = 0; a < axes.size(); ++a) {
+      option_.push_back(axes[a].key.find('.') == std::string::npos);
+      if (option_.back()) swept.push_back(axes[a].key);
+    }
+    const std::vector<std::string> rest = without_options(args, swept);
+    std::uint64_t lines = 1;
+    for (std::size_t a = 0; a < axes.size(); ++a) lines *= option_[a] ? axes[a].values.size() : 1;
+    if (lines > kMaxOptionCombinations) {
+      throw UsageError(fmt::format("--sweep: the swept options make {} command lines; at most {} (sweep profile keys, "
+                                   "such as device.bandwidth_gbps, for more)", lines, kMaxOptionCombinations));
+    }
+    // Command line j: the option axes' values of its index, the last option axis varying fastest.
+    for (std::uint64_t j = 0; j < lines; ++j) {
+      std::vector<std::string> line = rest;
+      std::uint64_t index = j;
+      for (std::size_t a = axes.size(); a-- > 0;) {
+        if (!option_[a]) continue;
+        const std::size_t v = index % axes[a].values.size();
+        index /= axes[a].values.size();
+        line.insert(line.end(), {"--" + axes[a].key, axes[a].values[v]});
+      }
+      runners_.push_back(parse_command(command, line, j == 0 ? &swept : nullptr));
+    }
+  }
+
+  std::uint64_t lines() const { return runners_.size(); }
+  const Runner& line(std::uint64_t j) const { return runners_[j]; }
+  // The command line of the combination whose axis values are `at`.
+  std::uint64_t line_of(const std::vector<std::size_t>& at) const {
+    std::uint64_t j = 0;
+    for (std::size_t a = 0; a < axes_.size(); ++a) {
+      if (option_[a]) j = j * axes_[a].values.size() + at[a];
+    }
+    return j;
+  }
+  // The first combination run on command line j (every other axis at its first value).
+  std::uint64_t first_of_line(std::uint64_t j) const {
+    std::uint64_t index = 0, stride = 1;
+    for (std::size_t a = axes_.size(); a-- > 0;) {
+      if (option_[a]) {
+        index += (j % axes_[a].values.size()) * stride;
+        j /= axes_[a].values.size();
+      }
+      stride *= axes_[a].values.size();
+    }
+    return index;
+  }
+  bool is_option(std::size_t axis) const { return option_[axis]; }
+
+  // The common options of combination `index`: the profile axes' values as --set overrides.
+  CommonOptions options(std::uint64_t index) const {
+    CommonOptions options = common_;
+    const std::vector<std::string> values = io::sweep_combination(axes_, index);
+    for (std::size_t a = 0; a < axes_.size(); ++a) {
+      if (!option_[a]) options.sets.push_back(axes_[a].key + "=" + values[a]);
+    }
+    return options;
+  }
+  // Runs combination `index`.
+  io::Report run(std::uint64_t index) const {
+    std::vector<std::size_t> at;
+    combination_indices(axes_, index, at);
+    return runners_[line_of(at)](Context(options(index)));
+  }
+
+ private:
+  const CommonOptions& common_;
+  const std::vector<io::SweepAxis>& axes_;
+  std::vector<bool> option_;
+  std::vector<Runner> runners_;
+};
+
+// A sweep over device numbers and options only, on a command that computes its rows from a DeviceSpec: each
+// value is read once (as the profile loader reads it) and set on a copy of the device per combination, on all
+// cores; each command line of the option axes loads its profiles once. Returns nullopt when the sweep is not of
+// that kind. An invalid value or combination is reported by running the command on the first combination that
+// has one, so the error is word for word the loader's.
+std::optional<io::RowSource> device_number_rows(const SweepRuns& runs, std::shared_ptr<const SweepColumns> columns,
+                                                const CommonOptions& common, const std::vector<io::SweepAxis>& axes,
+                                                std::uint64_t n) {
   struct Axis {
+    std::size_t axis;  // in `axes`
     double DeviceSpec::*member;
     std::vector<std::optional<double>> values;  // converted; nullopt when the loader would reject the value
   };
   auto direct = std::make_shared<std::vector<Axis>>();
-  for (const io::SweepAxis& a : axes) {
+  for (std::size_t i = 0; i < axes.size(); ++i) {
+    if (runs.is_option(i)) continue;
+    const io::SweepAxis& a = axes[i];
     const io::DeviceNumber* number = nullptr;
     for (const io::DeviceNumber& d : io::device_numbers()) {
       if (a.key == "device." + std::string(d.key)) number = &d;
     }
     if (!number) return std::nullopt;
-    Axis& axis = direct->emplace_back(Axis{number->member, std::vector<std::optional<double>>(a.values.size())});
+    Axis& axis = direct->emplace_back(Axis{i, number->member, std::vector<std::optional<double>>(a.values.size())});
     util::parallel_for(a.values.size(), [&](unsigned, std::uint64_t begin, std::uint64_t end) {
-      for (std::uint64_t i = begin; i < end; ++i) {
-        const std::optional<double> v = io::override_number(a.values[i]);
-        if (v && io::number_acceptable(*v, number->range)) axis.values[i] = number->convert(*v);
+      for (std::uint64_t v = begin; v < end; ++v) {
+        const std::optional<double> x = io::override_number(a.values[v]);
+        if (x && io::number_acceptable(*x, number->range)) axis.values[v] = number->convert(*x);
       }
     }, util::kParallelGrain);
   }
-  auto base = std::make_shared<const DeviceRows>(runner.device_rows(Context(common)));
-  // Sets combination i's values on d; false when the loader would reject one of them or the combination.
-  auto set = [&axes, direct = std::shared_ptr<const std::vector<Axis>>(direct),
-              at = std::vector<std::size_t>()](DeviceSpec& d, std::uint64_t i) mutable {
+  auto bases = std::make_shared<std::vector<DeviceRows>>();
+  for (std::uint64_t j = 0; j < runs.lines(); ++j) {
+    if (!runs.line(j).device_rows) return std::nullopt;
+    bases->push_back(runs.line(j).device_rows(Context(common)));
+  }
+  // Sets combination i's values on its command line's copy of the device (returned); null when the loader
+  // would reject one of them or the combination.
+  auto set = [&axes, &runs, direct = std::shared_ptr<const std::vector<Axis>>(direct),
+              at = std::vector<std::size_t>()](std::vector<DeviceSpec>& devices, std::uint64_t i) mutable -> DeviceSpec* {
     combination_indices(axes, i, at);
+    DeviceSpec& d = devices[runs.line_of(at)];
     bool valid = true;
-    for (std::size_t a = 0; a < direct->size(); ++a) {
-      const std::optional<double>& v = (*direct)[a].values[at[a]];
-      if (v) d.*(*direct)[a].member = *v;
+    for (const Axis& axis : *direct) {
+      const std::optional<double>& v = axis.values[at[axis.axis]];
+      if (v) d.*axis.member = *v;
       valid = valid && v.has_value();
     }
-    return valid && io::device_numbers_consistent(d);
+    return valid && io::device_numbers_consistent(d) ? &d : nullptr;
   };
-  if (const std::uint64_t bad = first_invalid(n, base->device, set); bad < n) {
-    runner(Context(combination_options(common, axes, bad)));  // throws the loader's error
+  std::vector<DeviceSpec> devices;
+  for (const DeviceRows& b : *bases) devices.push_back(b.device);
+  std::vector<std::uint64_t> first(util::worker_count(), n);  // the first invalid combination each worker saw
+  util::parallel_for(n, [&](unsigned w, std::uint64_t begin, std::uint64_t end) {
+    std::vector<DeviceSpec> mine = devices;
+    auto check = set;  // its own copy: `set` keeps scratch state
+    for (std::uint64_t i = begin; i < end; ++i) {
+      if (!check(mine, i)) {
+        first[w] = i;
+        return;
+      }
+    }
+  }, util::kParallelGrain);
+  if (const std::uint64_t bad = *std::min_element(first.begin(), first.end()); bad < n) {
+    runs.run(bad);  // throws the loader's error
     throw UsageError(fmt::format("--sweep: combination {} was rejected here but not by the profile loader (a bug)", bad + 1));
   }
-  return io::RowSource{n, [base, set, &axes] {
-                         return [base, set, &axes, device = base->device, at = std::vector<std::size_t>(),
+  return io::RowSource{n, [bases, columns, set, &axes, &runs, devices] {
+                         return [bases, columns, set, &axes, &runs, devices, at = std::vector<std::size_t>(),
                                  prefix = std::vector<io::Cell>()](std::uint64_t i, Rows& rows) mutable {
-                           set(device, i);
+                           DeviceSpec* d = set(devices, i);
                            combination_indices(axes, i, at);
                            sweep_cells(axes, at, prefix);
-                           base->rows(device, prefix, rows);
+                           const std::uint64_t j = runs.line_of(at);
+                           const std::size_t from = rows.size();
+                           (*bases)[j].rows(*d, prefix, rows);
+                           if (!columns->identity[j]) {
+                             remap(rows, from, prefix.size(), columns->maps[j], columns->columns.size());
+                           }
                          };
                        }};
 }
@@ -256,12 +452,21 @@ Verdict verdict_of(const io::Report& report, const std::vector<io::Requirement>&
 // Runs `runner` once per combination of the sweeps, on all cores, and writes one table: a column per swept key
 // in front of the columns of the command's first table. Requirements are checked on every combination; the
 // failures and the figures that could not be evaluated are returned, in combination order.
-Verdict run_sweep(const Command& command, const Runner& runner, const CommonOptions& common,
-                                   const std::vector<io::SweepAxis>& axes, const std::vector<io::Requirement>& reqs,
-                                   const io::Format& format, std::ostream& out) {
+Verdict run_sweep(const Command& command, const std::vector<std::string>& args, const CommonOptions& common,
+                  const std::vector<io::SweepAxis>& axes, const std::vector<io::Requirement>& reqs,
+                  const io::Format& format, std::ostream& out) {
   const std::uint64_t n = unwrap(io::sweep_size(axes));
-  const io::Report first = runner(Context(combination_options(common, axes, 0)));
+  const SweepRuns runs(command, args, common, axes);
+  const io::Report first = runs.run(0);
   if (first.tables.empty()) throw UsageError(fmt::format("--sweep: {} has no table to sweep", first.command));
+  // The columns of every command line (each run at its first combination).
+  std::vector<std::vector<io::Column>> line_columns{first.tables.front().columns};
+  for (std::uint64_t j = 1; j < runs.lines(); ++j) {
+    const io::Report one = runs.run(runs.first_of_line(j));
+    if (one.tables.empty()) throw UsageError(fmt::format("--sweep: {} has no table to sweep", one.command));
+    line_columns.push_back(one.tables.front().columns);
+  }
+  auto columns = std::make_shared<const SweepColumns>(sweep_columns(line_columns));
   io::Report head;
   head.command = first.command;
   head.title = fmt::format("sweep of {} ({} combinations): {}", first.command, n, first.title);
@@ -273,11 +478,11 @@ Verdict run_sweep(const Command& command, const Runner& runner, const CommonOpti
   }
   io::Table t{"sweep", {}, {}};
   for (const io::SweepAxis& a : axes) t.columns.push_back({a.key, a.key, decimals_of(a.values)});
-  for (const io::Column& c : first.tables.front().columns) t.columns.push_back(c);
+  t.columns.insert(t.columns.end(), columns->columns.begin(), columns->columns.end());
   head.tables.push_back(std::move(t));
 
   if (reqs.empty()) {
-    if (std::optional<io::RowSource> direct = device_number_rows(runner, common, axes, n)) {
+    if (std::optional<io::RowSource> direct = device_number_rows(runs, columns, common, axes, n)) {
       io::render_rows(head, *direct, format, out);
       return {};
     }
@@ -290,7 +495,7 @@ Verdict run_sweep(const Command& command, const Runner& runner, const CommonOpti
   constexpr std::uint64_t kKeptCombinations = 8192;
   const bool keep = n <= kKeptCombinations || command.measures;
   const auto run_one = [&](std::uint64_t i) {
-    io::Report one = runner(Context(combination_options(common, axes, i)));
+    io::Report one = runs.run(i);
     if (one.tables.empty()) throw UsageError(fmt::format("--sweep: {} has no table to sweep", one.command));
     return one;
   };
@@ -322,9 +527,14 @@ Verdict run_sweep(const Command& command, const Runner& runner, const CommonOpti
                                combination_indices(axes, i, at);
                                sweep_cells(axes, at, prefix);
                                const Rows rerun = keep ? Rows() : run_one(i).tables.front().rows;
+                               const std::size_t from = made.size();
                                for (const auto& row : keep ? rows[i] : rerun) {
                                  std::vector<io::Cell>& r = made.emplace_back(prefix);
                                  r.insert(r.end(), row.begin(), row.end());
+                               }
+                               const std::uint64_t j = runs.line_of(at);
+                               if (!columns->identity[j]) {
+                                 remap(made, from, prefix.size(), columns->maps[j], columns->columns.size());
                                }
                              };
                            }};
@@ -334,9 +544,7 @@ Verdict run_sweep(const Command& command, const Runner& runner, const CommonOpti
   std::sort(found.begin(), found.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
   Verdict all;
   for (const auto& [i, verdict] : found) {
-    const std::vector<std::string> values = io::sweep_combination(axes, i);
-    std::string label;
-    for (std::size_t a = 0; a < axes.size(); ++a) label += (label.empty() ? "" : ", ") + axes[a].key + "=" + values[a];
+    const std::string label = combination_label(axes, i);
     for (const std::string& f : verdict.failures) all.failures.push_back(fmt::format("[{}] {}", label, f));
     for (const std::string& e : verdict.errors) all.errors.push_back(fmt::format("[{}] {}", label, e));
   }
@@ -487,7 +695,14 @@ int run_command_line(int argc, const char* const* argv, std::ostream& out, std::
     const io::Format& format = parse_format(common.format);
     std::vector<io::Requirement> reqs;
     for (const std::string& r : common.requirements) reqs.push_back(unwrap(io::parse_requirement(r)));
+    // Lists of devices and models, as llama-bench takes them (--device a,b): sweeps over those options, first.
+    const std::vector<std::string> args(argv + std::min(argc, 2), argv + argc);
     std::vector<io::SweepAxis> axes;
+    for (const char* name : {"device", "model"}) {
+      const CLI::Option* o = sub ? sub->get_option_no_throw(std::string("--") + name) : nullptr;
+      if (!o || o->count() != 1 || o->results().front().find(',') == std::string::npos) continue;
+      axes.push_back({name, split_list(o->results().front(), std::string("--") + name)});
+    }
     for (const std::string& s : common.sweeps) axes.push_back(unwrap(io::parse_sweep(s)));
     if (sub && sub->parsed()) {
       Verdict verdict;
@@ -496,7 +711,7 @@ int run_command_line(int argc, const char* const* argv, std::ostream& out, std::
         verdict = verdict_of(report, reqs);
         out << io::render(report, format);
       } else {
-        verdict = run_sweep(*command, runner, common, axes, reqs, format, out);
+        verdict = run_sweep(*command, args, common, axes, reqs, format, out);
       }
       for (const std::string& f : verdict.failures) err << "edgeplan: " << io::escaped(f) << "\n";
       for (const std::string& e : verdict.errors) err << "edgeplan: error: " << io::escaped(e) << "\n";

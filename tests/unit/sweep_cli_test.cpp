@@ -1,4 +1,5 @@
-// Sweeps end to end: a sweep's rows are the rows one run per combination gives with the same values as --set,
+// Sweeps end to end: a sweep's rows are the rows one run per combination gives with the same values as --set
+// (profile keys) or as the command's options (context, quant, device, ...),
 // whether the command evaluates the combinations from structs (decode and kv over device numbers) or reruns
 // per combination (everything else), and a bad value fails with the message that run would give.
 #include <gtest/gtest.h>
@@ -47,7 +48,13 @@ void expect_sweep_equals_runs(const std::vector<std::string>& command, const std
   for (std::uint64_t i = 0; i < *io::sweep_size(axes); ++i) {
     std::vector<std::string> one = command;
     const std::vector<std::string> values = io::sweep_combination(axes, i);
-    for (std::size_t a = 0; a < axes.size(); ++a) one.insert(one.end(), {"--set", axes[a].key + "=" + values[a]});
+    for (std::size_t a = 0; a < axes.size(); ++a) {
+      if (axes[a].key.find('.') == std::string::npos) {  // an option of the command
+        one.insert(one.end(), {"--" + axes[a].key, values[a]});
+      } else {
+        one.insert(one.end(), {"--set", axes[a].key + "=" + values[a]});
+      }
+    }
     one.insert(one.end(), {"--format", "csv"});
     const CliRun run = run_cli(one);
     ASSERT_EQ(run.exit_code, 0) << run.err;
@@ -132,6 +139,52 @@ TEST(SweepCli, LargeSweepsWriteTheRowsOfKeptOnes) {
   EXPECT_EQ(bad.exit_code, 2);
   EXPECT_EQ(bad.out, "");
   EXPECT_NE(bad.err.find("kv_heads (3) must divide"), std::string::npos) << bad.err;
+}
+
+TEST(SweepCli, OptionsEqualOneRunPerCombination) {
+  // Options alone, options with device numbers (structs per command line), options with model keys (reruns).
+  expect_sweep_equals_runs({"kv", "--device", "phone8g", "--model", "ref-8b"}, {"context=2048,8192,32768"});
+  expect_sweep_equals_runs({"kv", "--device", "phone8g", "--model", "ref-8b"},
+                           {"quant=Q4_K_M,Q8_0", "device.bandwidth_gbps=50,70"});
+  expect_sweep_equals_runs({"decode", "--device", "phone8g", "--model", "ref-8b"},
+                           {"model.layers=16,32", "context=1024,4096", "quant=Q4_K_M,F16"});
+  // A swept option given on the command line too: the sweep's values replace it.
+  const std::vector<std::string> kv{"kv", "--device", "phone8g", "--model", "ref-8b", "--sweep", "context=2048,4096"};
+  std::vector<std::string> also = kv;
+  also.insert(also.end(), {"--context", "1"});
+  EXPECT_EQ(run_cli(also).out, run_cli(kv).out);
+  expect_sweep_equals_runs({"report", "--device", "phone8g", "--model", "ref-8b"}, {"prompt=128,512"});
+}
+
+TEST(SweepCli, ListsOfDevicesAndModelsAreSweeps) {
+  const CliRun lists = run_cli({"decode", "--device", "phone8g,iphone-15-pro", "--model", "ref-8b,llama-3.1-8b",
+                                "--quant", "Q4_K_M", "--format", "csv"});
+  ASSERT_EQ(lists.exit_code, 0) << lists.err;
+  const CliRun sweeps = run_cli({"decode", "--device", "x", "--model", "y", "--quant", "Q4_K_M", "--sweep",
+                                 "device=phone8g,iphone-15-pro", "--sweep", "model=ref-8b,llama-3.1-8b", "--format", "csv"});
+  ASSERT_EQ(sweeps.exit_code, 0) << sweeps.err;
+  EXPECT_EQ(lists.out, sweeps.out);
+  const std::vector<std::string> rows = lines(lists.out);
+  ASSERT_EQ(rows.size(), 5u);
+  // iphone-15-pro has no [prefill]: its prefill cells are empty, under the columns phone8g's rows fill.
+  EXPECT_TRUE(rows[0].starts_with("device,model,format,")) << rows[0];
+  EXPECT_TRUE(rows[0].ends_with(",prefill_tok_per_s,ttft_s")) << rows[0];
+  EXPECT_TRUE(rows[1].starts_with("phone8g,ref-8b,Q4_K_M,")) << rows[1];
+  EXPECT_FALSE(rows[1].ends_with(",,")) << rows[1];
+  EXPECT_TRUE(rows[3].starts_with("iphone-15-pro,ref-8b,Q4_K_M,")) << rows[3];
+  EXPECT_TRUE(rows[3].ends_with(",,")) << rows[3];
+}
+
+TEST(SweepCli, AKeyThatIsNeitherAnOptionNorAProfileKeyIsNamed) {
+  const CliRun run = run_cli({"kv", "--device", "phone8g", "--model", "ref-8b", "--sweep", "contxt=1,2"});
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_EQ(run.out, "");
+  EXPECT_EQ(run.err, "edgeplan: error: --sweep contxt: kv has no option --contxt to sweep, and a profile key is "
+                     "PROFILE.KEY (device.bandwidth_gbps); did you mean context?\n");
+  const CliRun bad = run_cli({"kv", "--device", "phone8g", "--model", "ref-8b", "--sweep", "quant=Q4_K_M,Q9"});
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_EQ(bad.out, "");
+  EXPECT_EQ(bad.err, "edgeplan: error: --quant: unknown format 'Q9'; did you mean Q8_0?\n");
 }
 
 }  // namespace
