@@ -20,6 +20,7 @@
 #include "edgeplan/io/model_file.hpp"
 #include "edgeplan/io/parallel.hpp"
 #include "edgeplan/io/require.hpp"
+#include "edgeplan/io/schema/kinds.hpp"
 #include "edgeplan/io/suggest.hpp"
 #include "edgeplan/io/sweep.hpp"
 #include "edgeplan/io/warnings.hpp"
@@ -196,37 +197,38 @@ std::uint64_t first_invalid(std::uint64_t n, const DeviceSpec& device, Valid val
 std::optional<io::RowSource> device_number_rows(const Runner& runner, const CommonOptions& common,
                                                 const std::vector<io::SweepAxis>& axes, std::uint64_t n) {
   if (!runner.device_rows) return std::nullopt;
+  const auto& schema = io::schema::device_schema();
   struct Axis {
-    double DeviceSpec::*member;
-    std::vector<std::optional<double>> values;  // converted; nullopt when the loader would reject the value
+    const io::schema::Row<DeviceSpec>* row;
+    std::vector<std::optional<io::schema::Value>> values;  // nullopt when the loader would reject the value
   };
   auto direct = std::make_shared<std::vector<Axis>>();
   for (const io::SweepAxis& a : axes) {
-    const io::DeviceNumber* number = nullptr;
-    for (const io::DeviceNumber& d : io::device_numbers()) {
-      if (a.key == "device." + std::string(d.key)) number = &d;
+    const io::schema::Row<DeviceSpec>* row =
+        a.key.starts_with("device.") ? io::schema::find_row(schema, std::string_view(a.key).substr(7)) : nullptr;
+    if (!row || !row->settable || (row->type != io::schema::Type::number && row->type != io::schema::Type::count)) {
+      return std::nullopt;
     }
-    if (!number) return std::nullopt;
-    Axis& axis = direct->emplace_back(Axis{number->member, std::vector<std::optional<double>>(a.values.size())});
+    Axis& axis = direct->emplace_back(Axis{row, std::vector<std::optional<io::schema::Value>>(a.values.size())});
     io::parallel_for(a.values.size(), [&](unsigned, std::uint64_t begin, std::uint64_t end) {
-      for (std::uint64_t i = begin; i < end; ++i) {
-        const std::optional<double> v = io::override_number(a.values[i]);
-        if (v && io::number_acceptable(*v, number->range)) axis.values[i] = number->convert(*v);
-      }
+      for (std::uint64_t i = begin; i < end; ++i) axis.values[i] = io::schema::parse_fast(*row, a.values[i]);
     }, io::kParallelGrain);
   }
   auto base = std::make_shared<const DeviceRows>(runner.device_rows(Context(common)));
+  for (const io::SweepAxis& a : axes) {  // a key of a section the device does not have: the loader's road
+    if (!io::schema::held(schema, std::string_view(a.key).substr(7), base->device)) return std::nullopt;
+  }
   // Sets combination i's values on d; false when the loader would reject one of them or the combination.
   auto set = [&axes, direct = std::shared_ptr<const std::vector<Axis>>(direct),
               at = std::vector<std::size_t>()](DeviceSpec& d, std::uint64_t i) mutable {
     combination_indices(axes, i, at);
     bool valid = true;
     for (std::size_t a = 0; a < direct->size(); ++a) {
-      const std::optional<double>& v = (*direct)[a].values[at[a]];
-      if (v) d.*(*direct)[a].member = *v;
+      const std::optional<io::schema::Value>& v = (*direct)[a].values[at[a]];
+      if (v) (*direct)[a].row->set(d, *v);
       valid = valid && v.has_value();
     }
-    return valid && io::device_numbers_consistent(d);
+    return valid && io::schema::consistent(io::schema::device_schema(), d);
   };
   if (const std::uint64_t bad = first_invalid(n, base->device, set); bad < n) {
     runner(Context(combination_options(common, axes, bad)));  // throws the loader's error
