@@ -13,6 +13,7 @@
 #include "edgeplan/util/units.hpp"
 #include "edgeplan/io/input_file.hpp"
 #include "edgeplan/io/llama_bench.hpp"
+#include "edgeplan/io/schema/kinds.hpp"
 #include "edgeplan/io/toml_text.hpp"
 
 namespace edgeplan::cli {
@@ -65,19 +66,16 @@ std::string fitted_profile(const Context& ctx, const std::string& device, const 
     if (o.profile == "device") paths.push_back(key_path(o.key));
   }
   std::vector<std::string> names;
-  const auto set = [&](toml::table& in, const std::vector<std::string>& path, double was, double now) {
-    if (now == was) return;
-    in.insert_or_assign(path.back(), now);
+  // The fitted keys, in the profile's units as its schema rows give them.
+  for (const char* key : {"utilization", "per_token_overhead_ms", "prefill.efficiency", "prefill.quantized_efficiency"}) {
+    const auto was = io::schema::held(io::schema::device_schema(), key, before);
+    const auto now = io::schema::held(io::schema::device_schema(), key, fitted);
+    const std::vector<std::string> path = key_path(key);
+    toml::table* in = path.size() == 1 ? &table : table[path.front()].as_table();
+    if (!in || !was || !now || *was == *now) continue;
+    in->insert_or_assign(path.back(), io::schema::number(*now));
     paths.push_back(path);
-    names.push_back(fmt::format("{}", fmt::join(path, ".")));
-  };
-  set(table, {"utilization"}, before.utilization, fitted.utilization);
-  set(table, {"per_token_overhead_ms"}, before.per_token_overhead_s * units::kMsPerS,
-      fitted.per_token_overhead_s * units::kMsPerS);
-  if (toml::table* p = table["prefill"].as_table(); p && before.prefill && fitted.prefill) {
-    set(*p, {"prefill", "efficiency"}, before.prefill->efficiency, fitted.prefill->efficiency);
-    set(*p, {"prefill", "quantized_efficiency"}, before.prefill->quantized_efficiency,
-        fitted.prefill->quantized_efficiency);
+    names.emplace_back(key);
   }
   std::vector<io::TomlEdit> edits;
   for (const std::vector<std::string>& path : paths) {

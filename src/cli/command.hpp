@@ -85,7 +85,7 @@ inline std::vector<io::Cell>& start_row(Rows& rows, const std::vector<io::Cell>&
 // What runs a subcommand once its command line is parsed.
 struct Runner {
   std::function<io::Report(const Context&)> run;
-  // Set by commands whose first table depends on the device's io::device_numbers() only through a DeviceSpec
+  // Set by commands whose first table depends on the device's profile numbers only through a DeviceSpec
   // (decode, kv): a sweep over those numbers then evaluates structs on all cores instead of rerunning the
   // command per combination (commands.cpp, run_sweep). Its rows must equal those of `run`.
   std::function<DeviceRows(const Context&)> device_rows;

@@ -21,6 +21,7 @@
 #include "edgeplan/io/render/renderer.hpp"
 #include "edgeplan/io/require.hpp"
 #include "edgeplan/util/names.hpp"
+#include "edgeplan/io/schema/kinds.hpp"
 #include "edgeplan/io/sweep.hpp"
 #include "edgeplan/io/warnings.hpp"
 #include "edgeplan/io/text.hpp"
@@ -361,32 +362,35 @@ class SweepRuns {
 std::optional<io::RowSource> device_number_rows(const SweepRuns& runs, std::shared_ptr<const SweepColumns> columns,
                                                 const CommonOptions& common, const std::vector<io::SweepAxis>& axes,
                                                 std::uint64_t n) {
+  const auto& schema = io::schema::device_schema();
   struct Axis {
     std::size_t axis;  // in `axes`
-    double DeviceSpec::*member;
-    std::vector<std::optional<double>> values;  // converted; nullopt when the loader would reject the value
+    const io::schema::Row<DeviceSpec>* row;
+    std::vector<std::optional<io::schema::Value>> values;  // nullopt when the loader would reject the value
   };
   auto direct = std::make_shared<std::vector<Axis>>();
   for (std::size_t i = 0; i < axes.size(); ++i) {
     if (runs.is_option(i)) continue;
     const io::SweepAxis& a = axes[i];
-    const io::DeviceNumber* number = nullptr;
-    for (const io::DeviceNumber& d : io::device_numbers()) {
-      if (a.key == "device." + std::string(d.key)) number = &d;
+    const io::schema::Row<DeviceSpec>* row =
+        a.key.starts_with("device.") ? io::schema::find_row(schema, std::string_view(a.key).substr(7)) : nullptr;
+    if (!row || !row->settable || (row->type != io::schema::Type::number && row->type != io::schema::Type::count)) {
+      return std::nullopt;
     }
-    if (!number) return std::nullopt;
-    Axis& axis = direct->emplace_back(Axis{i, number->member, std::vector<std::optional<double>>(a.values.size())});
+    Axis& axis = direct->emplace_back(Axis{i, row, std::vector<std::optional<io::schema::Value>>(a.values.size())});
     util::parallel_for(a.values.size(), [&](unsigned, std::uint64_t begin, std::uint64_t end) {
-      for (std::uint64_t v = begin; v < end; ++v) {
-        const std::optional<double> x = io::override_number(a.values[v]);
-        if (x && io::number_acceptable(*x, number->range)) axis.values[v] = number->convert(*x);
-      }
+      for (std::uint64_t v = begin; v < end; ++v) axis.values[v] = io::schema::parse_fast(*row, a.values[v]);
     }, util::kParallelGrain);
   }
   auto bases = std::make_shared<std::vector<DeviceRows>>();
   for (std::uint64_t j = 0; j < runs.lines(); ++j) {
     if (!runs.line(j).device_rows) return std::nullopt;
     bases->push_back(runs.line(j).device_rows(Context(common)));
+    for (const Axis& axis : *direct) {  // a key of a section the device does not have: the loader's road
+      if (!io::schema::held(schema, std::string_view(axes[axis.axis].key).substr(7), bases->back().device)) {
+        return std::nullopt;
+      }
+    }
   }
   // Sets combination i's values on its command line's copy of the device (returned); null when the loader
   // would reject one of them or the combination.
@@ -396,11 +400,11 @@ std::optional<io::RowSource> device_number_rows(const SweepRuns& runs, std::shar
     DeviceSpec& d = devices[runs.line_of(at)];
     bool valid = true;
     for (const Axis& axis : *direct) {
-      const std::optional<double>& v = axis.values[at[axis.axis]];
-      if (v) d.*axis.member = *v;
+      const std::optional<io::schema::Value>& v = axis.values[at[axis.axis]];
+      if (v) axis.row->set(d, *v);
       valid = valid && v.has_value();
     }
-    return valid && io::device_numbers_consistent(d) ? &d : nullptr;
+    return valid && io::schema::consistent(io::schema::device_schema(), d) ? &d : nullptr;
   };
   std::vector<DeviceSpec> devices;
   for (const DeviceRows& b : *bases) devices.push_back(b.device);

@@ -148,13 +148,15 @@ std::string Fields::string(std::string_view key) {
   return *v;
 }
 
-bool Fields::boolean_or(std::string_view key, bool fallback) {
+std::optional<bool> Fields::optional_boolean(std::string_view key) {
   const toml::node* n = find(key);
-  if (!n) return fallback;
+  if (!n) return std::nullopt;
   auto b = n->as_boolean();
   if (!b) fail(key, "must be true or false, not " + type_name(*n));
   return b->get();
 }
+
+bool Fields::boolean_or(std::string_view key, bool fallback) { return optional_boolean(key).value_or(fallback); }
 
 bool Fields::boolean(std::string_view key) {
   if (!table_->get(key)) missing(key);

@@ -3,22 +3,18 @@
 #include <fmt/format.h>
 
 #include "edgeplan/util/names.hpp"
+#include "edgeplan/io/schema/kinds.hpp"
 
 namespace edgeplan::io {
 namespace {
 
+// The groups of op_schema(): name and kind, then those of a matmul or of any other op, then handoff_bytes.
 Op read_op(Fields& f) {
+  const auto& groups = schema::op_schema().sections;
   Op op;
-  op.name = f.string("name");
-  op.kind = *find_op_kind(f.choice("kind", names_of(op_kinds())));
-  if (op.kind == OpKind::matmul) {
-    op.precision = *find_precision(f.choice("precision", {"int8", "fp16"}));
-    op.flops = f.number("flops", Range::positive);
-    op.bytes = f.number_or("bytes", Range::non_negative, 0);
-  } else {
-    op.bytes = f.number("bytes", Range::positive);
-  }
-  op.handoff_bytes = f.number("handoff_bytes", Range::non_negative);
+  schema::read_rows(groups[0].rows, f, op);
+  schema::read_rows(groups[op.kind == OpKind::matmul ? 1 : 2].rows, f, op);
+  schema::read_rows(groups[3].rows, f, op);
   return op;
 }
 

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "edgeplan/io/model_file.hpp"
+#include "edgeplan/io/schema/kinds.hpp"
 #include "edgeplan/io/toml_text.hpp"
 #include "edgeplan/io/input_file.hpp"
 #include "edgeplan/util/names.hpp"
@@ -210,50 +211,27 @@ Result<ProfileText> model_file_profile(const std::string& path) {
   return ProfileText{m->name, path, path, model_profile_toml(*m, path)};
 }
 
+// The keys of the model's schema rows in the order of its sections, except [formats.NAME] before
+// [sliding_window] (as imports have always been written).
 std::string model_profile_toml(const ModelSpec& m, const std::string& source) {
   TomlText t;
   t.comment(fmt::format("{} (imported by edgeplan from {}).", m.name, source));
   t.set("description", fmt::format("{}: {} layers, hidden {}, {} / {} heads{}", m.name, m.layers, m.hidden, m.heads,
                                    m.kv_heads, m.moe ? fmt::format(", {} experts (top {})", m.moe->experts, m.moe->used) : ""));
   t.set("source", source);
-  t.set("arch", m.arch);
-  const auto whole = [](auto v) { return static_cast<std::int64_t>(v); };
-  if (m.params && !m.vocab) {  // a count: whole numbers as integers, not at 6 digits
-    if (*m.params == std::floor(*m.params)) {
-      t.set("params", whole(*m.params));
-    } else {
-      t.set("params", *m.params);
+  const auto& model = schema::model_schema();
+  for (const std::string_view name : {"", "moe", "mla"}) {
+    for (const auto& s : model.sections) {
+      if (s.name == name) schema::write_rows(s, m, t);
     }
-  }
-  t.set("layers", whole(m.layers)).set("hidden", whole(m.hidden)).set("heads", whole(m.heads));
-  t.set("kv_heads", whole(m.kv_heads)).set("head_dim", whole(m.head_dim)).set("ffn", whole(m.ffn));
-  if (m.vocab) t.set("vocab", whole(*m.vocab));
-  t.set("tied_embeddings", m.tied_embeddings);
-  if (m.qkv_bias) t.set("qkv_bias", true);
-  if (m.rope_freqs) t.set("rope_freqs", true);
-  if (m.context_tokens) t.set("context_length", whole(*m.context_tokens));
-  if (m.moe) {
-    t.table({"moe"}).set("experts", whole(m.moe->experts)).set("used", whole(m.moe->used));
-    t.set("expert_ffn", whole(m.moe->expert_ffn));
-    if (m.moe->shared_experts > 0) t.set("shared_experts", whole(m.moe->shared_experts));
-    if (m.moe->dense_layers > 0) t.set("dense_layers", whole(m.moe->dense_layers));
-  }
-  if (m.mla) {
-    t.table({"mla"}).set("kv_lora_rank", whole(m.mla->kv_lora_rank));
-    if (m.mla->q_lora_rank > 0) t.set("q_lora_rank", whole(m.mla->q_lora_rank));
-    t.set("rope_dim", whole(m.mla->rope_dim)).set("nope_dim", whole(m.mla->nope_dim));
-    t.set("v_head_dim", whole(m.mla->v_head_dim));
   }
   for (const auto& [format, size] : m.formats) {
     t.table({"formats", format});
-    if (size.bytes) t.set("bytes", whole(*size.bytes));
+    if (size.bytes) t.set("bytes", static_cast<std::int64_t>(*size.bytes));
     if (size.bits_per_weight) t.set("bits_per_weight", *size.bits_per_weight);
-    if (size.active_bytes && m.moe) t.set("active_bytes", whole(*size.active_bytes));
+    if (size.active_bytes && m.moe) t.set("active_bytes", static_cast<std::int64_t>(*size.active_bytes));
   }
-  if (m.sliding_window) {
-    t.table({"sliding_window"}).set("window_tokens", whole(m.sliding_window->window_tokens));
-    t.set("pattern", whole(m.sliding_window->pattern));
-  }
+  schema::write_rows(schema::section(model, "sliding_window"), m, t);
   return t.text();
 }
 

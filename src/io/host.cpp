@@ -4,6 +4,7 @@
 #include <dlfcn.h>
 
 #include <algorithm>
+#include <array>
 #include <charconv>
 #include <cmath>
 #include <chrono>
@@ -15,6 +16,7 @@
 #include <fmt/format.h>
 
 #include "edgeplan/util/units.hpp"
+#include "edgeplan/io/schema/kinds.hpp"
 #include "edgeplan/io/toml_text.hpp"
 #include "edgeplan/io/input_file.hpp"
 
@@ -144,20 +146,29 @@ Result<HostMemory> read_meminfo() {
 
 std::string device_profile_toml(const HostProfile& p) {
   const auto decimals3 = [](double v) { return std::round(v * 1000) / 1000; };
+  DeviceSpec d;
+  d.memory_bytes = decimals3(p.memory.total_bytes / units::kGiB) * units::kGiB;
+  d.reserved_bytes = decimals3((p.memory.total_bytes - p.memory.available_bytes) / units::kGiB) * units::kGiB;
+  d.bandwidth_bytes_per_s = p.read_bytes_per_s;
+  d.utilization = 1;
+  d.per_token_overhead_s = 0;
+  if (p.gemm_flops_per_s) d.prefill = PrefillSpec{*p.gemm_flops_per_s, 1, 1};
+  using Comment = std::pair<std::string_view, std::string_view>;
+  constexpr std::array<Comment, 7> kComments{{
+      {"memory_gib", "MemTotal in /proc/meminfo"},
+      {"reserved_gib", "MemTotal - MemAvailable when measured: held by the OS and other programs"},
+      {"bandwidth_gbps", "measured: STREAM-style read over all cores"},
+      {"utilization", "the bandwidth above is measured, not a peak: all of it is achievable"},
+      {"per_token_overhead_ms", "unknown until fitted: run `edgeplan calibrate` on llama-bench results"},
+      {"tflops", "measured: best OpenBLAS sgemm (fp32) at LLM layer sizes"},
+      {"efficiency", "the rate above is measured, not a peak"},
+  }};
   TomlText t;
   for (const std::string& c : p.comments) t.comment(c);
   t.set("description", p.description);
-  t.set("memory_gib", decimals3(p.memory.total_bytes / units::kGiB), "MemTotal in /proc/meminfo");
-  t.set("reserved_gib", decimals3((p.memory.total_bytes - p.memory.available_bytes) / units::kGiB),
-        "MemTotal - MemAvailable when measured: held by the OS and other programs");
-  t.set("bandwidth_gbps", p.read_bytes_per_s / units::kGBps, "measured: STREAM-style read over all cores");
-  t.set("utilization", 1.0, "the bandwidth above is measured, not a peak: all of it is achievable");
-  t.set("per_token_overhead_ms", 0.0, "unknown until fitted: run `edgeplan calibrate` on llama-bench results");
-  if (p.gemm_flops_per_s) {
-    t.table({"prefill"});
-    t.set("tflops", *p.gemm_flops_per_s / 1e12, "measured: best OpenBLAS sgemm (fp32) at LLM layer sizes");
-    t.set("efficiency", 1.0, "the rate above is measured, not a peak");
-  }
+  const auto& device = schema::device_schema();
+  schema::write_rows(schema::section(device, ""), d, t, kComments);
+  schema::write_rows(schema::section(device, "prefill"), d, t, kComments);
   std::string out = t.text();
   if (p.storage_bytes_per_s) {
     out += "\n# Storage for `stream`: the read rate is measured (one sequential pass; a file in the page cache reads at\n"

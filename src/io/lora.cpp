@@ -1,5 +1,4 @@
-// LoRA inputs (core/lora.hpp): the device's [lora] section and the model's lora_shapes (schema:
-// docs/profiles.md, "lora"), and adapters read from GGUF files.
+// LoRA adapters read from GGUF files (core/lora.hpp). The profiles' LoRA keys are rows of their schemas.
 #include "edgeplan/io/lora.hpp"
 
 #include <algorithm>
@@ -28,18 +27,6 @@ std::string without_layer(const std::string& name) {
 }
 
 }  // namespace
-
-void read_device_lora(Fields& f, DeviceSpec& d) {
-  auto l = f.table("lora");
-  if (!l) return;
-  d.lora = LoraSwapSpec{l->number("swap_fixed_us", Range::non_negative) / units::kUsPerS};
-  l->finish();
-}
-
-void read_model_lora(Fields& f, ModelSpec& m) {
-  const auto shapes = f.optional_choice("lora_shapes", {"real", "chapter"});
-  m.lora_shapes = shapes == "chapter" ? LoraShapes::chapter : LoraShapes::real;
-}
 
 Result<GgufLora> read_lora_adapter(const GgufFile& f, const std::string& display) {
   const std::string type = f.string("general.type").value_or("model");

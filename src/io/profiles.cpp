@@ -1,7 +1,6 @@
 #include "edgeplan/io/profiles.hpp"
 
 #include <algorithm>
-#include <array>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -14,6 +13,7 @@
 #include "edgeplan/io/input_file.hpp"
 #include "edgeplan/io/model_file.hpp"
 #include "edgeplan/util/names.hpp"
+#include "edgeplan/io/schema/kinds.hpp"
 #include "edgeplan/io/text.hpp"
 #include "edgeplan/io/toml_parse.hpp"
 #include "edgeplan/io/warnings.hpp"
@@ -164,52 +164,11 @@ Result<toml::table> parse_profile(const ProfileText& text, const std::string& pr
   return parsed;
 }
 
-namespace {
-
-constexpr double gib(double v) { return v * 1073741824.0; }
-constexpr double gbps(double v) { return v * 1e9; }
-constexpr double same(double v) { return v; }
-constexpr double ms(double v) { return v / 1e3; }
-
-constexpr std::array kDeviceNumbers{
-    DeviceNumber{"memory_gib", Range::positive, gib, &DeviceSpec::memory_bytes},
-    DeviceNumber{"reserved_gib", Range::non_negative, gib, &DeviceSpec::reserved_bytes},
-    DeviceNumber{"bandwidth_gbps", Range::positive, gbps, &DeviceSpec::bandwidth_bytes_per_s},
-    DeviceNumber{"utilization", Range::unit_interval, same, &DeviceSpec::utilization},
-    DeviceNumber{"per_token_overhead_ms", Range::non_negative, ms, &DeviceSpec::per_token_overhead_s},
-};
-
-}  // namespace
-
-std::span<const DeviceNumber> device_numbers() { return kDeviceNumbers; }
-
-bool device_numbers_consistent(const DeviceSpec& d) { return d.reserved_bytes < d.memory_bytes; }
-
-void read_device_core(Fields& f, DeviceSpec& d) {
-  f.optional_string("description");
-  for (const DeviceNumber& n : kDeviceNumbers) d.*n.member = n.convert(f.number(n.key, n.range));
-  if (!device_numbers_consistent(d)) {
-    f.fail("reserved_gib", fmt::format("({} GiB) must be less than {} ({} GiB)", d.reserved_bytes / 1073741824.0,
-                                       f.full_key("memory_gib"), d.memory_bytes / 1073741824.0));
-  }
-  if (auto p = f.table("prefill")) {
-    const double efficiency = p->number("efficiency", Range::unit_interval);
-    d.prefill = PrefillSpec{p->number("tflops", Range::positive) * 1e12, efficiency,
-                            p->number_or("quantized_efficiency", Range::unit_interval, efficiency)};
-    p->finish();
-  }
-}
-
 Result<DeviceSpec> load_device(const ProfileText& text, const std::vector<Override>& overrides) {
   return read_profile<DeviceSpec>(text, "device", overrides, [&](Fields& f) {
     DeviceSpec d;
     d.name = text.name;
-    read_device_core(f, d);
-    read_device_units(f, d);
-    read_device_kv_cache(f, d);
-    read_device_storage(f, d);
-    read_device_lora(f, d);
-    read_device_route(f, d);
+    schema::read_schema(schema::device_schema(), f, d);
     return d;
   });
 }
@@ -218,48 +177,7 @@ Result<ModelSpec> load_model(const ProfileText& text, const std::vector<Override
   return read_profile<ModelSpec>(text, "model", overrides, [&](Fields& f) {
     ModelSpec m;
     m.name = text.name;
-    f.optional_string("description");
-    f.optional_string("source");
-    m.params = f.optional_number("params", Range::positive);
-    m.layers = f.count("layers", layers_range);
-    m.hidden = f.count("hidden", width_range);
-    m.heads = f.count("heads", heads_range);
-    m.kv_heads = f.count("kv_heads", heads_range);
-    if (m.heads % m.kv_heads != 0) {
-      f.fail("kv_heads", fmt::format("({}) must divide {} ({})", m.kv_heads, f.full_key("heads"), m.heads));
-    }
-    m.head_dim = f.count("head_dim", head_dim_range);
-    m.ffn = f.count("ffn", width_range);
-    m.vocab = f.optional_count("vocab", vocab_range);
-    m.tied_embeddings = f.boolean_or("tied_embeddings", false);
-    m.qkv_bias = f.boolean_or("qkv_bias", false);
-    m.rope_freqs = f.boolean_or("rope_freqs", false);
-    read_model_architecture(f, m);
-    read_model_lora(f, m);
-    if (!m.vocab && !m.params) f.fail({}, "needs params or vocab (to count its weights)");
-    if (auto formats = f.table("formats")) {
-      for (const std::string& name : formats->remaining_keys()) {
-        auto entry = formats->table(name);
-        if (!find_file_type(name)) {
-          std::vector<std::string> known;
-          for (const FileType& t : file_types()) known.emplace_back(t.name);
-          formats->fail(name, "is not a known format" + util::did_you_mean(name, known));
-        }
-        FormatSize size;
-        size.bits_per_weight = entry->optional_number("bits_per_weight", Range::positive);
-        size.bytes = entry->optional_number("bytes", Range::positive);
-        if (size.bits_per_weight.has_value() == size.bytes.has_value()) {
-          entry->fail({}, "needs exactly one of bits_per_weight and bytes");
-        }
-        size.active_bytes = entry->optional_number("active_bytes", Range::positive);
-        if (size.active_bytes && (!size.bytes || *size.active_bytes > *size.bytes)) {
-          entry->fail("active_bytes", "needs bytes and must not exceed it");
-        }
-        entry->finish();
-        m.formats.emplace(name, size);
-      }
-      formats->finish();
-    }
+    schema::read_schema(schema::model_schema(), f, m);
     return m;
   });
 }

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "edgeplan/util/names.hpp"
+#include "edgeplan/io/schema/kinds.hpp"
 #include "edgeplan/io/text.hpp"
 #include "edgeplan/util/text.hpp"
 
@@ -18,44 +19,13 @@ namespace {
 
 const std::array<std::string, 6> kColumnNames{"arrival_s", "name", "privacy", "input_tok", "output_tok", "slo_s"};
 
-Privacy read_privacy(Fields& f, std::string_view key, const std::vector<std::string>& allowed) {
-  return *parse_privacy(f.choice(key, allowed));
-}
-
 }  // namespace
-
-void read_device_route(Fields& f, DeviceSpec& d) {
-  if (auto t = f.table("thermal")) {
-    ThermalSpec spec;
-    const auto model = t->optional_choice("model", {"chapter", "physical"});
-    spec.model = model == "chapter" ? ThermalModel::chapter : ThermalModel::physical;
-    spec.onset_s = t->number("onset_s", Range::positive);
-    spec.derate = t->number("derate", Range::unit_interval);
-    spec.cooldown_s = t->number("cooldown_s", Range::positive);
-    t->finish();
-    d.thermal = spec;
-  }
-  if (auto p = f.table("power")) {
-    PowerSpec spec;
-    spec.active_w = p->number("active_w", Range::positive);
-    spec.idle_w = p->number("idle_w", Range::non_negative);
-    spec.battery_wh = p->number("battery_wh", Range::positive);
-    p->finish();
-    d.power = spec;
-  }
-}
 
 Result<CloudSpec> load_cloud(const ProfileText& text, const std::vector<Override>& overrides) {
   return read_profile<CloudSpec>(text, "cloud", overrides, [&](Fields& f) {
     CloudSpec c;
     c.name = text.name;
-    f.optional_string("description");
-    c.rtt_s = f.number("rtt_s", Range::non_negative);
-    c.ttft_s = f.number("ttft_s", Range::non_negative);
-    c.decode_tok_per_s = f.number("decode_tok_per_s", Range::positive);
-    c.accepts = read_privacy(f, "accepts", {"internal", "public"});
-    c.usd_per_m_input_tok = f.number("usd_per_m_input_tok", Range::non_negative);
-    c.usd_per_m_output_tok = f.number("usd_per_m_output_tok", Range::non_negative);
+    schema::read_schema(schema::cloud_schema(), f, c);
     return c;
   });
 }
@@ -66,11 +36,7 @@ Result<std::vector<RouteRequest>> load_requests(const ProfileText& text) {
     std::vector<RouteRequest> out;
     for (Fields& e : f.tables("request")) {
       RouteRequest r;
-      r.name = e.string("name");
-      r.privacy = read_privacy(e, "privacy", privacy_names());
-      r.input_tok = e.count("input_tok", {0, limits::kRequestTokens});
-      r.output_tok = e.count("output_tok", {1, limits::kRequestTokens});
-      r.slo_s = e.number("slo_s", Range::positive);
+      schema::read_schema(schema::request_schema(), e, r);
       e.finish();
       out.push_back(std::move(r));
     }
@@ -81,13 +47,7 @@ Result<std::vector<RouteRequest>> load_requests(const ProfileText& text) {
 
 Json to_json(const CloudSpec& c) {
   Json j = Json::object();
-  j["kind"] = cloud_kind(c);
-  j["rtt_s"] = c.rtt_s;
-  j["ttft_s"] = c.ttft_s;
-  j["decode_tok_per_s"] = c.decode_tok_per_s;
-  j["accepts"] = to_string(c.accepts);
-  j["usd_per_m_input_tok"] = c.usd_per_m_input_tok;
-  j["usd_per_m_output_tok"] = c.usd_per_m_output_tok;
+  schema::echo(schema::cloud_schema(), c, j);
   return j;
 }
 

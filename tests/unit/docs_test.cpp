@@ -25,6 +25,7 @@
 #include "edgeplan/io/render/renderer.hpp"
 #include "edgeplan/io/route.hpp"
 #include "test_files.hpp"
+#include "edgeplan/io/schema/kinds.hpp"
 
 namespace edgeplan {
 namespace {
@@ -202,6 +203,25 @@ bool loader_accepts(const std::string& dir, const std::string& key, const std::s
     }
   }
   return false;
+}
+
+// docs/profiles.md documents exactly the keys of the schema tables (io/schema/kinds.hpp), one line per row.
+TEST(DocsProfiles, DocumentedKeysAreTheSchemaKeys) {
+  const auto documented = documented_keys();
+  auto as_set = [](const std::vector<std::string>& keys, const std::string& prefix) {
+    std::set<std::string> out;
+    for (const std::string& k : keys) out.insert(prefix + k);
+    return out;
+  };
+  EXPECT_EQ(documented.at("devices"), as_set(io::schema::schema_keys(io::schema::device_schema()), ""));
+  EXPECT_EQ(documented.at("models"), as_set(io::schema::schema_keys(io::schema::model_schema()), ""));
+  EXPECT_EQ(documented.at("clouds"), as_set(io::schema::schema_keys(io::schema::cloud_schema()), ""));
+  std::set<std::string> requests = as_set(io::schema::schema_keys(io::schema::request_schema()), "request.");
+  requests.insert("description");
+  EXPECT_EQ(documented.at("requests"), requests);
+  std::set<std::string> graph = as_set(io::schema::schema_keys(io::schema::op_schema()), "ops.");
+  graph.insert({"description", "source", "seq"});
+  EXPECT_EQ(documented.at("graphs"), graph);
 }
 
 TEST(DocsProfiles, EveryKeyABuiltInProfileUsesIsDocumented) {

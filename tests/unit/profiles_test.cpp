@@ -62,26 +62,6 @@ TEST(Profiles, Overrides) {
   EXPECT_EQ(parse_overrides({"device.=3"}, {"device"}).error().message, "--set device.=3: expected a key after 'device.'");
 }
 
-// A sweep sets device numbers without the loader (device_numbers, override_number): the value must land
-// exactly where the loader puts the same --set, for every number and every way of writing it.
-TEST(Profiles, DeviceNumbersLandWhereTheLoaderPutsThem) {
-  std::string body = kDevice;
-  body.replace(body.find("reserved_gib = 0.8"), 18, "reserved_gib = 0.0");
-  for (const DeviceNumber& n : device_numbers()) {
-    for (const char* value : {"0.7", "1", "0.673", "1e-1", "0.30000000000000004", "5_0e-2", "0x1"}) {
-      auto d = load_device(text(body), *parse_overrides({"device." + std::string(n.key) + "=" + value}, {"device"}));
-      ASSERT_TRUE(d.ok()) << d.error().message;
-      const std::optional<double> v = override_number(value);
-      ASSERT_TRUE(v && number_acceptable(*v, n.range)) << n.key << " " << value;
-      EXPECT_EQ((*d).*n.member, n.convert(*v)) << n.key << " " << value;
-    }
-  }
-  DeviceSpec d = *load_device(text(kDevice), {});
-  EXPECT_TRUE(device_numbers_consistent(d));
-  d.reserved_bytes = d.memory_bytes;
-  EXPECT_FALSE(device_numbers_consistent(d));
-}
-
 TEST(Profiles, OverrideNumberReadsTomlNumbersOnly) {
   EXPECT_EQ(override_number("120"), 120.0);
   EXPECT_EQ(override_number("-2.5e3"), -2500.0);

@@ -24,6 +24,7 @@ struct ComputeUnit {
   std::optional<double> fp16_flops_per_s;  // activation x activation matmul in fp16; same
   double bandwidth_bytes_per_s = 0;        // effective bandwidth for memory-bound ops and weight reads
   std::vector<OpKind> ops;                 // the op kinds this unit runs
+  std::optional<double> bandwidth_fraction = std::nullopt;  // bandwidth given as this fraction of the device's (it follows it)
 };
 
 struct UnitLink {

@@ -58,6 +58,7 @@ class Fields {
   std::optional<std::string> optional_string(std::string_view key);
   bool boolean(std::string_view key);
   bool boolean_or(std::string_view key, bool fallback);
+  std::optional<bool> optional_boolean(std::string_view key);
   std::vector<std::string> strings(std::string_view key);  // array of strings
   // One of `choices`; the error lists them and suggests the nearest.
   std::string choice(std::string_view key, const std::vector<std::string>& choices);

@@ -1,4 +1,5 @@
-// The resolved inputs as JSON: what a result was computed from, repeated beside it (docs/json.md).
+// The resolved inputs as JSON: what a result was computed from, repeated beside it (docs/json.md), by the
+// rows of the profiles' schemas (io/schema/kinds.hpp).
 #pragma once
 
 #include "edgeplan/core/device.hpp"

@@ -7,7 +7,6 @@
 
 #include <filesystem>
 #include <optional>
-#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -83,34 +82,9 @@ Result<T> read_profile(const ProfileText& text, const std::string& profile, cons
   }
 }
 
+// Read by their schema tables (io/schema/kinds.hpp).
 Result<DeviceSpec> load_device(const ProfileText& text, const std::vector<Override>& overrides);
 Result<ModelSpec> load_model(const ProfileText& text, const std::vector<Override>& overrides);
 
-// The device numbers a sweep may set on a loaded DeviceSpec without reparsing its profile. read_device_core
-// reads each as `member = convert(value)`, so a value set this way lands exactly where the loader puts it.
-struct DeviceNumber {
-  std::string_view key;        // "bandwidth_gbps"
-  Range range;                 // what Fields::number accepts
-  double (*convert)(double);   // from the profile's unit to the member's (GB/s to bytes/s)
-  double DeviceSpec::*member;  // &DeviceSpec::bandwidth_bytes_per_s
-};
-std::span<const DeviceNumber> device_numbers();
-// The check read_device_core makes across those numbers: the reserved memory is less than the memory.
-bool device_numbers_consistent(const DeviceSpec& d);
-
-// Section readers of the device profile, one per mechanism, called by load_device.
-void read_device_core(Fields& f, DeviceSpec& d);
-void read_device_units(Fields& f, DeviceSpec& d);  // [units.*] and [link] (src/io/units.cpp)
-void read_device_kv_cache(Fields& f, DeviceSpec& d);  // [kv_cache] (src/io/kv_cache.cpp)
-
-// Architecture keys of the model profile: arch, context_length, [moe], [mla], [sliding_window]
-// (src/io/architecture.cpp), called by load_model.
-void read_model_architecture(Fields& f, ModelSpec& m);
-void read_device_storage(Fields& f, DeviceSpec& d);  // [storage], src/io/storage.cpp
-void read_device_lora(Fields& f, DeviceSpec& d);     // [lora], src/io/lora.cpp
-
-// Optional model settings of one mechanism, called by load_model.
-void read_model_lora(Fields& f, ModelSpec& m);       // lora_shapes, src/io/lora.cpp
-void read_device_route(Fields& f, DeviceSpec& d);  // [prefill], [thermal], [power]: src/io/route.cpp
 
 }  // namespace edgeplan::io

@@ -1,0 +1,20 @@
+// The schema table of each profile kind (io/schema/schema.hpp): device (src/io/schema/device.cpp), model
+// (model.cpp), cloud, the entries of a requests profile and of an operator graph (route_graph.cpp).
+// Schema in prose: docs/profiles.md.
+#pragma once
+
+#include "edgeplan/core/device.hpp"
+#include "edgeplan/core/model.hpp"
+#include "edgeplan/core/place.hpp"
+#include "edgeplan/core/route.hpp"
+#include "edgeplan/io/schema/schema.hpp"
+
+namespace edgeplan::io::schema {
+
+const Schema<DeviceSpec>& device_schema();
+const Schema<ModelSpec>& model_schema();
+const Schema<CloudSpec>& cloud_schema();
+const Schema<RouteRequest>& request_schema();  // one [[request]] of a requests profile
+const Schema<Op>& op_schema();                 // one [[ops]] of a graph
+
+}  // namespace edgeplan::io::schema

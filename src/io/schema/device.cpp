@@ -1,0 +1,224 @@
+// The device profile's schema (docs/profiles.md, "Device"): one row per key, with its unit conversion. The
+// compute units ([units.npu], ...) are tables of named entries, read by code after [kv_cache].
+#include <cmath>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "edgeplan/util/units.hpp"
+#include "edgeplan/io/schema/kinds.hpp"
+#include "edgeplan/util/names.hpp"
+
+namespace edgeplan::io::schema {
+namespace {
+
+using D = DeviceSpec;
+using R = Row<D>;
+
+ComputeUnit read_unit(Fields& f, double dram_bytes_per_s) {
+  ComputeUnit u;
+  const std::vector<std::string> kinds = names_of(op_kinds());
+  const std::vector<std::string> ops = f.strings("ops");
+  if (ops.empty()) f.fail("ops", "must list at least one op kind (" + fmt::format("{}", fmt::join(kinds, ", ")) + ")");
+  for (const std::string& name : ops) {
+    const auto kind = find_op_kind(name);
+    if (!kind) {
+      f.fail("ops", fmt::format("holds \"{}\", which is not an op kind; expected {}{}", name, fmt::join(kinds, ", "),
+                                util::did_you_mean(name, kinds)));
+    }
+    if (supports(u, *kind)) f.fail("ops", fmt::format("lists \"{}\" twice", name));
+    u.ops.push_back(*kind);
+  }
+  if (auto tops = f.optional_number("int8_tops", Range::positive)) u.int8_ops_per_s = *tops * 1e12;
+  if (auto tflops = f.optional_number("fp16_tflops", Range::positive)) u.fp16_flops_per_s = *tflops * 1e12;
+  if (supports(u, OpKind::matmul) && (!u.int8_ops_per_s || !u.fp16_flops_per_s)) {
+    f.fail({}, "runs matmul and needs both int8_tops and fp16_tflops");
+  }
+  const auto gbps = f.optional_number("bandwidth_gbps", Range::positive);
+  const auto efficiency = f.optional_number("bandwidth_efficiency", Range::unit_interval);
+  if (gbps.has_value() == efficiency.has_value()) {
+    f.fail({}, "needs exactly one of bandwidth_gbps and bandwidth_efficiency (a fraction of the device's bandwidth_gbps)");
+  }
+  u.bandwidth_fraction = efficiency;
+  u.bandwidth_bytes_per_s = gbps ? *gbps * units::kGBps : *efficiency * dram_bytes_per_s;
+  return u;
+}
+
+void read_units(Fields& f, D& d) {
+  auto section = f.table("units");
+  if (!section) return;
+  const std::vector<std::string> kinds = names_of(unit_kinds());
+  for (const std::string& name : section->remaining_keys()) {
+    const auto kind = find_unit_kind(name);
+    if (!kind) section->fail(name, "is not a compute unit; expected npu, gpu or cpu" + util::did_you_mean(name, kinds));
+    auto unit = section->table(name);
+    d.units.emplace(*kind, read_unit(*unit, d.bandwidth_bytes_per_s));
+    unit->finish();
+  }
+  section->finish();
+}
+
+void echo_units(const D& d, Json& j) {
+  if (d.units.empty()) return;
+  Json all = Json::object();
+  for (const auto& [kind, u] : d.units) {
+    Json unit = Json::object();
+    if (u.int8_ops_per_s) unit["int8_tops"] = *u.int8_ops_per_s / 1e12;
+    if (u.fp16_flops_per_s) unit["fp16_tflops"] = *u.fp16_flops_per_s / 1e12;
+    unit["bandwidth_gbps"] = u.bandwidth_bytes_per_s / units::kGBps;
+    unit["ops"] = Json::array();
+    for (OpKind k : u.ops) unit["ops"].push_back(to_string(k));
+    all[to_string(kind)] = std::move(unit);
+  }
+  j["units"] = std::move(all);
+}
+
+void need_link(Fields& f, D& d) {
+  if (d.units.size() > 1 && !d.link) {
+    f.fail({}, fmt::format("has {} compute units and needs a [link] section (bandwidth_gbps, optional latency_us) "
+                           "for the transfers between them", d.units.size()));
+  }
+}
+
+std::optional<std::string> reserved_below_memory(const D& d, const Value& v) {
+  if (number(v) * units::kGiB < d.memory_bytes) return std::nullopt;
+  return fmt::format("({} GiB) must be less than device.memory_gib ({} GiB)", number(v), d.memory_bytes / units::kGiB);
+}
+
+// Read, `v` is the count; on a loaded struct, the number get() gives (0 when a page_kib set after it left no
+// whole number of pages).
+std::optional<std::string> readahead_in_pages(const D& d, const Value& v) {
+  const auto page_kib = static_cast<std::int64_t>(d.storage->page_bytes / units::kKiB);
+  const std::int64_t kib = std::holds_alternative<double>(v) ? static_cast<std::int64_t>(number(v)) : std::get<std::int64_t>(v);
+  if (kib > 0 && kib % page_kib == 0) return std::nullopt;
+  return fmt::format("({}) must be a whole number of pages (device.storage.page_kib is {})", kib, page_kib);
+}
+
+Schema<D> make() {
+  Schema<D> s{"device", {}};
+  s.sections.push_back({"", {
+      R{.key = "description", .type = Type::string, .set = [](D&, const Value&) {},
+        .get = [](const D&) -> std::optional<Value> { return std::nullopt; }, .echo = false},
+      R{.key = "memory_gib", .required = true, .range = Range::positive,
+        .set = [](D& d, const Value& v) { d.memory_bytes = number(v) * units::kGiB; },
+        .get = [](const D& d) -> std::optional<Value> { return d.memory_bytes / units::kGiB; }},
+      R{.key = "reserved_gib", .required = true, .range = Range::non_negative,
+        .set = [](D& d, const Value& v) { d.reserved_bytes = number(v) * units::kGiB; },
+        .get = [](const D& d) -> std::optional<Value> { return d.reserved_bytes / units::kGiB; },
+        .check = reserved_below_memory},
+      R{.key = "bandwidth_gbps", .required = true, .range = Range::positive,
+        .set = [](D& d, const Value& v) {  // units given as a fraction of it follow (read after it)
+          d.bandwidth_bytes_per_s = number(v) * units::kGBps;
+          for (auto& [kind, u] : d.units) {
+            if (u.bandwidth_fraction) u.bandwidth_bytes_per_s = *u.bandwidth_fraction * d.bandwidth_bytes_per_s;
+          }
+        },
+        .get = [](const D& d) -> std::optional<Value> { return d.bandwidth_bytes_per_s / units::kGBps; }},
+      R{.key = "utilization", .required = true, .range = Range::unit_interval,
+        .set = [](D& d, const Value& v) { d.utilization = number(v); },
+        .get = [](const D& d) -> std::optional<Value> { return d.utilization; }},
+      R{.key = "per_token_overhead_ms", .required = true, .range = Range::non_negative,
+        .set = [](D& d, const Value& v) { d.per_token_overhead_s = number(v) / units::kMsPerS; },
+        .get = [](const D& d) -> std::optional<Value> { return d.per_token_overhead_s * units::kMsPerS; }},
+  }});
+  s.sections.push_back({"prefill", {
+      R{.key = "tflops", .required = true, .range = Range::positive,
+        .set = [](D& d, const Value& v) { d.prefill->peak_flops = number(v) * 1e12; },
+        .get = [](const D& d) -> std::optional<Value> { return d.prefill->peak_flops / 1e12; }},
+      // quantized_efficiency defaults to efficiency: setting efficiency sets both, a quantized_efficiency read
+      // after it overrides.
+      R{.key = "efficiency", .required = true, .range = Range::unit_interval,
+        .set = [](D& d, const Value& v) { d.prefill->efficiency = d.prefill->quantized_efficiency = number(v); },
+        .get = [](const D& d) -> std::optional<Value> { return d.prefill->efficiency; }, .settable = false},
+      R{.key = "quantized_efficiency", .range = Range::unit_interval,
+        .set = [](D& d, const Value& v) { d.prefill->quantized_efficiency = number(v); },
+        .get = [](const D& d) -> std::optional<Value> { return d.prefill->quantized_efficiency; },
+        .written = [](const D& d) { return d.prefill->quantized_efficiency != d.prefill->efficiency; }},
+  }, [](D& d) { d.prefill.emplace(); }, [](const D& d) { return d.prefill.has_value(); }});
+  s.sections.push_back({"kv_cache", {
+      R{.key = "pad_tokens", .type = Type::count, .counts = {1, limits::kContextTokens},
+        .set = [](D& d, const Value& v) { d.kv_cache.pad_tokens = count(v); },
+        .get = [](const D& d) -> std::optional<Value> { return std::int64_t{d.kv_cache.pad_tokens}; }},
+      R{.key = "ubatch_tokens", .type = Type::count, .counts = {1, limits::kPromptTokens},
+        .set = [](D& d, const Value& v) { d.kv_cache.ubatch_tokens = count(v); },
+        .get = [](const D& d) -> std::optional<Value> { return std::int64_t{d.kv_cache.ubatch_tokens}; }},
+  }});
+  s.sections.push_back({.name = "units", .rows = {}, .after = read_units,
+                        .custom_keys = {"U.ops", "U.int8_tops", "U.fp16_tflops", "U.bandwidth_gbps",
+                                        "U.bandwidth_efficiency"},
+                        .echo_custom = echo_units});
+  s.sections.push_back({"link", {
+      R{.key = "bandwidth_gbps", .required = true, .range = Range::positive,
+        .set = [](D& d, const Value& v) { d.link->bandwidth_bytes_per_s = number(v) * units::kGBps; },
+        .get = [](const D& d) -> std::optional<Value> { return d.link->bandwidth_bytes_per_s / units::kGBps; }},
+      R{.key = "latency_us", .range = Range::non_negative,
+        .set = [](D& d, const Value& v) { d.link->latency_s = number(v) / units::kUsPerS; },
+        .get = [](const D& d) -> std::optional<Value> { return d.link->latency_s * units::kUsPerS; }},
+  }, [](D& d) { d.link.emplace(); }, [](const D& d) { return d.link.has_value(); }, need_link});
+  // page_kib and readahead_kib are echoed as numbers (docs/json.md), as they were before the schema.
+  s.sections.push_back({"storage", {
+      R{.key = "read_gbps", .required = true, .range = Range::positive,
+        .set = [](D& d, const Value& v) { d.storage->read_bytes_per_s = number(v) * units::kGBps; },
+        .get = [](const D& d) -> std::optional<Value> { return d.storage->read_bytes_per_s / units::kGBps; }},
+      R{.key = "page_kib", .type = Type::count, .required = true, .counts = {1, limits::kPageKiB},
+        .set = [](D& d, const Value& v) {
+          // Keeps the readahead in bytes; none left (0 pages) when it is not a whole number of the new pages.
+          const double readahead_bytes = static_cast<double>(d.storage->readahead_pages) * d.storage->page_bytes;
+          d.storage->page_bytes = count(v) * units::kKiB;
+          const double pages = readahead_bytes / d.storage->page_bytes;
+          d.storage->readahead_pages = pages == std::floor(pages) ? static_cast<std::uint64_t>(pages) : 0;
+        },
+        .get = [](const D& d) -> std::optional<Value> { return d.storage->page_bytes / units::kKiB; }},
+      R{.key = "page_fault_us", .required = true, .range = Range::non_negative,
+        .set = [](D& d, const Value& v) { d.storage->page_fault_s = number(v) / units::kUsPerS; },
+        .get = [](const D& d) -> std::optional<Value> { return d.storage->page_fault_s * units::kUsPerS; }},
+      R{.key = "readahead_kib", .type = Type::count, .required = true, .counts = {1, limits::kPageKiB},
+        .set = [](D& d, const Value& v) {
+          d.storage->readahead_pages = static_cast<std::uint64_t>(count(v) * units::kKiB / d.storage->page_bytes);
+        },
+        .get = [](const D& d) -> std::optional<Value> {
+          return static_cast<double>(d.storage->readahead_pages) * d.storage->page_bytes / units::kKiB;
+        },
+        .check = readahead_in_pages},
+  }, [](D& d) { d.storage.emplace(); }, [](const D& d) { return d.storage.has_value(); }});
+  s.sections.push_back({"lora", {
+      R{.key = "swap_fixed_us", .required = true, .range = Range::non_negative,
+        .set = [](D& d, const Value& v) { d.lora->swap_fixed_s = number(v) / units::kUsPerS; },
+        .get = [](const D& d) -> std::optional<Value> { return d.lora->swap_fixed_s * units::kUsPerS; }},
+  }, [](D& d) { d.lora.emplace(); }, [](const D& d) { return d.lora.has_value(); }});
+  s.sections.push_back({"thermal", {
+      R{.key = "model", .type = Type::choice, .choices = [] { return std::vector<std::string>{"chapter", "physical"}; },
+        .set = [](D& d, const Value& v) { d.thermal->model = text(v) == "chapter" ? ThermalModel::chapter : ThermalModel::physical; },
+        .get = [](const D& d) -> std::optional<Value> { return std::string(to_string(d.thermal->model)); }},
+      R{.key = "onset_s", .required = true, .range = Range::positive,
+        .set = [](D& d, const Value& v) { d.thermal->onset_s = number(v); },
+        .get = [](const D& d) -> std::optional<Value> { return d.thermal->onset_s; }},
+      R{.key = "derate", .required = true, .range = Range::unit_interval,
+        .set = [](D& d, const Value& v) { d.thermal->derate = number(v); },
+        .get = [](const D& d) -> std::optional<Value> { return d.thermal->derate; }},
+      R{.key = "cooldown_s", .required = true, .range = Range::positive,
+        .set = [](D& d, const Value& v) { d.thermal->cooldown_s = number(v); },
+        .get = [](const D& d) -> std::optional<Value> { return d.thermal->cooldown_s; }},
+  }, [](D& d) { d.thermal.emplace(); }, [](const D& d) { return d.thermal.has_value(); }});
+  s.sections.push_back({"power", {
+      R{.key = "active_w", .required = true, .range = Range::positive,
+        .set = [](D& d, const Value& v) { d.power->active_w = number(v); },
+        .get = [](const D& d) -> std::optional<Value> { return d.power->active_w; }},
+      R{.key = "idle_w", .required = true, .range = Range::non_negative,
+        .set = [](D& d, const Value& v) { d.power->idle_w = number(v); },
+        .get = [](const D& d) -> std::optional<Value> { return d.power->idle_w; }},
+      R{.key = "battery_wh", .required = true, .range = Range::positive,
+        .set = [](D& d, const Value& v) { d.power->battery_wh = number(v); },
+        .get = [](const D& d) -> std::optional<Value> { return d.power->battery_wh; }},
+  }, [](D& d) { d.power.emplace(); }, [](const D& d) { return d.power.has_value(); }});
+  return s;
+}
+
+}  // namespace
+
+const Schema<DeviceSpec>& device_schema() {
+  static const Schema<DeviceSpec> s = make();
+  return s;
+}
+
+}  // namespace edgeplan::io::schema

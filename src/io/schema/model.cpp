@@ -1,0 +1,184 @@
+// The model profile's schema (docs/profiles.md, "Model"): one row per key. Stated sizes ([formats.NAME]) are
+// tables of named entries, read by code.
+#include <fmt/format.h>
+
+#include "edgeplan/core/formats.hpp"
+#include "edgeplan/io/schema/kinds.hpp"
+#include "edgeplan/util/names.hpp"
+
+namespace edgeplan::io::schema {
+namespace {
+
+using M = ModelSpec;
+using R = Row<M>;
+
+std::optional<Value> none(const M&) { return std::nullopt; }
+void ignore(M&, const Value&) {}
+
+void read_formats(Fields& f, M& m) {
+  auto formats = f.table("formats");
+  if (!formats) return;
+  for (const std::string& name : formats->remaining_keys()) {
+    auto entry = formats->table(name);
+    if (!find_file_type(name)) {
+      std::vector<std::string> known;
+      for (const FileType& t : file_types()) known.emplace_back(t.name);
+      formats->fail(name, "is not a known format" + util::did_you_mean(name, known));
+    }
+    FormatSize size;
+    size.bits_per_weight = entry->optional_number("bits_per_weight", Range::positive);
+    size.bytes = entry->optional_number("bytes", Range::positive);
+    if (size.bits_per_weight.has_value() == size.bytes.has_value()) {
+      entry->fail({}, "needs exactly one of bits_per_weight and bytes");
+    }
+    size.active_bytes = entry->optional_number("active_bytes", Range::positive);
+    if (size.active_bytes && (!size.bytes || *size.active_bytes > *size.bytes)) {
+      entry->fail("active_bytes", "needs bytes and must not exceed it");
+    }
+    entry->finish();
+    m.formats.emplace(name, size);
+  }
+  formats->finish();
+}
+
+void echo_params(const M& m, Json& j) {
+  if (auto p = param_count(m)) j["params"] = *p;
+  if (m.moe) j["active_params"] = *active_param_count(m);
+}
+
+void mla_needs_deepseek2(Fields& f, M& m) {
+  if (m.mla.has_value() != (m.arch == "deepseek2")) {
+    f.fail("arch", m.mla ? "must be \"deepseek2\" for a model with [mla]" : "\"deepseek2\" needs an [mla] section");
+  }
+}
+
+void params_or_vocab(Fields& f, M& m) {
+  if (!m.vocab && !m.params) f.fail({}, "needs params or vocab (to count its weights)");
+}
+
+// A required count at the top of the profile, stored in `member`.
+template <std::uint32_t M::*member>
+R top_count(std::string_view key, CountRange range) {
+  return R{.key = key, .type = Type::count, .required = true, .counts = range,
+           .set = [](M& m, const Value& v) { m.*member = count(v); },
+           .get = [](const M& m) -> std::optional<Value> { return std::int64_t{m.*member}; }};
+}
+
+// A count of the optional section `section`, stored in `member`; optional ones default to 0 and are written
+// only when not 0.
+template <auto section, auto member>
+R section_count(std::string_view key, CountRange range, bool required) {
+  return R{.key = key, .type = Type::count, .required = required, .counts = range,
+           .set = [](M& m, const Value& v) { (*(m.*section)).*member = count(v); },
+           .get = [](const M& m) -> std::optional<Value> { return std::int64_t{(*(m.*section)).*member}; },
+           .written = required ? nullptr : +[](const M& m) { return (*(m.*section)).*member > 0; }};
+}
+
+Schema<M> make() {
+  Schema<M> s{"model", {}};
+  s.sections.push_back({.name = "", .rows = {
+      R{.key = "description", .type = Type::string, .set = ignore, .get = none, .echo = false},
+      R{.key = "source", .type = Type::string, .set = ignore, .get = none, .echo = false},
+      R{.key = "arch", .type = Type::choice, .choices = [] { return architectures(); },
+        .set = [](M& m, const Value& v) { m.arch = text(v); },
+        .get = [](const M& m) -> std::optional<Value> { return m.arch; }},
+  }, .echo_custom = echo_params});
+  s.sections.push_back({"", {
+      // Echoed as the count of the model's weights (echo_params): stated, or from its tensors.
+      R{.key = "params", .range = Range::positive,
+        .set = [](M& m, const Value& v) { m.params = number(v); },
+        .get = [](const M& m) -> std::optional<Value> {
+          if (m.params) return *m.params;
+          return std::nullopt;
+        },
+        .echo = false, .written = [](const M& m) { return !m.vocab; }, .integral = true},
+      top_count<&M::layers>("layers", layers_range),
+      top_count<&M::hidden>("hidden", width_range),
+      top_count<&M::heads>("heads", heads_range),
+      R{.key = "kv_heads", .type = Type::count, .required = true, .counts = heads_range,
+        .set = [](M& m, const Value& v) { m.kv_heads = count(v); },
+        .get = [](const M& m) -> std::optional<Value> { return std::int64_t{m.kv_heads}; },
+        .check = [](const M& m, const Value& v) -> std::optional<std::string> {
+          if (m.heads % count(v) == 0) return std::nullopt;
+          return fmt::format("({}) must divide model.heads ({})", count(v), m.heads);
+        }},
+      top_count<&M::head_dim>("head_dim", head_dim_range),
+      top_count<&M::ffn>("ffn", width_range),
+      R{.key = "vocab", .type = Type::count, .counts = vocab_range,
+        .set = [](M& m, const Value& v) { m.vocab = count(v); },
+        .get = [](const M& m) -> std::optional<Value> {
+          if (m.vocab) return std::int64_t{*m.vocab};
+          return std::nullopt;
+        }},
+      R{.key = "tied_embeddings", .type = Type::boolean,
+        .set = [](M& m, const Value& v) { m.tied_embeddings = std::get<bool>(v); },
+        .get = [](const M& m) -> std::optional<Value> { return m.tied_embeddings; }},
+      R{.key = "qkv_bias", .type = Type::boolean,
+        .set = [](M& m, const Value& v) { m.qkv_bias = std::get<bool>(v); },
+        .get = [](const M& m) -> std::optional<Value> { return m.qkv_bias; },
+        .echo = false, .written = [](const M& m) { return m.qkv_bias; }},
+      R{.key = "rope_freqs", .type = Type::boolean,
+        .set = [](M& m, const Value& v) { m.rope_freqs = std::get<bool>(v); },
+        .get = [](const M& m) -> std::optional<Value> { return m.rope_freqs; },
+        .echo = false, .written = [](const M& m) { return m.rope_freqs; }},
+      R{.key = "context_length", .type = Type::count, .counts = context_range,
+        .set = [](M& m, const Value& v) { m.context_tokens = count(v); },
+        .get = [](const M& m) -> std::optional<Value> {
+          if (m.context_tokens) return std::int64_t{*m.context_tokens};
+          return std::nullopt;
+        }},
+  }});
+  s.sections.push_back({"moe", {
+      section_count<&M::moe, &MoeSpec::experts>("experts", experts_range, true),
+      [] {
+        R r = section_count<&M::moe, &MoeSpec::used>("used", used_range, true);
+        r.check = [](const M& m, const Value& v) -> std::optional<std::string> {
+          if (count(v) <= m.moe->experts) return std::nullopt;
+          return fmt::format("({}) must not exceed model.moe.experts ({})", count(v), m.moe->experts);
+        };
+        return r;
+      }(),
+      section_count<&M::moe, &MoeSpec::expert_ffn>("expert_ffn", width_range, true),
+      section_count<&M::moe, &MoeSpec::shared_experts>("shared_experts", optional_experts_range, false),
+      [] {
+        R r = section_count<&M::moe, &MoeSpec::dense_layers>("dense_layers", dense_layers_range, false);
+        r.check = [](const M& m, const Value& v) -> std::optional<std::string> {
+          if (count(v) < m.layers) return std::nullopt;
+          return fmt::format("({}) must be less than model.layers ({})", count(v), m.layers);
+        };
+        return r;
+      }(),
+  }, [](M& m) { m.moe.emplace(); }, [](const M& m) { return m.moe.has_value(); }});
+  s.sections.push_back({"mla", {
+      section_count<&M::mla, &MlaSpec::kv_lora_rank>("kv_lora_rank", width_range, true),
+      section_count<&M::mla, &MlaSpec::q_lora_rank>("q_lora_rank", optional_width_range, false),
+      section_count<&M::mla, &MlaSpec::rope_dim>("rope_dim", head_dim_range, true),
+      section_count<&M::mla, &MlaSpec::nope_dim>("nope_dim", head_dim_range, true),
+      section_count<&M::mla, &MlaSpec::v_head_dim>("v_head_dim", head_dim_range, true),
+  }, [](M& m) { m.mla.emplace(); }, [](const M& m) { return m.mla.has_value(); }, mla_needs_deepseek2});
+  s.sections.push_back({"sliding_window", {
+      section_count<&M::sliding_window, &SlidingWindow::window_tokens>("window_tokens", context_range, true),
+      section_count<&M::sliding_window, &SlidingWindow::pattern>("pattern", pattern_range, true),
+  }, [](M& m) { m.sliding_window.emplace(); }, [](const M& m) { return m.sliding_window.has_value(); }});
+  s.sections.push_back({.name = "", .rows = {
+      R{.key = "lora_shapes", .type = Type::choice, .choices = [] { return std::vector<std::string>{"real", "chapter"}; },
+        .set = [](M& m, const Value& v) { m.lora_shapes = text(v) == "chapter" ? LoraShapes::chapter : LoraShapes::real; },
+        .get = [](const M& m) -> std::optional<Value> {
+          return std::string(m.lora_shapes == LoraShapes::chapter ? "chapter" : "real");
+        },
+        .written = [](const M& m) { return m.lora_shapes == LoraShapes::chapter; }},
+  }, .after = params_or_vocab});
+  s.sections.push_back({.name = "formats", .rows = {}, .after = read_formats,
+                        .custom_keys = {"F.bits_per_weight", "F.bytes", "F.active_bytes"}});
+  s.also_consistent = [](const M& m) { return m.mla.has_value() == (m.arch == "deepseek2"); };
+  return s;
+}
+
+}  // namespace
+
+const Schema<ModelSpec>& model_schema() {
+  static const Schema<ModelSpec> s = make();
+  return s;
+}
+
+}  // namespace edgeplan::io::schema

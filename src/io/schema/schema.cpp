@@ -1,0 +1,252 @@
+// The schema engine (io/schema/schema.hpp): reading, applying, echoing and writing profile keys by their rows.
+#include "edgeplan/io/schema/schema.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "edgeplan/io/schema/kinds.hpp"
+
+namespace edgeplan::io::schema {
+namespace {
+
+template <class Spec>
+std::optional<Value> read_value(const Row<Spec>& r, Fields& f) {
+  switch (r.type) {
+    case Type::number:
+      if (r.required) return f.number(r.key, r.range);
+      if (auto v = f.optional_number(r.key, r.range)) return *v;
+      return std::nullopt;
+    case Type::count:
+      if (r.required) return std::int64_t{f.count(r.key, r.counts)};
+      if (auto v = f.optional_count(r.key, r.counts)) return std::int64_t{*v};
+      return std::nullopt;
+    case Type::boolean:
+      if (r.required) return f.boolean(r.key);
+      if (auto v = f.optional_boolean(r.key)) return *v;
+      return std::nullopt;
+    case Type::string:
+      if (r.required) return f.string(r.key);
+      if (auto v = f.optional_string(r.key)) return *v;
+      return std::nullopt;
+    case Type::choice:
+      if (r.required) return f.choice(r.key, r.choices());
+      if (auto v = f.optional_choice(r.key, r.choices())) return *v;
+      return std::nullopt;
+    case Type::strings:
+      return f.strings(r.key);
+  }
+  return std::nullopt;
+}
+
+template <class Spec>
+bool present(const Section<Spec>& s, const Spec& spec) {
+  return !s.present || s.present(spec);
+}
+
+Json to_json(const Value& v) {
+  return std::visit([](const auto& x) { return Json(x); }, v);
+}
+
+// The row of `key` ("prefill.tflops") and its section.
+template <class Spec>
+std::pair<const Section<Spec>*, const Row<Spec>*> locate(const Schema<Spec>& schema, std::string_view key) {
+  const auto dot = key.find('.');
+  const std::string_view name = dot == std::string_view::npos ? std::string_view() : key.substr(0, dot);
+  const std::string_view leaf = dot == std::string_view::npos ? key : key.substr(dot + 1);
+  for (const Section<Spec>& s : schema.sections) {
+    if (s.name != name) continue;
+    for (const Row<Spec>& r : s.rows) {
+      if (r.key == leaf) return {&s, &r};
+    }
+  }
+  return {nullptr, nullptr};
+}
+
+// A TOML integer written without a fraction or exponent (after an optional sign): 12, 0x1F, 1_000.
+bool integer_text(std::string_view v) {
+  if (v.starts_with('-') || v.starts_with('+')) v.remove_prefix(1);
+  if (v.starts_with("0x") || v.starts_with("0o") || v.starts_with("0b")) return true;
+  return !v.empty() && v.find_first_of(".eEinf") == std::string_view::npos;
+}
+
+}  // namespace
+
+template <class Spec>
+void read_rows(const std::vector<Row<Spec>>& rows, Fields& f, Spec& spec) {
+  for (const Row<Spec>& r : rows) {
+    const std::optional<Value> v = read_value(r, f);
+    if (!v) continue;
+    if (r.check) {
+      if (auto what = r.check(spec, *v)) f.fail(r.key, *what);
+    }
+    r.set(spec, *v);
+  }
+}
+
+template <class Spec>
+void read_schema(const Schema<Spec>& schema, Fields& f, Spec& spec) {
+  for (const Section<Spec>& s : schema.sections) {
+    if (s.name.empty()) {
+      read_rows(s.rows, f, spec);
+    } else if (!s.rows.empty()) {
+      if (auto t = f.table(s.name)) {
+        if (s.open) s.open(spec);
+        read_rows(s.rows, *t, spec);
+        t->finish();
+      }
+    }
+    if (s.after) s.after(f, spec);
+  }
+}
+
+template <class Spec>
+const Row<Spec>* find_row(const Schema<Spec>& schema, std::string_view key) {
+  return locate(schema, key).second;
+}
+
+template <class Spec>
+std::optional<Value> held(const Schema<Spec>& schema, std::string_view key, const Spec& spec) {
+  const auto [section, row] = locate(schema, key);
+  if (!row || !present(*section, spec)) return std::nullopt;
+  return row->get(spec);
+}
+
+template <class Spec>
+bool consistent(const Schema<Spec>& schema, const Spec& spec) {
+  for (const Section<Spec>& s : schema.sections) {
+    if (!present(s, spec)) continue;
+    for (const Row<Spec>& r : s.rows) {
+      if (!r.check) continue;
+      if (const std::optional<Value> v = r.get(spec); v && r.check(spec, *v)) return false;
+    }
+  }
+  return !schema.also_consistent || schema.also_consistent(spec);
+}
+
+template <class Spec>
+Result<bool> apply_value(const Schema<Spec>& schema, Spec& spec, std::string_view key, std::string_view value,
+                         const std::string& original, const FieldSource& source) {
+  const auto [section, row] = locate(schema, key);
+  if (!row || !row->settable || !present(*section, spec)) return false;
+  FieldSource here = source;
+  here.overrides[std::string(schema.profile) + "." + std::string(key)] = original;
+  Spec changed = spec;
+  try {
+    toml::table root;
+    apply_override(root, key, value, original);
+    Fields top(root, here, std::string(schema.profile));
+    std::optional<Fields> table = section->name.empty() ? std::optional<Fields>(top) : top.table(section->name);
+    read_rows(std::vector<Row<Spec>>{*row}, *table, changed);
+  } catch (const FieldError& e) {
+    return Error{e.what()};
+  }
+  if (!consistent(schema, changed)) return false;
+  spec = std::move(changed);
+  return true;
+}
+
+template <class Spec>
+std::optional<Value> parse_fast(const Row<Spec>& row, std::string_view value) {
+  const std::optional<double> v = override_number(value);
+  if (!v) return std::nullopt;
+  if (row.type == Type::number) {
+    if (!number_acceptable(*v, row.range)) return std::nullopt;
+    return *v;
+  }
+  if (row.type != Type::count || !integer_text(value) || *v < row.counts.min || *v > row.counts.max) return std::nullopt;
+  return static_cast<std::int64_t>(*v);
+}
+
+template <class Spec>
+void echo(const Schema<Spec>& schema, const Spec& spec, Json& j) {
+  for (const Section<Spec>& s : schema.sections) {
+    if (present(s, spec)) {
+      Json part = Json::object();
+      for (const Row<Spec>& r : s.rows) {
+        if (!r.echo) continue;
+        if (const std::optional<Value> v = r.get(spec)) part[std::string(r.key)] = to_json(*v);
+      }
+      if (s.name.empty()) {
+        for (auto& [k, v] : part.items()) j[k] = std::move(v);
+      } else if (!part.empty()) {
+        j[std::string(s.name)] = std::move(part);
+      }
+    }
+    if (s.echo_custom) s.echo_custom(spec, j);
+  }
+}
+
+template <class Spec>
+void write_rows(const Section<Spec>& section, const Spec& spec, TomlText& out,
+                std::span<const std::pair<std::string_view, std::string_view>> comments) {
+  if (!present(section, spec)) return;
+  bool opened = section.name.empty();
+  for (const Row<Spec>& r : section.rows) {
+    const std::optional<Value> v = r.get(spec);
+    if (!v || (r.written && !r.written(spec))) continue;
+    if (!opened) out.table({std::string(section.name)});
+    opened = true;
+    std::string_view comment;
+    for (const auto& [key, text] : comments) {
+      if (key == r.key) comment = text;
+    }
+    std::visit([&](const auto& x) {
+      using T = std::decay_t<decltype(x)>;
+      if constexpr (std::is_same_v<T, double>) {
+        if (r.integral && x == std::floor(x)) {
+          out.set(r.key, static_cast<std::int64_t>(x), comment);
+        } else {
+          out.set(r.key, x, comment);
+        }
+      } else if constexpr (std::is_same_v<T, std::vector<std::string>>) {
+        toml::array a;
+        for (const std::string& e : x) a.push_back(e);
+        out.set(r.key, a, comment);
+      } else if constexpr (std::is_same_v<T, std::string>) {
+        out.set(r.key, std::string_view(x), comment);
+      } else {
+        out.set(r.key, x, comment);
+      }
+    }, *v);
+  }
+}
+
+template <class Spec>
+std::vector<std::string> schema_keys(const Schema<Spec>& schema) {
+  std::vector<std::string> out;
+  for (const Section<Spec>& s : schema.sections) {
+    const std::string prefix = s.name.empty() ? "" : std::string(s.name) + ".";
+    for (const Row<Spec>& r : s.rows) out.push_back(prefix + std::string(r.key));
+    for (std::string_view k : s.custom_keys) out.push_back(prefix + std::string(k));
+  }
+  return out;
+}
+
+template <class Spec>
+const Section<Spec>& section(const Schema<Spec>& schema, std::string_view name) {
+  return *std::find_if(schema.sections.begin(), schema.sections.end(),
+                       [&](const Section<Spec>& s) { return s.name == name; });
+}
+
+#define EDGEPLAN_SCHEMA_INSTANTIATE(Spec)                                                                       \
+  template void read_rows(const std::vector<Row<Spec>>&, Fields&, Spec&);                                       \
+  template void read_schema(const Schema<Spec>&, Fields&, Spec&);                                               \
+  template const Row<Spec>* find_row(const Schema<Spec>&, std::string_view);                                    \
+  template std::optional<Value> held(const Schema<Spec>&, std::string_view, const Spec&);                   \
+  template bool consistent(const Schema<Spec>&, const Spec&);                                                   \
+  template Result<bool> apply_value(const Schema<Spec>&, Spec&, std::string_view, std::string_view,            \
+                                    const std::string&, const FieldSource&);                                    \
+  template std::optional<Value> parse_fast(const Row<Spec>&, std::string_view);                                 \
+  template void echo(const Schema<Spec>&, const Spec&, Json&);                                                  \
+  template void write_rows(const Section<Spec>&, const Spec&, TomlText&,                                        \
+                           std::span<const std::pair<std::string_view, std::string_view>>);                     \
+  template std::vector<std::string> schema_keys(const Schema<Spec>&);                                           \
+  template const Section<Spec>& section(const Schema<Spec>&, std::string_view);
+
+EDGEPLAN_SCHEMA_INSTANTIATE(DeviceSpec)
+EDGEPLAN_SCHEMA_INSTANTIATE(ModelSpec)
+EDGEPLAN_SCHEMA_INSTANTIATE(CloudSpec)
+EDGEPLAN_SCHEMA_INSTANTIATE(RouteRequest)
+EDGEPLAN_SCHEMA_INSTANTIATE(Op)
+
+}  // namespace edgeplan::io::schema
