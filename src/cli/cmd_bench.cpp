@@ -79,7 +79,7 @@ Runner setup_bench(CLI::App& app) {
                            {"M", "m"},
                            {"N", "n"},
                            {"K", "k"},
-                           {"GFLOP", "flops", 3, false, 1e9},
+                           {"GFLOP", "flops", 3, false, units::kGiga},
                            {"ms", "ms", 3},
                            {"GFLOPS", "gflops", 1}}, {}};
     double best_layer_flops = 0;
@@ -89,7 +89,7 @@ Runner setup_bench(CLI::App& app) {
       const double rate = s.flops() / seconds;
       if (i >= o->sizes.size()) best_layer_flops = std::max(best_layer_flops, rate);
       t.add({s.name, static_cast<std::int64_t>(s.m), static_cast<std::int64_t>(s.n), static_cast<std::int64_t>(s.k),
-             s.flops(), seconds * units::kMsPerS, rate / 1e9});
+             s.flops(), seconds * units::kMsPerS, rate / units::kGiga});
     }
     r.tables.push_back(std::move(t));
 
@@ -100,7 +100,7 @@ Runner setup_bench(CLI::App& app) {
     r.results["memory_total_gib"] = memory.total_bytes / units::kGiB;
     r.results["memory_available_gib"] = memory.available_bytes / units::kGiB;
     r.results["read_gbps"] = read_bps / units::kGBps;
-    r.results["layer_best_gflops"] = best_layer_flops / 1e9;
+    r.results["layer_best_gflops"] = best_layer_flops / units::kGiga;
     r.title = fmt::format("bench: this host, {} threads", threads);
     r.header.push_back(fmt::format("memory {:.2f} GiB, {:.2f} GiB available", memory.total_bytes / units::kGiB,
                                    memory.available_bytes / units::kGiB));

@@ -190,7 +190,7 @@ Runner setup_calibrate(CLI::App& app) {
         r.results[quantized ? "prefill_quantized_efficiency" : "prefill_efficiency"] = *eff;
         r.header.push_back(fmt::format("prefill ({} weights): efficiency {:.3f} -> {:.3f} of {:.2f} TFLOPS (pp tests: {})",
                                        quantized ? "quantized" : "float", before, *eff,
-                                       device.prefill->peak_flops / 1e12, samples.size()));
+                                       device.prefill->peak_flops / units::kTera, samples.size()));
       }
     } else if (any_prefill) {
       r.notes.push_back("the device has no [prefill] tflops: prefill efficiency not fitted (add [prefill] to fit it)");

@@ -46,17 +46,11 @@ SpecParams parse_spec(const std::string& text) {
 }
 
 const FileType& need_format(const std::string& name) {
-  if (const FileType* ft = find_file_type(name)) return *ft;
-  std::vector<std::string> names;
-  for (const FileType& t : file_types()) names.emplace_back(t.name);
-  throw UsageError(fmt::format("--quant: unknown format '{}'{}", name, util::did_you_mean(name, names)));
+  return *need("--quant", util::lookup_or_suggest(file_types(), name, [](const FileType& t) { return t.name; }, "format"));
 }
 
 const KvType& need_kv_type(const std::string& name) {
-  if (const KvType* t = find_kv_type(name)) return *t;
-  std::vector<std::string> names;
-  for (const KvType& t : kv_types()) names.emplace_back(t.name);
-  throw UsageError(fmt::format("--kv-type: unknown cache type '{}'{}", name, util::did_you_mean(name, names)));
+  return *need("--kv-type", util::lookup_or_suggest(kv_types(), name, [](const KvType& t) { return t.name; }, "cache type"));
 }
 
 namespace {
@@ -164,7 +158,7 @@ Runner setup_decode(CLI::App& app) {
                                    device.per_token_overhead_s * units::kMsPerS));
     if (device.prefill) {
       r.header.push_back(fmt::format("prefill of {} tokens: {:.2f} TFLOPS x efficiency {:.2f} (quantized weights {:.2f})",
-                                     o->prompt, device.prefill->peak_flops / 1e12, device.prefill->efficiency,
+                                     o->prompt, device.prefill->peak_flops / units::kTera, device.prefill->efficiency,
                                      device.prefill->quantized_efficiency));
     } else if (prefill) {
       r.header.push_back(fmt::format("prefill of {} tokens: per-op roofline of the device's [units] ({}, as `place` "

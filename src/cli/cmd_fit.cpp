@@ -65,7 +65,7 @@ Runner setup_fit(CLI::App& app) {
     for (const Candidate& c : fits) points.push_back(c.point);
     const std::vector<bool> pareto = pareto_front(points);
     const std::vector<std::size_t> order = fit_ranking(points);
-    io::Table t{"fits", {{"model", "model"}, {"format", "format"}, {"params (B)", "params", 2, false, 1e9},
+    io::Table t{"fits", {{"model", "model"}, {"format", "format"}, {"params (B)", "params", 2, false, units::kGiga},
                          {"bits/weight", "bits_per_weight", 2}, {"weights (GB)", "weights_bytes", 2, false, units::kGB},
                          {"tok/s", "tok_per_s", 2}, {"max context", "max_context", 0, true},
                          {"quality", "quality_proxy", 2}, {"pareto", "pareto"}}, {}};

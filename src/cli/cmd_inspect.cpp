@@ -140,7 +140,7 @@ Runner setup_inspect(CLI::App& app) {
                                      m.moe->experts, m.moe->used,
                                      m.moe->shared_experts ? fmt::format(", {} shared", m.moe->shared_experts) : "",
                                      m.moe->dense_layers ? fmt::format(", {} dense layers first", m.moe->dense_layers) : "",
-                                     *active_param_count(m) / 1e9, active / units::kGB));
+                                     *active_param_count(m) / units::kGiga, active / units::kGB));
     }
     std::string kv_how = m.mla ? fmt::format(" (latent attention: {} values per layer)", m.mla->kv_lora_rank + m.mla->rope_dim)
                                : "";

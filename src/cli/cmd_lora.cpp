@@ -35,10 +35,7 @@ std::vector<LoraTarget> parse_targets(const std::string& text) {
 }
 
 const GgmlType& need_dtype(const std::string& name) {
-  if (const GgmlType* t = find_ggml_type(name)) return *t;
-  std::vector<std::string> names;
-  for (const GgmlType& t : ggml_types()) names.emplace_back(t.name);
-  throw UsageError(fmt::format("--dtype: unknown type '{}'{}", name, util::did_you_mean(name, names)));
+  return *need("--dtype", util::lookup_or_suggest(ggml_types(), name, [](const GgmlType& t) { return t.name; }, "type"));
 }
 
 }  // namespace

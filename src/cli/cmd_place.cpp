@@ -18,9 +18,8 @@ struct PlaceOptions {
 };
 
 Policy need_policy(const std::string& name) {
-  if (auto p = find_policy(name)) return *p;
-  throw UsageError(fmt::format("--policy: unknown policy '{}'{} (expected npu-first, gpu-first, cpu-only or optimal)",
-                               name, util::did_you_mean(name, names_of(policies()))));
+  return *need("--policy", util::lookup_or_suggest(policies(), name, [](Policy p) { return to_string(p); }, "policy"),
+               " (expected npu-first, gpu-first, cpu-only or optimal)");
 }
 
 std::string unit_list(const std::vector<UnitKind>& units) {
@@ -29,8 +28,8 @@ std::string unit_list(const std::vector<UnitKind>& units) {
 
 std::string describe_unit(UnitKind kind, const ComputeUnit& u) {
   std::string out = fmt::format("{}: {:.1f} GB/s", to_string(kind), u.bandwidth_bytes_per_s / units::kGBps);
-  if (u.int8_ops_per_s) out += fmt::format(", {:.1f} TOPS int8", *u.int8_ops_per_s / 1e12);
-  if (u.fp16_flops_per_s) out += fmt::format(", {:.1f} TFLOPS fp16", *u.fp16_flops_per_s / 1e12);
+  if (u.int8_ops_per_s) out += fmt::format(", {:.1f} TOPS int8", *u.int8_ops_per_s / units::kTera);
+  if (u.fp16_flops_per_s) out += fmt::format(", {:.1f} TFLOPS fp16", *u.fp16_flops_per_s / units::kTera);
   return fmt::format("{}; runs {}", out, fmt::join(names_of(std::span<const OpKind>(u.ops)), ", "));
 }
 

@@ -9,6 +9,7 @@
 #include "edgeplan/core/quant.hpp"
 #include "edgeplan/util/names.hpp"
 #include "edgeplan/io/tensors.hpp"
+#include "edgeplan/util/units.hpp"
 
 namespace edgeplan::cli {
 namespace {
@@ -24,11 +25,9 @@ struct QuantOptions {
 constexpr std::uint64_t kMaxSyntheticWeights = std::uint64_t{1} << 28;
 
 const QuantMethod& need_method(const std::string& name) {
-  if (const QuantMethod* m = find_quant_method(name)) return *m;
-  std::vector<std::string> names;
-  for (const QuantMethod& m : quant_methods()) names.push_back(m.name);
-  throw UsageError(fmt::format("--methods: unknown method '{}'{} (`edgeplan quant --help` lists them)", name,
-                               util::did_you_mean(name, names)));
+  return *need("--methods", util::lookup_or_suggest(quant_methods(), name, [](const QuantMethod& m) { return m.name; },
+                                                    "method"),
+               " (`edgeplan quant --help` lists them)");
 }
 
 const char* scheme_name(QuantScheme s) {
@@ -141,7 +140,7 @@ Runner setup_quant(CLI::App& app) {
                                 static_cast<std::int64_t>(b.total_bytes),
                                 static_cast<std::int64_t>(b.scale_bytes + b.zero_point_bytes),
                                 b.fp32_bytes / b.total_bytes, b.fp32_bytes / b.payload_bytes};
-      if (o->timing) row.emplace_back(b.fp32_bytes / seconds / 1e9);
+      if (o->timing) row.emplace_back(b.fp32_bytes / seconds / units::kGB);
       t.add(std::move(row));
     }
     r.tables.push_back(std::move(t));

@@ -9,6 +9,7 @@
 #include "edgeplan/core/route.hpp"
 #include "edgeplan/io/input_file.hpp"
 #include "edgeplan/io/route.hpp"
+#include "edgeplan/util/units.hpp"
 
 namespace edgeplan::cli {
 namespace {
@@ -53,7 +54,7 @@ DeviceRates resolve_rates(const RouteOptions& o, const Context& ctx, const Devic
     rates.prefill_tok_per_s = unwrap(estimate).tok_per_s;
     sources.push_back(device.prefill
                           ? fmt::format("prefill {:.1f} tok/s (compute-bound at a {}-token prompt: {:.2f} TFLOPS x {:.2f})",
-                                        rates.prefill_tok_per_s, kRatePromptTokens, device.prefill->peak_flops / 1e12,
+                                        rates.prefill_tok_per_s, kRatePromptTokens, device.prefill->peak_flops / units::kTera,
                                         device.prefill->efficiency)
                           : fmt::format("prefill {:.1f} tok/s (per-op roofline of [units], {}, at a {}-token prompt)",
                                         rates.prefill_tok_per_s, to_string(kPrefillPolicy), kRatePromptTokens));

@@ -118,7 +118,7 @@ Runner setup_spec(CLI::App& app) {
                                        decode(*device, {target_size->active_bytes, 0}).s_per_token * units::kMsPerS,
                                        device->name)
                          : fmt::format("draft {}: {:.3f} GB / {:.3f} GB per token", draft_model.name,
-                                       draft_size.active_bytes / 1e9, target_size->active_bytes / 1e9);
+                                       draft_size.active_bytes / units::kGB, target_size->active_bytes / units::kGB);
     } else {
       if (*o->mtp_layers == 0) throw UsageError("--mtp-layers must be at least 1");
       cost = static_cast<double>(*o->mtp_layers) / target->layers;

@@ -37,6 +37,13 @@ T unwrap(Result<T> r) {
   return std::move(r).value();
 }
 
+// The value of an option's lookup, or a usage error "OPTION: MESSAGE" followed by `more`.
+template <class T>
+T need(std::string_view option, Result<T> r, std::string_view more = "") {
+  if (!r) throw UsageError(std::string(option) + ": " + r.error().message + std::string(more));
+  return std::move(r).value();
+}
+
 // Options every subcommand takes.
 struct CommonOptions {
   std::vector<std::string> profile_dirs;  // --profiles

@@ -1,4 +1,5 @@
 #include "edgeplan/core/calibrate.hpp"
+#include "edgeplan/util/units.hpp"
 
 #include <algorithm>
 #include <string>
@@ -57,13 +58,13 @@ Result<DecodeFit> fit_decode(std::span<const DecodeSample> samples, double bandw
   }
   if (slope <= 0) {
     return Error{hi > lo ? "the measured time per token does not grow with the bytes read per token"
-                         : "the per-token overhead (" + number(overhead_s * 1e3) +
+                         : "the per-token overhead (" + number(overhead_s * units::kMsPerS) +
                                " ms) alone is longer than the measured time per token"};
   }
   fit.utilization = 1.0 / (slope * bandwidth_bytes_per_s);
   if (fit.utilization > 1) {
     return Error{"the measurements need a utilization of " + number(fit.utilization) +
-                 " (above 1): the device's bandwidth_gbps (" + number(bandwidth_bytes_per_s / 1e9) +
+                 " (above 1): the device's bandwidth_gbps (" + number(bandwidth_bytes_per_s / units::kGBps) +
                  ") is below the measured rate"};
   }
   return fit;
@@ -79,7 +80,7 @@ Result<double> fit_prefill_efficiency(std::span<const PrefillSample> samples, do
   const double efficiency = sff / (sft * peak_flops);
   if (efficiency > 1) {
     return Error{"the measurements need a prefill efficiency of " + number(efficiency) +
-                 " (above 1): the device's prefill.tflops (" + number(peak_flops / 1e12) +
+                 " (above 1): the device's prefill.tflops (" + number(peak_flops / units::kTera) +
                  ") is below the measured rate"};
   }
   return efficiency;

@@ -1,4 +1,5 @@
 #include "edgeplan/core/fit.hpp"
+#include "edgeplan/util/units.hpp"
 
 #include <algorithm>
 #include <numeric>
@@ -6,7 +7,7 @@
 namespace edgeplan {
 
 double quality_proxy(double params, double bits_per_weight) {
-  return params / 1e9 * std::min(bits_per_weight, 8.0) / 8.0;
+  return params / units::kGiga * std::min(bits_per_weight, 8.0) / 8.0;
 }
 
 bool dominates(const FitCandidate& a, const FitCandidate& b) {

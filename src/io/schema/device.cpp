@@ -29,8 +29,8 @@ ComputeUnit read_unit(Fields& f, double dram_bytes_per_s) {
     if (supports(u, *kind)) f.fail("ops", fmt::format("lists \"{}\" twice", name));
     u.ops.push_back(*kind);
   }
-  if (auto tops = f.optional_number("int8_tops", Range::positive)) u.int8_ops_per_s = *tops * 1e12;
-  if (auto tflops = f.optional_number("fp16_tflops", Range::positive)) u.fp16_flops_per_s = *tflops * 1e12;
+  if (auto tops = f.optional_number("int8_tops", Range::positive)) u.int8_ops_per_s = *tops * units::kTera;
+  if (auto tflops = f.optional_number("fp16_tflops", Range::positive)) u.fp16_flops_per_s = *tflops * units::kTera;
   if (supports(u, OpKind::matmul) && (!u.int8_ops_per_s || !u.fp16_flops_per_s)) {
     f.fail({}, "runs matmul and needs both int8_tops and fp16_tflops");
   }
@@ -63,8 +63,8 @@ void echo_units(const D& d, Json& j) {
   Json all = Json::object();
   for (const auto& [kind, u] : d.units) {
     Json unit = Json::object();
-    if (u.int8_ops_per_s) unit["int8_tops"] = *u.int8_ops_per_s / 1e12;
-    if (u.fp16_flops_per_s) unit["fp16_tflops"] = *u.fp16_flops_per_s / 1e12;
+    if (u.int8_ops_per_s) unit["int8_tops"] = *u.int8_ops_per_s / units::kTera;
+    if (u.fp16_flops_per_s) unit["fp16_tflops"] = *u.fp16_flops_per_s / units::kTera;
     unit["bandwidth_gbps"] = u.bandwidth_bytes_per_s / units::kGBps;
     unit["ops"] = Json::array();
     for (OpKind k : u.ops) unit["ops"].push_back(to_string(k));
@@ -123,8 +123,8 @@ Schema<D> make() {
   }});
   s.sections.push_back({"prefill", {
       R{.key = "tflops", .required = true, .range = Range::positive,
-        .set = [](D& d, const Value& v) { d.prefill->peak_flops = number(v) * 1e12; },
-        .get = [](const D& d) -> std::optional<Value> { return d.prefill->peak_flops / 1e12; }},
+        .set = [](D& d, const Value& v) { d.prefill->peak_flops = number(v) * units::kTera; },
+        .get = [](const D& d) -> std::optional<Value> { return d.prefill->peak_flops / units::kTera; }},
       // quantized_efficiency defaults to efficiency: setting efficiency sets both, a quantized_efficiency read
       // after it overrides.
       R{.key = "efficiency", .required = true, .range = Range::unit_interval,

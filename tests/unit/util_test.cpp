@@ -1,0 +1,99 @@
+// The util layer: name tables, text reading and the one parallel loop.
+#include <gtest/gtest.h>
+
+#include <array>
+#include <atomic>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "edgeplan/util/names.hpp"
+#include "edgeplan/util/parallel.hpp"
+#include "edgeplan/util/text.hpp"
+#include "edgeplan/util/units.hpp"
+
+namespace edgeplan::util {
+namespace {
+
+struct Named {
+  const char* name;
+  int value;
+};
+constexpr std::array kTable{Named{"Q4_K_M", 1}, Named{"Q8_0", 2}, Named{"F16", 3}};
+const auto kNameOf = [](const Named& n) { return n.name; };
+
+TEST(UtilNames, FindsIgnoringCase) {
+  ASSERT_NE(find_named(kTable, "q8_0", kNameOf), nullptr);
+  EXPECT_EQ(find_named(kTable, "q8_0", kNameOf)->value, 2);
+  EXPECT_EQ(find_named(kTable, "Q8", kNameOf), nullptr);
+  EXPECT_TRUE(iequal("f16", "F16"));
+  EXPECT_FALSE(iequal("f16", "F1"));
+  EXPECT_EQ(names_of(kTable, kNameOf), (std::vector<std::string>{"Q4_K_M", "Q8_0", "F16"}));
+}
+
+TEST(UtilNames, LookupOrSuggestNamesTheNearest) {
+  const auto found = lookup_or_suggest(kTable, "f16", kNameOf, "format");
+  ASSERT_TRUE(found.ok());
+  EXPECT_EQ((*found)->value, 3);
+  const auto missing = lookup_or_suggest(kTable, "Q8_1", kNameOf, "format");
+  ASSERT_FALSE(missing.ok());
+  EXPECT_EQ(missing.error().message, "unknown format 'Q8_1'; did you mean Q8_0?");
+  EXPECT_EQ(lookup_or_suggest(kTable, "zzzzzzzz", kNameOf, "format").error().message, "unknown format 'zzzzzzzz'");
+}
+
+TEST(UtilText, SplitListTrimsAndRefusesEmptyItems) {
+  EXPECT_EQ(*split_list("a, b ,c"), (std::vector<std::string>{"a", "b", "c"}));
+  EXPECT_EQ(*split_list("one"), (std::vector<std::string>{"one"}));
+  EXPECT_EQ(split_list(""), std::nullopt);
+  EXPECT_EQ(split_list("a,,b"), std::nullopt);
+  EXPECT_EQ(split_list("a, "), std::nullopt);
+}
+
+TEST(UtilText, ParseNumberTakesWholeFiniteDecimals) {
+  EXPECT_EQ(parse_number("68.25"), 68.25);
+  EXPECT_EQ(parse_number("-1e3"), -1000.0);
+  EXPECT_EQ(parse_number("12abc"), std::nullopt);
+  EXPECT_EQ(parse_number(" 1"), std::nullopt);
+  EXPECT_EQ(parse_number("nan"), std::nullopt);
+  EXPECT_EQ(parse_number("inf"), std::nullopt);
+  EXPECT_EQ(parse_number("1e999"), std::nullopt);
+  EXPECT_EQ(parse_number(""), std::nullopt);
+}
+
+TEST(UtilParallel, CoversEveryItemOnceInContiguousParts) {
+  std::vector<int> seen(100003, 0);
+  parallel_for(seen.size(), [&](unsigned, std::uint64_t begin, std::uint64_t end) {
+    for (std::uint64_t i = begin; i < end; ++i) ++seen[i];
+  }, 1, 7);
+  for (int s : seen) ASSERT_EQ(s, 1);
+}
+
+TEST(UtilParallel, TheWorkerCountIsWhatWasAskedAtMost) {
+  std::atomic<unsigned> parts{0};
+  parallel_for(10, [&](unsigned worker, std::uint64_t, std::uint64_t) {
+    EXPECT_LT(worker, 3u);
+    ++parts;
+  }, 1, 3);
+  EXPECT_EQ(parts.load(), 3u);
+  parts = 0;
+  parallel_for(2, [&](unsigned, std::uint64_t, std::uint64_t) { ++parts; }, 1, 8);  // no more parts than items
+  EXPECT_EQ(parts.load(), 2u);
+}
+
+TEST(UtilParallel, AnExceptionOfAPartIsRethrownAfterAllFinish) {
+  std::atomic<unsigned> finished{0};
+  EXPECT_THROW(parallel_for(4, [&](unsigned worker, std::uint64_t, std::uint64_t) {
+    ++finished;
+    if (worker == 1) throw std::runtime_error("part 1");
+  }, 1, 4), std::runtime_error);
+  EXPECT_EQ(finished.load(), 4u);
+}
+
+TEST(UtilUnits, PrefixesAreExact) {
+  EXPECT_EQ(units::kGiga, 1e9);
+  EXPECT_EQ(units::kTera, 1e12);
+  EXPECT_EQ(units::kGiB, 1073741824.0);
+}
+
+}  // namespace
+}  // namespace edgeplan::util
