@@ -15,6 +15,7 @@
 #include "edgeplan/io/llama_bench.hpp"
 #include "edgeplan/io/schema/kinds.hpp"
 #include "edgeplan/io/toml_text.hpp"
+#include "edgeplan/io/profile_reader.hpp"
 
 namespace edgeplan::cli {
 namespace {

@@ -6,6 +6,7 @@
 
 #include "cli/command.hpp"
 #include "cli/plan.hpp"
+#include "edgeplan/io/profile_reader.hpp"
 
 namespace edgeplan::cli {
 namespace {

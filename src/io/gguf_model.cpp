@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "edgeplan/core/limits.hpp"
 #include "edgeplan/io/model_file.hpp"
 #include "edgeplan/util/names.hpp"
 #include "edgeplan/io/text.hpp"

@@ -4,6 +4,7 @@
 
 #include "edgeplan/util/names.hpp"
 #include "edgeplan/io/schema/kinds.hpp"
+#include "edgeplan/io/profile_reader.hpp"
 
 namespace edgeplan::io {
 namespace {

@@ -1,3 +1,4 @@
+#include "edgeplan/io/profile_reader.hpp"
 #include "edgeplan/io/profiles.hpp"
 
 #include <algorithm>

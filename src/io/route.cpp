@@ -13,6 +13,7 @@
 #include "edgeplan/io/schema/kinds.hpp"
 #include "edgeplan/io/text.hpp"
 #include "edgeplan/util/text.hpp"
+#include "edgeplan/io/profile_reader.hpp"
 
 namespace edgeplan::io {
 namespace {

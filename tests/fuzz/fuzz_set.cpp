@@ -9,6 +9,7 @@
 
 #include "edgeplan/io/profiles.hpp"
 #include "edgeplan/io/route.hpp"
+#include "edgeplan/io/profile_reader.hpp"
 
 namespace {
 

@@ -1,5 +1,6 @@
 // Profile loading from strings (the test seam): validation messages word for word.
 #include "edgeplan/io/profiles.hpp"
+#include "edgeplan/io/profile_reader.hpp"
 
 #include <gtest/gtest.h>
 

@@ -11,12 +11,9 @@
 #include <string_view>
 #include <vector>
 
-#include <toml++/toml.h>
-
 #include "edgeplan/core/device.hpp"
 #include "edgeplan/core/model.hpp"
 #include "edgeplan/util/result.hpp"
-#include "edgeplan/io/fields.hpp"
 
 namespace edgeplan::io {
 
@@ -60,27 +57,6 @@ struct Override {
 // Parses the --set arguments; `profiles` are the accepted first segments.
 Result<std::vector<Override>> parse_overrides(const std::vector<std::string>& args,
                                               const std::vector<std::string>& profiles);
-
-// Parses a profile's TOML and applies the overrides for `profile`; fills `source` for Fields messages.
-Result<toml::table> parse_profile(const ProfileText& text, const std::string& profile,
-                                  const std::vector<Override>& overrides, FieldSource& source);
-
-// Reads a parsed profile with `read`, turning a FieldError into an Error.
-template <class T, class Read>
-Result<T> read_profile(const ProfileText& text, const std::string& profile, const std::vector<Override>& overrides,
-                       Read read) {
-  FieldSource source;
-  auto table = parse_profile(text, profile, overrides, source);
-  if (!table) return table.error();
-  try {
-    Fields fields(*table, source, profile);
-    T value = read(fields);
-    fields.finish();
-    return value;
-  } catch (const FieldError& e) {
-    return Error{e.what()};
-  }
-}
 
 // Read by their schema tables (io/schema/kinds.hpp).
 Result<DeviceSpec> load_device(const ProfileText& text, const std::vector<Override>& overrides);
