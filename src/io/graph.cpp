@@ -5,6 +5,7 @@
 #include "edgeplan/util/names.hpp"
 #include "edgeplan/io/schema/kinds.hpp"
 #include "edgeplan/io/profile_reader.hpp"
+#include "edgeplan/io/toml_text.hpp"
 
 namespace edgeplan::io {
 namespace {
@@ -42,14 +43,18 @@ Result<OpGraph> load_graph(const ProfileText& text, const std::vector<Override>&
 }
 
 std::string graph_toml(const OpGraph& g, const std::string& origin) {
-  std::string out = fmt::format(
-      "# {}\n# One decoder layer; edit it and run `edgeplan place --graph FILE`. Schema: docs/profiles.md.\n"
-      "description = \"{}\"\nseq = {}\n",
-      origin, origin, g.seq_tokens);
+  // Strings are written by toml++ (a model name holding a quote or a newline reads back as written), numbers with
+  // every digit (17 significant), so the graph read back is the graph written.
+  const auto quoted = [](std::string_view text) { return toml_value_text(toml::value<std::string>(std::string(text))); };
+  std::string out = TomlText()
+                        .comment(origin)
+                        .comment("One decoder layer; edit it and run `edgeplan place --graph FILE`. Schema: docs/profiles.md.")
+                        .text();
+  out += fmt::format("description = {}\nseq = {}\n", quoted(origin), g.seq_tokens);
   for (const Op& op : g.ops) {
-    out += fmt::format("\n[[ops]]\nname = \"{}\"\nkind = \"{}\"\n", op.name, to_string(op.kind));
+    out += fmt::format("\n[[ops]]\nname = {}\nkind = {}\n", quoted(op.name), quoted(to_string(op.kind)));
     if (op.kind == OpKind::matmul) {
-      out += fmt::format("precision = \"{}\"\nflops = {:.17g}\n", to_string(op.precision), op.flops);
+      out += fmt::format("precision = {}\nflops = {:.17g}\n", quoted(to_string(op.precision)), op.flops);
     }
     out += fmt::format("bytes = {:.17g}\nhandoff_bytes = {:.17g}\n", op.bytes, op.handoff_bytes);
   }

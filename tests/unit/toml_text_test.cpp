@@ -12,6 +12,8 @@
 
 #include "cli/command.hpp"
 #include "cli_run.hpp"
+#include "edgeplan/core/place.hpp"
+#include "edgeplan/io/graph.hpp"
 #include "edgeplan/io/host.hpp"
 #include "edgeplan/io/model_file.hpp"
 #include "edgeplan/io/profiles.hpp"
@@ -53,6 +55,22 @@ TEST(TomlText, ImportedProfileWithHostileNamesLoadsBack) {
   EXPECT_EQ(back["source"].value<std::string>(), source);
   EXPECT_EQ(back["params"].value<std::int64_t>(), 8030261248);  // a count keeps every digit
   EXPECT_EQ(loaded->layers, 32u);
+}
+
+TEST(TomlText, EmittedGraphWithHostileOriginLoadsBack) {
+  // place --emit-graph names the model in the graph's comment and description: a name holding a quote, a
+  // backslash or a newline broke the file it wrote.
+  const OpGraph g = derive_layer(fixtures::ref_8b(), 64);
+  const std::string text = graph_toml(g, kHostile);
+  auto back = load_graph(ProfileText{"g", "g.toml", "test", text}, {});
+  ASSERT_TRUE(back.ok()) << back.error().message << "\n" << text;
+  EXPECT_EQ(toml::parse(text)["description"].value<std::string>(), kHostile);
+  ASSERT_EQ(back->ops.size(), g.ops.size());
+  for (std::size_t i = 0; i < g.ops.size(); ++i) {
+    EXPECT_EQ(back->ops[i].name, g.ops[i].name);
+    EXPECT_EQ(back->ops[i].flops, g.ops[i].flops);  // every digit survives
+    EXPECT_EQ(back->ops[i].bytes, g.ops[i].bytes);
+  }
 }
 
 TEST(TomlText, BenchProfileWithHostileDescriptionLoadsBack) {
