@@ -35,14 +35,8 @@ using testing_cli::run_cli;
 
 const fs::path kRoot{EDGEPLAN_SOURCE_DIR};
 
+using testing_files::lines_of;
 using testing_files::read_file;
-
-std::vector<std::string> lines_of(const std::string& text) {
-  std::vector<std::string> out;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);) out.push_back(line);
-  return out;
-}
 
 std::vector<std::string> split(const std::string& s, char sep) {
   std::vector<std::string> out;

@@ -5,12 +5,12 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include "cli/command.hpp"
 #include "cli_run.hpp"
+#include "test_files.hpp"
 #include "edgeplan/io/sweep.hpp"
 
 namespace edgeplan {
@@ -19,12 +19,7 @@ namespace {
 using testing_cli::CliRun;
 using testing_cli::run_cli;
 
-std::vector<std::string> lines(const std::string& text) {
-  std::vector<std::string> out;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);) out.push_back(line);
-  return out;
-}
+using testing_files::lines_of;
 
 // Drops the first `n` comma-separated fields of a CSV line (the swept values; none of them holds a comma).
 std::string without_fields(const std::string& line, std::size_t n) {
@@ -43,7 +38,7 @@ void expect_sweep_equals_runs(const std::vector<std::string>& command, const std
   args.insert(args.end(), {"--format", "csv"});
   const CliRun sweep = run_cli(args);
   ASSERT_EQ(sweep.exit_code, 0) << sweep.err;
-  const std::vector<std::string> rows = lines(sweep.out);
+  const std::vector<std::string> rows = lines_of(sweep.out);
   std::size_t next = 1;  // past the header
   for (std::uint64_t i = 0; i < *io::sweep_size(axes); ++i) {
     std::vector<std::string> one = command;
@@ -58,7 +53,7 @@ void expect_sweep_equals_runs(const std::vector<std::string>& command, const std
     one.insert(one.end(), {"--format", "csv"});
     const CliRun run = run_cli(one);
     ASSERT_EQ(run.exit_code, 0) << run.err;
-    const std::vector<std::string> expected = lines(run.out);
+    const std::vector<std::string> expected = lines_of(run.out);
     for (std::size_t r = 1; r < expected.size(); ++r, ++next) {
       ASSERT_LT(next, rows.size());
       EXPECT_EQ(without_fields(rows[next], axes.size()), expected[r]) << "combination " << i;
@@ -131,7 +126,7 @@ TEST(SweepCli, LargeSweepsWriteTheRowsOfKeptOnes) {
   std::vector<std::string> kept = spec, rerun = spec;
   kept.insert(kept.end(), {"--sweep", "device.bandwidth_gbps=1:8000:1"});
   rerun.insert(rerun.end(), {"--sweep", "device.bandwidth_gbps=1:8200:1"});
-  const std::vector<std::string> few = lines(run_cli(kept).out), many = lines(run_cli(rerun).out);
+  const std::vector<std::string> few = lines_of(run_cli(kept).out), many = lines_of(run_cli(rerun).out);
   ASSERT_EQ(few.size(), 8001u);
   ASSERT_EQ(many.size(), 8201u);
   EXPECT_TRUE(std::equal(few.begin(), few.end(), many.begin()));
@@ -164,7 +159,7 @@ TEST(SweepCli, ListsOfDevicesAndModelsAreSweeps) {
                                  "device=phone8g,iphone-15-pro", "--sweep", "model=ref-8b,llama-3.1-8b", "--format", "csv"});
   ASSERT_EQ(sweeps.exit_code, 0) << sweeps.err;
   EXPECT_EQ(lists.out, sweeps.out);
-  const std::vector<std::string> rows = lines(lists.out);
+  const std::vector<std::string> rows = lines_of(lists.out);
   ASSERT_EQ(rows.size(), 5u);
   // iphone-15-pro has no [prefill]: its prefill cells are empty, under the columns phone8g's rows fill.
   EXPECT_TRUE(rows[0].starts_with("device,model,format,")) << rows[0];

@@ -1,4 +1,5 @@
-// What tests read and build as text: a whole file, a file of the source tree, a string repeated.
+// What tests read and build as text: a whole file, a file of the source tree, the lines of a text, a string
+// repeated.
 #pragma once
 
 #include <cstddef>
@@ -6,6 +7,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <vector>
 
 namespace edgeplan::testing_files {
 
@@ -19,6 +21,14 @@ inline std::string read_file(const std::filesystem::path& path) {
 
 // The bytes of a file of the source tree, by its path from the root ("tests/data/...").
 inline std::string source_file(const std::string& path) { return read_file(std::filesystem::path(EDGEPLAN_SOURCE_DIR) / path); }
+
+// The lines of `text`, without their line ends.
+inline std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> out;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) out.push_back(line);
+  return out;
+}
 
 // `s` n times over.
 inline std::string repeat(const std::string& s, std::size_t n) {
