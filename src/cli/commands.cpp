@@ -461,15 +461,15 @@ Verdict run_sweep(const Command& command, const std::vector<std::string>& args, 
                   const io::Format& format, std::ostream& out) {
   const std::uint64_t n = unwrap(io::sweep_size(axes));
   const SweepRuns runs(command, args, common, axes);
-  const io::Report first = runs.run(0);
-  if (first.tables.empty()) throw UsageError(fmt::format("--sweep: {} has no table to sweep", first.command));
+  const auto run_one = [&](std::uint64_t i) {
+    io::Report one = runs.run(i);
+    if (one.tables.empty()) throw UsageError(fmt::format("--sweep: {} has no table to sweep", one.command));
+    return one;
+  };
+  const io::Report first = run_one(0);
   // The columns of every command line (each run at its first combination).
   std::vector<std::vector<io::Column>> line_columns{first.tables.front().columns};
-  for (std::uint64_t j = 1; j < runs.lines(); ++j) {
-    const io::Report one = runs.run(runs.first_of_line(j));
-    if (one.tables.empty()) throw UsageError(fmt::format("--sweep: {} has no table to sweep", one.command));
-    line_columns.push_back(one.tables.front().columns);
-  }
+  for (std::uint64_t j = 1; j < runs.lines(); ++j) line_columns.push_back(run_one(runs.first_of_line(j)).tables.front().columns);
   auto columns = std::make_shared<const SweepColumns>(sweep_columns(line_columns));
   io::Report head;
   head.command = first.command;
@@ -498,11 +498,6 @@ Verdict run_sweep(const Command& command, const std::vector<std::string>& args, 
   // and Markdown measure their columns first, so they run it twice more): memory stays bounded.
   constexpr std::uint64_t kKeptCombinations = 8192;
   const bool keep = n <= kKeptCombinations || command.measures;
-  const auto run_one = [&](std::uint64_t i) {
-    io::Report one = runs.run(i);
-    if (one.tables.empty()) throw UsageError(fmt::format("--sweep: {} has no table to sweep", one.command));
-    return one;
-  };
   std::vector<Rows> rows(keep ? n : 0);
   std::vector<std::vector<std::pair<std::uint64_t, Verdict>>> verdicts(util::worker_count());  // the non-empty ones
   std::atomic<std::uint64_t> first_error{n};
