@@ -1,6 +1,9 @@
-// edgeplan fit: which known models and formats run on a device within the given constraints, ranked, with
-// the Pareto front of quality proxy, speed and context. Each figure comes from the core functions the decode
-// and kv commands call (core/plan.hpp), so fit agrees with them to the digit.
+// edgeplan fit: which known models and formats run on a device within the given constraints, ranked by the
+// quality proxy (core/fit.hpp), with the Pareto front of quality, speed and context. Each figure comes from the
+// core functions the decode and kv commands call (core/plan.hpp), so fit agrees with them to the digit.
+#include <optional>
+#include <span>
+
 #include <fmt/format.h>
 
 #include "cli/command.hpp"
@@ -12,16 +15,38 @@ namespace edgeplan::cli {
 namespace {
 
 struct FitOptions {
-  std::string device, formats = "Q2_K,Q3_K_M,Q4_K_M,Q5_K_M,Q6_K,Q8_0,F16", kv_type = "f16";
+  std::string device, formats = "Q2_K,Q3_K_M,Q4_K_M,Q5_K_M,Q6_K,Q8_0,F16", kv_type = "f16", models;
   std::uint64_t min_context = 4096;
   double min_tok_per_s = 0;
+  std::size_t limit = 10;
+  bool all = false;
 };
 
 struct Candidate {
   std::string model, format;
-  double weights_bytes = 0;
+  double params = 0, bits_per_weight = 0, weights_bytes = 0;
   FitCandidate point;
 };
+
+// The models fit considers: those named by --models, else every profile except reference ones (a textbook
+// model no runtime ships, `reference = true`), which a ranking of real models should not hold.
+std::vector<ModelSpec> candidate_models(const Context& ctx, const std::string& names, std::size_t& left_out) {
+  std::vector<ModelSpec> out;
+  io::Json unused;
+  if (!names.empty()) {
+    for (const std::string& name : split_list(names, "--models")) out.push_back(ctx.model(name, unused));
+    return out;
+  }
+  for (const io::ProfileText& p : io::list_profiles("models", ctx.search_path())) {
+    ModelSpec m = ctx.model(p.display.starts_with("builtin:") ? p.name : p.display, unused);
+    if (m.reference) {
+      ++left_out;
+    } else {
+      out.push_back(std::move(m));
+    }
+  }
+  return out;
+}
 
 }  // namespace
 
@@ -33,6 +58,11 @@ Runner setup_fit(CLI::App& app) {
   app.add_option("--min-tok-per-s", o->min_tok_per_s, "Slowest acceptable decode rate, tok/s")->capture_default_str();
   app.add_option("--quant", o->formats, "Formats to consider, comma-separated")->capture_default_str();
   app.add_option("--kv-type", o->kv_type, "KV-cache type: f16, q8_0, q4_0, int8, int4")->capture_default_str();
+  app.add_option("--models", o->models,
+                 "Models to consider, comma-separated names or .toml paths (default: every model profile except "
+                 "reference ones)");
+  app.add_option("--limit", o->limit, "Rows to show, best first")->capture_default_str()->check(CLI::PositiveNumber);
+  app.add_flag("--all", o->all, "Show every pair that fits (overrides --limit)");
   return [o](const Context& ctx) {
     io::Report r;
     r.command = "fit";
@@ -45,19 +75,20 @@ Runner setup_fit(CLI::App& app) {
     std::vector<const FileType*> formats;
     for (const std::string& f : split_list(o->formats, "--quant")) formats.push_back(&need_format(f));
     std::vector<Candidate> fits;
-    std::size_t considered = 0;
-    for (const io::ProfileText& p : io::list_profiles("models", ctx.search_path())) {
-      io::Json model_inputs;
-      const ModelSpec model = ctx.model(p.display.starts_with("builtin:") ? p.name : p.display, model_inputs);
+    std::size_t considered = 0, reference_left_out = 0;
+    std::optional<Candidate> fastest_in_memory;  // of the pairs that hold the context, whatever their rate
+    for (const ModelSpec& model : candidate_models(ctx, o->models, reference_left_out)) {
       DecodePlanInputs in{&model, formats, {}, &kv, o->min_context, std::nullopt, 1, 0};
       for (const FileType* ft : formats) in.sizes.push_back(unwrap(weight_size(model, *ft)));
       const double params = param_count(model).value_or(0);
       for (const FormatPlan& f : plan_decode(device, in)) {
         ++considered;
-        Candidate c{p.name, std::string(f.format->name), f.weights.bytes,
-                    {params, f.weights.bits_per_weight, f.decode.tok_per_s,
+        Candidate c{model.name, std::string(f.format->name), params, f.weights.bits_per_weight, f.weights.bytes,
+                    {quality_proxy(params, f.format->name), f.decode.tok_per_s,
                      max_context(model, kv, f.memory.budget_bytes, device.kv_cache)}};
-        if (!f.memory.fits || c.point.max_context < o->min_context || c.point.tok_per_s < o->min_tok_per_s) continue;
+        if (!f.memory.fits || c.point.max_context < o->min_context) continue;
+        if (!fastest_in_memory || c.point.tok_per_s > fastest_in_memory->point.tok_per_s) fastest_in_memory = c;
+        if (c.point.tok_per_s < o->min_tok_per_s) continue;
         fits.push_back(c);
       }
     }
@@ -65,25 +96,45 @@ Runner setup_fit(CLI::App& app) {
     for (const Candidate& c : fits) points.push_back(c.point);
     const std::vector<bool> pareto = pareto_front(points);
     const std::vector<std::size_t> order = fit_ranking(points);
+    const std::size_t shown = o->all ? order.size() : std::min(order.size(), o->limit);
     io::Table t{"fits", {{"model", "model"}, {"format", "format"}, {"params (B)", "params", 2, false, units::kGiga},
                          {"bits/weight", "bits_per_weight", 2}, {"weights (GB)", "weights_bytes", 2, false, units::kGB},
                          {"tok/s", "tok_per_s", 2}, {"max context", "max_context", 0, true},
-                         {"quality", "quality_proxy", 2}, {"pareto", "pareto"}}, {}};
-    for (std::size_t i : order) {
-      const FitCandidate& p = fits[i].point;
-      t.add({fits[i].model, fits[i].format, p.params, p.bits_per_weight, fits[i].weights_bytes, p.tok_per_s,
-             static_cast<std::int64_t>(p.max_context), quality_proxy(p.params, p.bits_per_weight), bool(pareto[i])});
+                         {"quality (B)", "quality_proxy", 2}, {"pareto", "pareto"}}, {}};
+    for (std::size_t i : std::span(order).first(shown)) {
+      const Candidate& c = fits[i];
+      const io::Cell quality = c.point.quality ? io::Cell(*c.point.quality) : io::Cell();
+      t.add({c.model, c.format, c.params, c.bits_per_weight, c.weights_bytes, c.point.tok_per_s,
+             static_cast<std::int64_t>(c.point.max_context), quality, bool(pareto[i])});
     }
     r.results["considered"] = considered;
     r.results["fitting"] = fits.size();
+    r.results["shown"] = shown;
     if (!fits.empty()) r.results["best"] = fits[order.front()].model + " " + fits[order.front()].format;
     r.tables.push_back(std::move(t));
     r.title = fmt::format("fit: what runs on {} with {} tokens of {} KV at >= {} tok/s", device.name, o->min_context,
                           o->kv_type, o->min_tok_per_s);
-    r.notes.push_back(fmt::format("{} of {} model/format pairs fit; ranked by parameters, then bits per weight", fits.size(),
-                                  considered));
-    r.notes.push_back("quality = params (B) x min(bits/weight, 8) / 8; pareto: no other pair is at least as good in "
-                      "quality, tok/s and max context and better in one");
+    r.notes.push_back(fmt::format("{} of {} model/format pairs fit{}; ranked by quality, then tok/s", fits.size(),
+                                  considered, shown < fits.size() ? fmt::format(", the best {} shown (--all for every one)", shown) : ""));
+    if (reference_left_out > 0) {
+      r.notes.push_back(fmt::format("{} reference model{} left out (textbook models no runtime ships; name them with "
+                                    "--models to include them)", reference_left_out, reference_left_out == 1 ? "" : "s"));
+    }
+    r.notes.push_back(fmt::format("quality = effective parameters (B): params x (perplexity ratio of the format on Llama-3-8B, "
+                      ""
+                                  "llama.cpp's scoreboard) ^ -{:.2f}, so a format that raises perplexity counts as a "
+                                  "smaller model; -- where llama.cpp publishes no figure for the format",
+                                  1 / perplexity_slope()));
+    r.notes.push_back("pareto: no other pair is at least as good in quality, tok/s and max context and better in one");
+    if (fits.empty()) {
+      const std::string closest = fastest_in_memory ? fmt::format("the fastest that holds the context is {} {} at {:.2f} tok/s",
+                                                                  fastest_in_memory->model, fastest_in_memory->format,
+                                                                  fastest_in_memory->point.tok_per_s)
+                                                    : "none holds the context in memory";
+      r.failures.push_back(fmt::format("fit: none of the {} model/format pairs fits {} with {} tokens of {} KV at >= {} "
+                                       "tok/s: {}", considered, device.name, o->min_context, o->kv_type, o->min_tok_per_s,
+                                       closest));
+    }
     return r;
   };
 }

@@ -76,6 +76,7 @@ struct ModelSpec {
   std::optional<SlidingWindow> sliding_window;  // interleaved sliding-window layers
   std::map<std::string, FormatSize> formats;  // stated sizes, keyed by file type name as given
   LoraShapes lora_shapes = LoraShapes::real;  // lora_shapes = "chapter" in the profile: the chapter's sizes
+  bool reference = false;  // a textbook model no runtime ships (the chapter's): fit ranks it only when named
 };
 
 // Whether layer i of m attends through a sliding window (always false without one).

@@ -167,6 +167,10 @@ Schema<M> make() {
           return std::string(m.lora_shapes == LoraShapes::chapter ? "chapter" : "real");
         },
         .written = [](const M& m) { return m.lora_shapes == LoraShapes::chapter; }},
+      R{.key = "reference", .type = Type::boolean,
+        .set = [](M& m, const Value& v) { m.reference = std::get<bool>(v); },
+        .get = [](const M& m) -> std::optional<Value> { return m.reference; },
+        .echo = false, .written = [](const M& m) { return m.reference; }},
   }, .after = params_or_vocab});
   s.sections.push_back({.name = "formats", .rows = {}, .after = read_formats,
                         .custom_keys = {"F.bits_per_weight", "F.bytes", "F.active_bytes"}});
