@@ -15,6 +15,7 @@ struct FitOptions {
   std::string device, formats = "Q2_K,Q3_K_M,Q4_K_M,Q5_K_M,Q6_K,Q8_0,F16", kv_type = "f16";
   std::uint64_t min_context = 4096;
   double min_tok_per_s = 0;
+  bool allow_beyond_trained = false;
 };
 
 struct Candidate {
@@ -32,7 +33,9 @@ Runner setup_fit(CLI::App& app) {
       ->capture_default_str();
   app.add_option("--min-tok-per-s", o->min_tok_per_s, "Slowest acceptable decode rate, tok/s")->capture_default_str();
   app.add_option("--quant", o->formats, "Formats to consider, comma-separated")->capture_default_str();
-  app.add_option("--kv-type", o->kv_type, "KV-cache type: f16, q8_0, q4_0, int8, int4")->capture_default_str();
+  app.add_flag("--allow-beyond-trained", o->allow_beyond_trained,
+               "Keep models trained for less than --min-context, and count max context past the trained one");
+  app.add_option("--kv-type", o->kv_type, kv_type_help("KV-cache type"))->capture_default_str();
   return [o](const Context& ctx) {
     io::Report r;
     r.command = "fit";
@@ -41,15 +44,21 @@ Runner setup_fit(CLI::App& app) {
     r.inputs["min_context_tokens"] = o->min_context;
     r.inputs["min_tok_per_s"] = o->min_tok_per_s;
     r.inputs["kv_type"] = o->kv_type;
-    const KvType& kv = need_kv_type(o->kv_type);
+    r.inputs["allow_beyond_trained"] = o->allow_beyond_trained;
     std::vector<const FileType*> formats;
     for (const std::string& f : split_list(o->formats, "--quant")) formats.push_back(&need_format(f));
     std::vector<Candidate> fits;
-    std::size_t considered = 0;
+    std::size_t considered = 0, beyond = 0;
     for (const io::ProfileText& p : io::list_profiles("models", ctx.search_path())) {
       io::Json model_inputs;
       const ModelSpec model = ctx.model(p.display.starts_with("builtin:") ? p.name : p.display, model_inputs);
-      DecodePlanInputs in{&model, formats, {}, &kv, o->min_context, std::nullopt, 1, 0};
+      const KvCacheType kv = need_kv_type(o->kv_type, model);
+      if (!o->allow_beyond_trained && beyond_trained(model, o->min_context)) {
+        considered += formats.size();
+        beyond += formats.size();
+        continue;
+      }
+      DecodePlanInputs in{&model, formats, {}, kv, o->min_context, std::nullopt, 1, 0};
       for (const FileType* ft : formats) in.sizes.push_back(unwrap(weight_size(model, *ft)));
       const double params = param_count(model).value_or(0);
       for (const FormatPlan& f : plan_decode(device, in)) {
@@ -57,6 +66,7 @@ Runner setup_fit(CLI::App& app) {
         Candidate c{p.name, std::string(f.format->name), f.weights.bytes,
                     {params, f.weights.bits_per_weight, f.decode.tok_per_s,
                      max_context(model, kv, f.memory.budget_bytes, device.kv_cache)}};
+        if (!o->allow_beyond_trained) c.point.max_context = trained_cap(model, c.point.max_context);
         if (!f.memory.fits || c.point.max_context < o->min_context || c.point.tok_per_s < o->min_tok_per_s) continue;
         fits.push_back(c);
       }
@@ -76,12 +86,18 @@ Runner setup_fit(CLI::App& app) {
     }
     r.results["considered"] = considered;
     r.results["fitting"] = fits.size();
+    r.results["beyond_trained"] = beyond;
     if (!fits.empty()) r.results["best"] = fits[order.front()].model + " " + fits[order.front()].format;
     r.tables.push_back(std::move(t));
     r.title = fmt::format("fit: what runs on {} with {} tokens of {} KV at >= {} tok/s", device.name, o->min_context,
                           o->kv_type, o->min_tok_per_s);
     r.notes.push_back(fmt::format("{} of {} model/format pairs fit; ranked by parameters, then bits per weight", fits.size(),
                                   considered));
+    if (beyond > 0) {
+      r.notes.push_back(fmt::format("{} pairs left out: their model was trained for fewer than {} tokens "
+                                    "(--allow-beyond-trained keeps them)", beyond, o->min_context));
+    }
+    if (!o->allow_beyond_trained) r.notes.push_back("max context: what memory holds, capped at the model's trained context");
     r.notes.push_back("quality = params (B) x min(bits/weight, 8) / 8; pareto: no other pair is at least as good in "
                       "quality, tok/s and max context and better in one");
     return r;
