@@ -70,6 +70,11 @@ Runner setup_check(CLI::App& app) {
       options.kv_type = e.kv_type;
       if (e.context) options.context = *e.context;
       const io::Json results = io::full_results(report(options, ctx));
+      if (results["beyond_trained"].get<bool>()) {
+        r.notes.push_back(fmt::format("check {} ({} on {}): context {} is beyond the {} tokens the model was trained for",
+                                      index, e.model, e.device, options.context,
+                                      results["trained_context"].get<std::uint64_t>()));
+      }
       for (const io::Requirement& req : e.requirements) {
         auto outcome = io::evaluate_requirement(results, req);
         if (!outcome) {

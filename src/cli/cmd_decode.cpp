@@ -1,5 +1,6 @@
 // edgeplan decode: weight bytes per format and the bandwidth-bound decode rate (core/decode.hpp).
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "cli/command.hpp"
 #include "cli/plan.hpp"
@@ -49,8 +50,36 @@ const FileType& need_format(const std::string& name) {
   return *need("--quant", util::lookup_or_suggest(file_types(), name, [](const FileType& t) { return t.name; }, "format"));
 }
 
-const KvType& need_kv_type(const std::string& name) {
-  return *need("--kv-type", util::lookup_or_suggest(kv_types(), name, [](const KvType& t) { return t.name; }, "cache type"));
+std::string kv_type_help(std::string_view what) {
+  std::vector<std::string_view> names;
+  for (const KvType& t : kv_types()) names.push_back(t.name);
+  return fmt::format("{}: {} (int8, int4: the reference's idealised types), or k=TYPE,v=TYPE", what,
+                     fmt::join(names, ", "));
+}
+
+KvCacheType need_kv_type(const std::string& text, const ModelSpec& model) {
+  auto one = [](std::string_view name) -> const KvType& {
+    return *need("--kv-type", util::lookup_or_suggest(kv_types(), name, [](const KvType& t) { return t.name; }, "cache type"));
+  };
+  KvCacheType t;
+  if (text.find('=') == std::string::npos) {
+    t = one(text);
+  } else {
+    for (const std::string& item : split_list(text, "--kv-type")) {
+      const std::size_t eq = item.find('=');
+      const std::string side = eq == std::string::npos ? item : item.substr(0, eq);
+      const KvType** slot = side == "k" ? &t.k : side == "v" ? &t.v : nullptr;
+      if (!slot || eq == std::string::npos || *slot) {
+        throw UsageError(fmt::format("--kv-type: '{}' is not a type or k=TYPE,v=TYPE, e.g. k=q8_0,v=q4_0", text));
+      }
+      *slot = &one(item.substr(eq + 1));
+    }
+    if (!t.k || !t.v) throw UsageError(fmt::format("--kv-type {}: give both k=TYPE and v=TYPE", text));
+  }
+  if (const std::optional<std::string> why = kv_cache_refusal(model, t)) {
+    throw UsageError(fmt::format("--kv-type {}: llama.cpp refuses it for {}: {}", text, model.name, *why));
+  }
+  return t;
 }
 
 namespace {
@@ -65,7 +94,7 @@ void decode_inputs(const DecodeOptions& o, const Context& ctx, io::Json& inputs,
   in.model = ctx.model(o.model, inputs);
   DecodePlanInputs& p = in.plan;
   p.model = &in.model;
-  p.kv_type = &need_kv_type(o.kv_type);
+  p.kv_type = need_kv_type(o.kv_type, in.model);
   for (const std::string& q : split_list(o.quant, "--quant")) p.formats.push_back(&need_format(q));
   p.spec = o.spec.empty() ? std::nullopt : std::optional(parse_spec(o.spec));
   for (const FileType* ft : p.formats) p.sizes.push_back(unwrap(weight_size(in.model, *ft)));
@@ -99,7 +128,7 @@ Runner setup_decode(CLI::App& app) {
   app.add_option("--quant", o->quant, "Comma-separated formats, e.g. Q4_K_M,F16")->capture_default_str();
   app.add_option("--context", o->context, "Tokens in the KV cache; each decoded token also reads them")
       ->capture_default_str();
-  app.add_option("--kv-type", o->kv_type, "KV-cache type read at --context: f16, q8_0, q4_0, int8, int4")
+  app.add_option("--kv-type", o->kv_type, kv_type_help("KV-cache type read at --context"))
       ->capture_default_str();
   app.add_option("--spec", o->spec, "Speculative decoding / MTP: alpha=A,gamma=G,cost=C");
   app.add_option("--prompt", o->prompt, "Prompt tokens for prefill and time to first token (needs [prefill] in the device)")
@@ -121,7 +150,7 @@ Runner setup_decode(CLI::App& app) {
     DecodeInputs in;
     decode_inputs(*o, ctx, r.inputs, in);
     const ModelSpec& model = in.model;
-    const KvType& kv = *in.plan.kv_type;
+    const KvCacheType& kv = in.plan.kv_type;
     const std::vector<const FileType*>& formats = in.plan.formats;
     const std::optional<SpecParams>& spec = in.plan.spec;
     // Prefill columns and header: the one prefill model's estimate, the same for every format.
@@ -130,7 +159,7 @@ Runner setup_decode(CLI::App& app) {
 
     const double kv_bytes = kv_cache_bytes(model, kv, o->context, device.kv_cache);
     r.inputs["context_tokens"] = o->context;
-    r.inputs["kv_type"] = kv.name;
+    r.inputs["kv_type"] = kv.name();
     if (spec) r.inputs["spec"] = {{"alpha", spec->alpha}, {"gamma", spec->gamma}, {"cost", spec->cost}};
 
     io::Table t{"formats", {{"format", "format"},
@@ -171,7 +200,7 @@ Runner setup_decode(CLI::App& app) {
     }
     if (o->context > 0) {
       r.header.push_back(fmt::format("context {} tokens of {} KV: {:.3f} GB read per token besides the weights",
-                                     o->context, kv.name, kv_bytes / units::kGB));
+                                     o->context, kv.name(), kv_bytes / units::kGB));
     }
     if (spec) {
       r.results["spec_expected_tokens"] = spec_expected_tokens(spec->alpha, spec->gamma);

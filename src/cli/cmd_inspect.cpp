@@ -80,11 +80,13 @@ Runner setup_inspect(CLI::App& app) {
     std::vector<Counted> tensors;
     std::string size_rule;
     if (o->file.ends_with(".gguf")) {
-      const io::GgufFile f = unwrap(io::read_gguf_file(o->file));
+      const io::GgufFile f = unwrap(io::read_gguf_model(o->file));
       tensors = from_gguf(m, f);
       const std::string type_name = file_type_name(f);
-      size_rule = fmt::format("the file's tensors (GGUF v{}, {} tensors, file type {}, data at byte {})", f.version,
-                              f.tensors.size(), type_name, f.data_offset);
+      size_rule = fmt::format("the file's tensors (GGUF v{}, {} tensors, file type {}, data at byte {}{})", f.version,
+                              f.tensors.size(), type_name, f.data_offset,
+                              f.shards > 1 ? fmt::format(" of shard 1; {} shards", f.shards) : "");
+      r.results["shards"] = f.shards;
       r.results["gguf_version"] = f.version;
       r.results["file_type"] = type_name;
       r.results["file_bytes"] = f.file_bytes;

@@ -39,9 +39,9 @@ io::Report report(const ReportOptions& o, const Context& ctx) {
   const std::string context = std::to_string(o.context);
   r.inputs["quant"] = quant;
   r.inputs["context_tokens"] = o.context;
-  r.inputs["kv_type"] = o.kv_type;
   in.formats = formats_for(format);
-  in.kv_type = &need_kv_type(o.kv_type);
+  in.kv_type = need_kv_type(o.kv_type, in.model);
+  r.inputs["kv_type"] = in.kv_type.name();
   in.context_tokens = o.context;
   in.prompt_tokens = o.prompt;
   if (!o.spec.empty()) in.spec = parse_spec(o.spec);
@@ -58,7 +58,7 @@ io::Report report(const ReportOptions& o, const Context& ctx) {
   // Weights and decode.
   for (const FormatPlan& f : plan.formats) {
     line(t, fmt::format("weights {}", f.format->name), fmt::format("{:.2f} GB", f.weights.bytes / units::kGB),
-         f.memory.fits ? fmt::format("fits with {} tokens of {} KV", context, o.kv_type) : "does not fit");
+         f.memory.fits ? fmt::format("fits with {} tokens of {} KV", context, in.kv_type.name()) : "does not fit");
   }
   const FormatPlan& mine = plan.chosen();
   res["fits"] = mine.memory.fits;
@@ -86,8 +86,15 @@ io::Report report(const ReportOptions& o, const Context& ctx) {
     if (k.type == in.kv_type) res["max_context"] = k.max_context;
   }
   line(t, "KV budget", fmt::format("{:.2f} GiB", plan.kv_budget_bytes / units::kGiB), "memory - reserved - weights");
+  res["trained_context"] = in.model.context_tokens ? io::Json(*in.model.context_tokens) : io::Json();
+  res["beyond_trained"] = beyond_trained(in.model, o.context);
+  if (in.model.context_tokens) {
+    line(t, "trained context", with_thousands(*in.model.context_tokens) + " tokens",
+         beyond_trained(in.model, o.context) ? fmt::format("context {} is beyond it: the model does not support it", context)
+                                             : fmt::format("context {} is within it", context));
+  }
   for (const KvTypePlan& k : plan.kv) {
-    line(t, fmt::format("max context {}", k.type->name), with_thousands(k.max_context) + " tokens",
+    line(t, fmt::format("max context {}", k.type.name()), with_thousands(k.max_context) + " tokens",
          fmt::format("{:.0f} B/token", k.bytes_per_token));
   }
 
@@ -157,7 +164,7 @@ Runner setup_report(CLI::App& app) {
   app.add_option("--model", o->model, "Model profile name or .toml path")->required();
   app.add_option("--quant", o->quant, "Weight format the figures are for")->capture_default_str();
   app.add_option("--context", o->context, "Context the decode rate and fit are taken at")->capture_default_str();
-  app.add_option("--kv-type", o->kv_type, "KV-cache type: f16, q8_0, q4_0, int8, int4")->capture_default_str();
+  app.add_option("--kv-type", o->kv_type, kv_type_help("KV-cache type"))->capture_default_str();
   app.add_option("--prompt", o->prompt, "Prompt tokens for prefill and time to first token")
       ->capture_default_str()
       ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 24));

@@ -139,8 +139,11 @@ Runner setup_report(CLI::App& app);
 Runner setup_check(CLI::App& app);
 Runner setup_fit(CLI::App& app);
 
-// Looks up a KV-cache type by name (--kv-type); a usage error suggests the nearest.
-const KvType& need_kv_type(const std::string& name);
+// The cache of --kv-type: one type for K and V ("q8_0") or one each ("k=q8_0,v=q4_0"); a usage error
+// suggests the nearest name, and says why llama.cpp refuses the cache for `model` when it does.
+KvCacheType need_kv_type(const std::string& text, const ModelSpec& model);
+// --kv-type's help: `what` the option decides, then every type (kv_types()) and the K/V form.
+std::string kv_type_help(std::string_view what);
 
 // 19431 as "19,431", as the table view groups whole numbers.
 std::string with_thousands(std::uint64_t v);

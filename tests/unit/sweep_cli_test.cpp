@@ -67,7 +67,7 @@ TEST(SweepCli, DeviceNumbersOnDecodeEqualOneRunPerCombination) {
                             "--context", "4096", "--spec", "alpha=0.75,gamma=4,cost=0.15"},
                            {"device.bandwidth_gbps=50:200:37.5", "device.memory_gib=5.5,8,16",
                             "device.per_token_overhead_ms=0,1.5"});
-  expect_sweep_equals_runs({"decode", "--device", "apple-m2-ultra-192g", "--model", "llama-2-7b"},
+  expect_sweep_equals_runs({"decode", "--device", "apple-m2-max-64g", "--model", "llama-2-7b"},
                            {"device.utilization=0.3:1:0.35", "device.reserved_gib=0,1_0"});
 }
 
