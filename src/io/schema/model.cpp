@@ -167,6 +167,18 @@ Schema<M> make() {
           return std::string(m.lora_shapes == LoraShapes::chapter ? "chapter" : "real");
         },
         .written = [](const M& m) { return m.lora_shapes == LoraShapes::chapter; }},
+      R{.key = "file_format", .type = Type::choice,
+        .choices = [] {
+          std::vector<std::string> names;
+          for (const FileType& t : file_types()) names.emplace_back(t.name);
+          return names;
+        },
+        .set = [](M& m, const Value& v) { m.file_format = text(v); },
+        .get = [](const M& m) -> std::optional<Value> {
+          if (m.file_format) return *m.file_format;
+          return std::nullopt;
+        },
+        .echo = false},
   }, .after = params_or_vocab});
   s.sections.push_back({.name = "formats", .rows = {}, .after = read_formats,
                         .custom_keys = {"F.bits_per_weight", "F.bytes", "F.active_bytes"}});
