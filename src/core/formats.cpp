@@ -26,28 +26,30 @@ constexpr std::array kGgmlTypes{
     GgmlType{"Q1_0", 41, 128, 18},    GgmlType{"Q2_0", 42, 64, 18},
 };
 
-// llama-quantize's targets in the order of its QUANT_OPTIONS (aliases and COPY left out), base types from
-// llama_ftype_get_default_type; then NVFP4, a file type llama.cpp loads but does not quantize to.
+// Every llama-quantize target (its QUANT_OPTIONS without the aliases and COPY), base types from
+// llama_ftype_get_default_type: the common ones first, from wide to narrow (so a misspelt name suggests
+// one of them), then the rest in llama-quantize's order; last NVFP4, a file type llama.cpp loads but does
+// not quantize to.
 constexpr bool kImatrix = true;
 constexpr std::array kFileTypes{
+    FileType{"F32", "F32", 0},              FileType{"F16", "F16", 1},
+    FileType{"BF16", "BF16", 32},           FileType{"Q8_0", "Q8_0", 7},
+    FileType{"Q6_K", "Q6_K", 18},           FileType{"Q5_K_M", "Q5_K", 17},
+    FileType{"Q5_1", "Q5_1", 9},            FileType{"Q5_0", "Q5_0", 8},
+    FileType{"Q4_K_M", "Q4_K", 15},         FileType{"Q4_K_S", "Q4_K", 14},
+    FileType{"Q4_1", "Q4_1", 3},            FileType{"Q4_0", "Q4_0", 2},
+    FileType{"Q3_K_M", "Q3_K", 12},         FileType{"Q2_K", "Q2_K", 10},
     FileType{"Q1_0", "Q1_0", 40},           FileType{"Q2_0", "Q2_0", 41},
-    FileType{"Q4_0", "Q4_0", 2},            FileType{"Q4_1", "Q4_1", 3},
-    FileType{"MXFP4_MOE", "MXFP4", 38},     FileType{"Q5_0", "Q5_0", 8},
-    FileType{"Q5_1", "Q5_1", 9},            FileType{"IQ2_XXS", "IQ2_XXS", 19, kImatrix},
+    FileType{"MXFP4_MOE", "MXFP4", 38},     FileType{"IQ2_XXS", "IQ2_XXS", 19, kImatrix},
     FileType{"IQ2_XS", "IQ2_XS", 20, kImatrix}, FileType{"IQ2_S", "IQ2_XS", 28, kImatrix},
     FileType{"IQ2_M", "IQ2_S", 29, kImatrix},   FileType{"IQ1_S", "IQ1_S", 24, kImatrix},
     FileType{"IQ1_M", "IQ1_M", 31, kImatrix},   FileType{"TQ1_0", "TQ1_0", 36},
-    FileType{"TQ2_0", "TQ2_0", 37},         FileType{"Q2_K", "Q2_K", 10},
-    FileType{"Q2_K_S", "Q2_K", 21, kImatrix},   FileType{"IQ3_XXS", "IQ3_XXS", 23, kImatrix},
-    FileType{"IQ3_S", "IQ3_S", 26},         FileType{"IQ3_M", "IQ3_S", 27},
-    FileType{"IQ3_XS", "IQ3_S", 22, kImatrix},  FileType{"Q3_K_S", "Q3_K", 11},
-    FileType{"Q3_K_M", "Q3_K", 12},         FileType{"Q3_K_L", "Q3_K", 13},
+    FileType{"TQ2_0", "TQ2_0", 37},         FileType{"Q2_K_S", "Q2_K", 21, kImatrix},
+    FileType{"IQ3_XXS", "IQ3_XXS", 23, kImatrix}, FileType{"IQ3_S", "IQ3_S", 26},
+    FileType{"IQ3_M", "IQ3_S", 27},         FileType{"IQ3_XS", "IQ3_S", 22, kImatrix},
+    FileType{"Q3_K_S", "Q3_K", 11},         FileType{"Q3_K_L", "Q3_K", 13},
     FileType{"IQ4_NL", "IQ4_NL", 25},       FileType{"IQ4_XS", "IQ4_XS", 30},
-    FileType{"Q4_K_S", "Q4_K", 14},         FileType{"Q4_K_M", "Q4_K", 15},
-    FileType{"Q5_K_S", "Q5_K", 16},         FileType{"Q5_K_M", "Q5_K", 17},
-    FileType{"Q6_K", "Q6_K", 18},           FileType{"Q8_0", "Q8_0", 7},
-    FileType{"F16", "F16", 1},              FileType{"BF16", "BF16", 32},
-    FileType{"F32", "F32", 0},              FileType{"NVFP4", "NVFP4", 39, false, false},
+    FileType{"Q5_K_S", "Q5_K", 16},         FileType{"NVFP4", "NVFP4", 39, false, false},
 };
 
 const GgmlType& type(std::string_view name) { return *find_ggml_type(name); }

@@ -149,6 +149,7 @@ TEST(Formats, TargetsThatNeedAnImportanceMatrix) {
   }
   EXPECT_EQ(needs, (std::vector<std::string_view>{"IQ2_XXS", "IQ2_XS", "IQ2_S", "IQ2_M", "IQ1_S", "IQ1_M", "Q2_K_S",
                                                    "IQ3_XXS", "IQ3_XS"}));
+  EXPECT_EQ(file_types().size(), 36u);
 }
 
 // tensor_type_fallback: a row that 256 does not divide takes the type llama.cpp names, Q4_0 for Q2_K and Q3_K
@@ -201,9 +202,10 @@ TEST(Formats, IQuantAndOtherMixRules) {
   EXPECT_EQ(type_of("Q4_K_M", TensorRole::attn_kv_b, 0, mha), "Q6_K");
   // The 70B bump: attn_v of Q3_K or Q4_K becomes Q5_K.
   MixContext big{80, 64, 8, 0, false, true};
-  EXPECT_EQ(type_of("Q4_K_M", TensorRole::attn_v, 12, big), "Q5_K");
+  EXPECT_EQ(type_of("Q4_K_M", TensorRole::attn_v, 11, big), "Q5_K");  // not a use_more_bits layer
+  EXPECT_EQ(type_of("Q4_K_M", TensorRole::attn_v, 12, big), "Q6_K");
   big.size_70b = false;
-  EXPECT_EQ(type_of("Q4_K_M", TensorRole::attn_v, 12, big), "Q4_K");
+  EXPECT_EQ(type_of("Q4_K_M", TensorRole::attn_v, 11, big), "Q4_K");
 }
 
 }  // namespace
