@@ -13,7 +13,7 @@ namespace edgeplan::cli {
 namespace {
 
 struct DecodeOptions {
-  std::string device, model, quant = "Q4_K_M,Q8_0,F16", kv_type = "f16", spec;
+  std::string device, model, quant, kv_type = "f16", spec;
   std::uint64_t context = 0;
   std::uint64_t prompt = 512;
 };
@@ -48,6 +48,18 @@ SpecParams parse_spec(const std::string& text) {
 
 const FileType& need_format(const std::string& name) {
   return *need("--quant", util::lookup_or_suggest(file_types(), name, [](const FileType& t) { return t.name; }, "format"));
+}
+
+std::string quant_or_file_format(const std::string& quant, const ModelSpec& m, std::string_view fallback) {
+  if (!quant.empty()) return quant;
+  return m.file_format.value_or(std::string(fallback));
+}
+
+std::vector<std::string> requantize_note(const ModelSpec& m, const FileType& ft) {
+  if (!m.file_format || *m.file_format == ft.name) return {};
+  return {fmt::format("{} is a {} file: {} re-quantizes its shape with llama.cpp's rules, a what-if (without --quant "
+                      "the figures are the file's own tensors)",
+                      m.name, *m.file_format, ft.name)};
 }
 
 std::string kv_type_help(std::string_view what) {
@@ -95,7 +107,9 @@ void decode_inputs(const DecodeOptions& o, const Context& ctx, io::Json& inputs,
   DecodePlanInputs& p = in.plan;
   p.model = &in.model;
   p.kv_type = need_kv_type(o.kv_type, in.model);
-  for (const std::string& q : split_list(o.quant, "--quant")) p.formats.push_back(&need_format(q));
+  for (const std::string& q : split_list(quant_or_file_format(o.quant, in.model, "Q4_K_M,Q8_0,F16"), "--quant")) {
+    p.formats.push_back(&need_format(q));
+  }
   p.spec = o.spec.empty() ? std::nullopt : std::optional(parse_spec(o.spec));
   for (const FileType* ft : p.formats) p.sizes.push_back(unwrap(weight_size(in.model, *ft)));
   p.context_tokens = o.context;
@@ -125,7 +139,8 @@ Runner setup_decode(CLI::App& app) {
   auto o = std::make_shared<DecodeOptions>();
   app.add_option("--device", o->device, "Device profile name or .toml path")->required();
   app.add_option("--model", o->model, "Model profile name or .toml path")->required();
-  app.add_option("--quant", o->quant, "Comma-separated formats, e.g. Q4_K_M,F16")->capture_default_str();
+  app.add_option("--quant", o->quant,
+                 "Comma-separated formats, e.g. Q4_K_M,F16 (default: a GGUF model's own format, else Q4_K_M,Q8_0,F16)");
   app.add_option("--context", o->context, "Tokens in the KV cache; each decoded token also reads them")
       ->capture_default_str();
   app.add_option("--kv-type", o->kv_type, kv_type_help("KV-cache type read at --context"))
@@ -197,6 +212,9 @@ Runner setup_decode(CLI::App& app) {
     if (model.moe) {
       r.notes.push_back(fmt::format("mixture of experts: memory holds all {} experts; each token reads the shared "
                                     "weights and {} experts (read/token)", model.moe->experts, model.moe->used));
+    }
+    for (const FileType* ft : formats) {
+      for (std::string& note : requantize_note(model, *ft)) r.notes.push_back(std::move(note));
     }
     if (o->context > 0) {
       r.header.push_back(fmt::format("context {} tokens of {} KV: {:.3f} GB read per token besides the weights",

@@ -44,11 +44,10 @@ std::vector<Counted> from_rules(const ModelSpec& m, const FileType& ft) {
 std::string file_type_name(const io::GgufFile& f) {
   const io::GgufValue* v = f.find("general.file_type");
   if (!v) return "not stated";
-  const std::uint64_t id = v->as_uint().value_or(~std::uint64_t{0});
-  for (const FileType& t : file_types()) {
-    if (t.gguf_id && *t.gguf_id == id) return std::string(t.name);
-  }
-  return fmt::format("{} (not a file type edgeplan names)", id);
+  const std::optional<std::uint64_t> id = v->as_uint();
+  const FileType* t = id && *id <= UINT32_MAX ? find_file_type_id(static_cast<std::uint32_t>(*id)) : nullptr;
+  if (t) return std::string(t->name);
+  return fmt::format("{} (not a file type llama.cpp defines)", id ? std::to_string(*id) : "(not a whole number)");
 }
 
 std::vector<Counted> from_gguf(const ModelSpec& m, const io::GgufFile& f) {
@@ -93,6 +92,7 @@ Runner setup_inspect(CLI::App& app) {
     } else {
       const FileType& ft = need_format(o->quant);
       r.inputs["quant"] = ft.name;
+      unwrap(weight_size(m, ft));  // a file type llama.cpp refuses for this shape is an error, not a table
       tensors = from_rules(m, ft);
       size_rule = fmt::format("{} under llama.cpp's rules", ft.name);
     }

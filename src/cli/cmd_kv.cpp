@@ -9,7 +9,7 @@ namespace edgeplan::cli {
 namespace {
 
 struct KvOptions {
-  std::string device, model, quant = "Q4_K_M", kv_type = "f16";
+  std::string device, model, quant, kv_type = "f16";
   std::uint64_t context = 0;
 };
 
@@ -26,7 +26,7 @@ KvInputs kv_inputs(const KvOptions& o, const Context& ctx, io::Json& inputs) {
   KvInputs in;
   in.model = ctx.model(o.model, inputs);
   in.primary = need_kv_type(o.kv_type, in.model);
-  in.format = &need_format(o.quant);
+  in.format = &need_format(quant_or_file_format(o.quant, in.model));
   in.weights = unwrap(weight_size(in.model, *in.format));
   in.context = o.context;
   return in;
@@ -56,7 +56,7 @@ Runner setup_kv(CLI::App& app) {
   auto o = std::make_shared<KvOptions>();
   app.add_option("--device", o->device, "Device profile name or .toml path")->required();
   app.add_option("--model", o->model, "Model profile name or .toml path")->required();
-  app.add_option("--quant", o->quant, "Weight format, e.g. Q4_K_M")->capture_default_str();
+  app.add_option("--quant", o->quant, "Weight format, e.g. Q4_K_M (default: a GGUF model's own format, else Q4_K_M)");
   app.add_option("--context", o->context, "Context to check: does it fit, and with what headroom");
   app.add_option("--kv-type", o->kv_type, kv_type_help("Cache type that decides `fits`"))
       ->capture_default_str();
@@ -79,6 +79,7 @@ Runner setup_kv(CLI::App& app) {
     const double budget = kv_budget_bytes(device.memory_bytes, device.reserved_bytes, weights.bytes);
     r.inputs["quant"] = ft->name;
     r.inputs["kv_type"] = in.primary.name();
+    r.notes = requantize_note(model, *ft);
     if (o->context > 0) r.inputs["context_tokens"] = o->context;
 
     io::Table t{"types", {{"kv type", "kv_type"},

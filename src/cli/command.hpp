@@ -135,6 +135,11 @@ Runner setup_calibrate(CLI::App& app);
 
 // Looks up a weight format by name (--quant); a usage error suggests the nearest.
 const FileType& need_format(const std::string& name);
+// --quant as given, else the format of the GGUF file model m was read from (model.file_format), else `fallback`.
+std::string quant_or_file_format(const std::string& quant, const ModelSpec& m, std::string_view fallback = "Q4_K_M");
+// The note a report carries when format ft is not the format of the GGUF file m was read from: the figures
+// re-quantize the file's shape, a what-if. Empty when m is not a GGUF file or ft is its format.
+std::vector<std::string> requantize_note(const ModelSpec& m, const FileType& ft);
 Runner setup_report(CLI::App& app);
 Runner setup_check(CLI::App& app);
 Runner setup_fit(CLI::App& app);

@@ -131,8 +131,9 @@ ModelSpec read_model(const GgufFile& f, const std::string& name, const std::stri
   }
   const auto ftype = f.find("general.file_type");
   const auto id = ftype ? ftype->as_uint() : std::nullopt;
-  for (const FileType& ft : file_types()) {
-    if (id && ft.gguf_id == id) m.formats.emplace(std::string(ft.name), FormatSize{std::nullopt, bytes, active});
+  if (const FileType* ft = id && *id <= UINT32_MAX ? find_file_type_id(static_cast<std::uint32_t>(*id)) : nullptr) {
+    m.formats.emplace(std::string(ft->name), FormatSize{std::nullopt, bytes, active});
+    m.file_format = std::string(ft->name);
   }
   return m;
 }

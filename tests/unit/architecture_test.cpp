@@ -28,9 +28,9 @@ TEST(Architecture, MixtralHoldsAllExpertsAndReadsTwo) {
   EXPECT_EQ(w.active_bytes, 7969038336.0);
   // 8 experts: attn_k / attn_v are Q8_0 and attn_output Q5_K.
   const MixContext mix{32, 32, 8, 8, false};
-  EXPECT_EQ(tensor_type(*find_file_type("Q4_K_M"), TensorRole::attn_k, 3, 4096, mix).name, "Q8_0");
-  EXPECT_EQ(tensor_type(*find_file_type("Q4_K_M"), TensorRole::attn_output, 3, 4096, mix).name, "Q5_K");
-  EXPECT_EQ(tensor_type(*find_file_type("Q4_K_M"), TensorRole::router, 3, 4096, mix).name, "F32");
+  EXPECT_EQ(tensor_type(*find_file_type("Q4_K_M"), TensorRole::attn_k, 3, 4096, mix)->name, "Q8_0");
+  EXPECT_EQ(tensor_type(*find_file_type("Q4_K_M"), TensorRole::attn_output, 3, 4096, mix)->name, "Q5_K");
+  EXPECT_EQ(tensor_type(*find_file_type("Q4_K_M"), TensorRole::router, 3, 4096, mix)->name, "F32");
 }
 
 TEST(Architecture, StatedBytesOfAMixtureAreReadInTheRulesShare) {
@@ -49,8 +49,9 @@ TEST(Architecture, PhiFusesQkvAndGateUp) {
   EXPECT_EQ(tensors[2].name, "blk.0.attn_qkv.weight");
   EXPECT_EQ(tensors[2].rows, 9216u);
   EXPECT_EQ(*param_count(m), 3821079552.0);
-  // Q4_K_M gives attn_qkv Q5_K.
-  EXPECT_EQ(weight_size(m, *find_file_type("Q4_K_M"))->bytes, 2392493568.0);
+  // llama.cpp counts attn_qkv as attn_v (category_is_attn_v): Q4_K_M gives it Q6_K in the 16 use_more_bits
+  // layers and Q4_K in the others (edgeplan gave all 32 Q5_K, llama.cpp's unreachable attn_qkv branch).
+  EXPECT_EQ(weight_size(m, *find_file_type("Q4_K_M"))->bytes, 2396032512.0);
 }
 
 TEST(Architecture, GemmaAndQwen3Norms) {
@@ -202,6 +203,21 @@ TEST(ModelFile, GgufMixtureUsesTheFilesBytes) {
   EXPECT_EQ(w.source, SizeSource::stated_bytes);
   EXPECT_DOUBLE_EQ(w.bytes, experts + rest);
   EXPECT_DOUBLE_EQ(w.active_bytes, experts / 2 + rest);
+}
+
+// An IQ4_XS file (general.file_type 30) was costed as Q4_K_M: edgeplan knew no file type 30.
+TEST(ModelFile, GgufFileTypeIsTheModelsFormat) {
+  const auto file = io::read_gguf(moe_gguf(), "moe.gguf");
+  ASSERT_TRUE(file.ok()) << file.error().message;
+  io::GgufFile f = *file;
+  for (auto& [key, value] : f.metadata) {
+    if (key == "general.file_type") value.value = std::uint64_t{30};
+  }
+  const auto m = io::model_from_gguf(f, "moe", "moe.gguf");
+  ASSERT_TRUE(m.ok()) << m.error().message;
+  EXPECT_EQ(m->file_format, "IQ4_XS");
+  const WeightSize w = *weight_size(*m, *find_file_type("IQ4_XS"));
+  EXPECT_EQ(w.source, SizeSource::stated_bytes);
 }
 
 TEST(ModelFile, GgufErrorsNameTheFile) {

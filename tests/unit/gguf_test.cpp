@@ -105,6 +105,24 @@ TEST(Gguf, RejectsUnknownTypes) {
   EXPECT_EQ(error_of(t.read()), "mem.gguf: byte 53: tensor w: unknown ggml type id 4");
 }
 
+// A tensor of type 17 (IQ2_XS) made the reader refuse the whole file ("unknown ggml type id 17").
+TEST(Gguf, ReadsTheTypesLlamaCppAddedLater) {
+  const std::pair<std::uint32_t, std::uint64_t> types[] = {{17, 74}, {19, 50}, {21, 110}, {22, 82}, {29, 56},
+                                                           {34, 54}, {35, 66}, {40, 36 * 4}, {41, 18 * 2}, {42, 18 * 4}};
+  for (const auto& [id, bytes_per_row] : types) {
+    Builder b;
+    b.u64(1).u64(0).tensor("w", {256, 2}, id, 0);
+    b.pad_to(4096);
+    const auto f = b.read();
+    ASSERT_TRUE(f) << id << ": " << f.error().message;
+    EXPECT_EQ(f->tensors[0].bytes, 2 * bytes_per_row) << id;
+  }
+  Builder past;
+  past.u64(1).u64(0).tensor("w", {256, 2}, 43, 0);
+  past.pad_to(512);
+  EXPECT_EQ(error_of(past.read()), "mem.gguf: byte 53: tensor w: unknown ggml type id 43");
+}
+
 TEST(Gguf, RejectsBadTensors) {
   Builder dims;
   dims.u64(1).u64(0).tensor("w", {1, 2, 3, 4, 5}, 0, 0);
