@@ -1,132 +1,22 @@
+// The sweep road (--sweep, lists of devices and models): option axes make command lines, each parsed once;
+// profile keys are set on structs where the command computes its rows from them, else --set per combination.
 #include <algorithm>
-#include <array>
 #include <atomic>
-#include <charconv>
-#include <cerrno>
-#include <cmath>
-#include <cstdlib>
-#include <cstring>
-#include <iostream>
 #include <iterator>
-#include <limits>
 #include <string_view>
 
 #include <fmt/format.h>
 
-#include "cli/command.hpp"
-#include "edgeplan/core/limits.hpp"
-#include "edgeplan/io/inputs.hpp"
-#include "edgeplan/io/model_file.hpp"
-#include "edgeplan/util/parallel.hpp"
+#include "cli/app.hpp"
 #include "edgeplan/io/render/renderer.hpp"
-#include "edgeplan/io/require.hpp"
-#include "edgeplan/util/names.hpp"
 #include "edgeplan/io/schema/kinds.hpp"
-#include "edgeplan/io/sweep.hpp"
-#include "edgeplan/io/warnings.hpp"
 #include "edgeplan/io/text.hpp"
+#include "edgeplan/util/names.hpp"
+#include "edgeplan/util/parallel.hpp"
 #include "edgeplan/util/text.hpp"
 
 namespace edgeplan::cli {
 namespace {
-
-constexpr std::array kCommands{
-    Command{"decode", "Decode speed: weight bytes per format, tokens/s, optional speculation", setup_decode},
-    Command{"kv", "KV-cache budget and the longest context per cache type", setup_kv},
-    Command{"place", "Operator placement of a prefill layer across NPU, GPU and CPU, fallbacks and transfers",
-            setup_place},
-    Command{"stream", "Weight loading from storage: preload, demand paging, prefetch, hot subsets, LLM in a flash",
-            setup_stream},
-    Command{"lora", "LoRA adapters: hot-swap time and memory versus merged copies", setup_lora},
-    Command{"spec", "Speculative decoding / MTP: expected tokens, speedup, best draft length", setup_spec},
-    Command{"route", "Device versus private and public cloud, per request or over a trace of traffic", setup_route},
-    Command{"report", "One page for a device and model: fit, speed, context, load, adapters, fallbacks, routing",
-            setup_report},
-    Command{"check", "CI gate: requirements on device/model pairs from a plan file; exit 1 when any fails", setup_check},
-    Command{"fit", "Which known models and formats run on a device within constraints, ranked, Pareto front", setup_fit},
-    Command{"profiles", "List the device and model profiles and where each comes from", setup_profiles},
-    Command{"inspect", "What a model file holds: architecture, parameters, bytes by tensor type, context, KV",
-            setup_inspect},
-    Command{"import", "Write the TOML model profile equivalent to a model file (GGUF or config.json)", setup_import},
-    Command{"quant", "Weight quantization error (MAE, max, RMSE, cosine of W.x) and bytes per method", setup_quant},
-    Command{"bench", "Measure this machine: memory read bandwidth, matmul GFLOPS, storage read rate", setup_bench, true},
-    Command{"calibrate", "Fit a device's utilization, per-token overhead and prefill efficiency to llama-bench results",
-            setup_calibrate},
-};
-
-// The profiles a --set key may start with.
-const std::vector<std::string> kOverrideProfiles{"device", "model", "cloud"};
-
-const io::Format& parse_format(const std::string& f) {
-  if (const io::Format* format = io::find_format(f)) return *format;
-  throw UsageError(fmt::format("--format {}: expected {}", f, io::format_names()));
-}
-
-void add_common(CLI::App& app, CommonOptions& o) {
-  app.add_option("--profiles", o.profile_dirs, "Directory of profiles searched before the built-in ones (repeatable)")
-      ->type_name("DIR");
-  app.add_option("--set", o.sets, "Override a profile value, e.g. device.bandwidth_gbps=120 (repeatable)")
-      ->type_name("KEY=VALUE");
-  app.add_option("--format", o.format, "Output format: " + io::format_names())->type_name("FMT")->capture_default_str();
-  app.add_option("--sweep", o.sweeps, "Run once per value: KEY=V1,V2,... or KEY=START:STOP:STEP (repeatable: all combinations)")
-      ->type_name("KEY=VALUES");
-  app.add_option("--require", o.requirements, "Fail (exit 1) unless 'FIELD OP VALUE' holds, e.g. 'fits == true' (repeatable)")
-      ->type_name("EXPR");
-}
-
-// The largest value of each whole-number option that has no CLI::Range of its own, by name. A name means the
-// same thing in every subcommand.
-constexpr std::array<std::pair<std::string_view, std::uint64_t>, 8> kOptionMaxima{{
-    {"--context", kMaxContextTokens},          // tokens in the KV cache (core/kv.hpp)
-    {"--min-context", kMaxContextTokens},
-    {"--prompt", limits::kPromptTokens},       // tokens of one prefill
-    {"--seq", limits::kPromptTokens},
-    {"--rank", limits::kLoraRank},
-    {"--mtp-layers", limits::kLayers},
-    {"--threads", 4096},                       // as bench --threads
-    {"--seed", std::numeric_limits<std::uint64_t>::max()},  // any seed
-}};
-
-// CLI11 reads "-1" into an unsigned option as a huge number, a value past 2^64 as 2^64 - 1, and "nan", "inf"
-// or 1e300 into a double: every numeric option of every subcommand gets a check that refuses them before
-// conversion. Whole numbers are bounded by kOptionMaxima (an unlisted one, as profile numbers, by
-// io::kMaxMagnitude), other numbers like profile numbers.
-void check_numeric_options(CLI::App& app) {
-  static const CLI::Validator finite(
-      [](std::string& text) -> std::string {
-        char* end = nullptr;
-        const double v = std::strtod(text.c_str(), &end);
-        if (end != text.c_str() && *end == '\0' && !std::isfinite(v)) {
-          return "expected a finite number (got " + text + ")";
-        }
-        if (end != text.c_str() && *end == '\0' && std::abs(v) > io::kMaxMagnitude) {
-          return fmt::format("expected a number of at most {:g} in magnitude (got {})", io::kMaxMagnitude, text);
-        }
-        return "";
-      },
-      "", "finite");
-  for (CLI::Option* o : app.get_options()) {
-    if (o->get_type_name() == "UINT") {
-      std::uint64_t max = static_cast<std::uint64_t>(io::kMaxMagnitude);
-      for (const auto& [name, bound] : kOptionMaxima) {
-        if (o->check_name(std::string(name))) max = bound;
-      }
-      o->check(CLI::Validator(
-          [max](std::string& text) -> std::string {
-            if (!text.empty() && text.front() == '-') return "expected a whole number of 0 or more (got " + text + ")";
-            std::uint64_t v = 0;
-            const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-            if (end != text.data() + text.size()) return "";  // not a whole number: CLI11 says it cannot convert it
-            if (ec == std::errc::result_out_of_range || v > max) {
-              return fmt::format("expected a whole number of at most {} (got {})", max, text);
-            }
-            return "";
-          },
-          "", "whole"));
-    }
-    if (o->get_type_name() == "FLOAT") o->check(finite);
-  }
-}
 
 // Decimals needed to show every value of a sweep axis as typed (at most 6).
 int decimals_of(const std::vector<std::string>& values) {
@@ -439,23 +329,8 @@ std::optional<io::RowSource> device_number_rows(const SweepRuns& runs, std::shar
                        }};
 }
 
-// What a run of a command says besides its output: requirements that failed (exit 1) and figures that could
-// not be evaluated (exit 2).
-struct Verdict {
-  std::vector<std::string> failures, errors;
-};
+}  // namespace
 
-// The command's own gate (check) first, then the --require expressions.
-Verdict verdict_of(const io::Report& report, const std::vector<io::Requirement>& reqs) {
-  Verdict v{report.failures, report.errors};
-  const std::vector<std::string> unmet = unwrap(io::check_requirements(io::full_results(report), reqs));
-  v.failures.insert(v.failures.end(), unmet.begin(), unmet.end());
-  return v;
-}
-
-// Runs `runner` once per combination of the sweeps, on all cores, and writes one table: a column per swept key
-// in front of the columns of the command's first table. Requirements are checked on every combination; the
-// failures and the figures that could not be evaluated are returned, in combination order.
 Verdict run_sweep(const Command& command, const std::vector<std::string>& args, const CommonOptions& common,
                   const std::vector<io::SweepAxis>& axes, const std::vector<io::Requirement>& reqs,
                   const io::Format& format, std::ostream& out) {
@@ -550,197 +425,5 @@ Verdict run_sweep(const Command& command, const std::vector<std::string>& args, 
   return all;
 }
 
-}  // namespace
-
-std::span<const Command> commands() { return kCommands; }
-
-Context::Context(const CommonOptions& options) : path_(unwrap(io::default_search_path(options.profile_dirs))) {
-  overrides_ = unwrap(io::parse_overrides(options.sets, kOverrideProfiles));
-}
-
-io::ProfileText Context::find(const std::string& kind, const std::string& name) const {
-  io::ProfileText text = unwrap(io::find_profile(kind, name, path_));
-  if (!text.shadows.empty()) io::warn(fmt::format("{} is read from {}, which shadows {}", name, text.display, text.shadows));
-  return text;
-}
-
-namespace {
-
-// Records a loaded profile under inputs[key]: its name, where it came from, and the values used.
-template <class Spec>
-Spec recorded(Spec spec, const io::ProfileText& text, const char* key, io::Json& inputs) {
-  io::Json j = {{"name", spec.name}, {"source", text.display}};
-  j.update(io::to_json(spec));
-  inputs[key] = std::move(j);
-  return spec;
-}
-
-}  // namespace
-
-DeviceSpec Context::device(const std::string& name, io::Json& inputs) const {
-  const io::ProfileText text = find("devices", name);
-  return recorded(unwrap(io::load_device(text, overrides_)), text, "device", inputs);
-}
-
-ModelSpec Context::model(const std::string& name, io::Json& inputs) const {
-  const io::ProfileText text = io::is_model_file(name) ? unwrap(io::model_file_profile(name)) : find("models", name);
-  return recorded(unwrap(io::load_model(text, overrides_)), text, "model", inputs);
-}
-
-std::vector<std::string> split_list(const std::string& text, const std::string& option) {
-  std::optional<std::vector<std::string>> items = util::split_list(text);
-  if (!items) throw UsageError(fmt::format("{} '{}': empty item in the list", option, text));
-  return std::move(*items);
-}
-
-std::string with_thousands(std::uint64_t v) { return io::group_digits(std::to_string(v)); }
-
-std::string rounded_with_thousands(double v) {
-  if (!std::isfinite(v)) return fmt::format("{}", v);
-  return (v < 0 ? "-" : "") + io::group_digits(fmt::format("{:.0f}", std::abs(v)));
-}
-
-double parse_number(const std::string& text, const std::string& what) {
-  const std::optional<double> v = util::parse_number(text);
-  if (!v) throw UsageError(fmt::format("{}: '{}' is not a number", what, text));
-  return *v;
-}
-
-namespace {
-
-// Warnings recorded while the command ran come after its output (and after an error), each once.
-void print_warnings(std::ostream& err) {
-  for (const std::string& w : io::take_warnings()) err << "edgeplan: warning: " << w << "\n";
-}
-
-int run_command_line(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
-  CLI::App app{"edgeplan: capacity planner for running large language models on edge devices", "edgeplan"};
-  app.set_version_flag("--version", "edgeplan " + std::string(io::version()));
-  app.require_subcommand(1);
-  app.footer("Run 'edgeplan COMMAND --help' for a command's options. Exit codes: 0 ok, 1 a --require failed, "
-             "2 bad usage or input.");
-  CommonOptions common;
-  // Only the command named on the command line gets its options (`edgeplan help COMMAND`: that one): building
-  // every command's parser is most of the work of a short run. The others are names in the help.
-  const bool help = argc > 1 && std::string_view(argv[1]) == "help";
-  const std::string_view named = argc > (help ? 2 : 1) ? argv[help ? 2 : 1] : "";
-  const Command* command = nullptr;
-  CLI::App* sub = nullptr;
-  Runner runner;
-  for (const Command& c : kCommands) {
-    CLI::App* added = app.add_subcommand(c.name, c.description);
-    if (named != c.name) continue;
-    command = &c;
-    sub = added;
-    add_common(*sub, common);
-    runner = c.setup(*sub);
-    check_numeric_options(*sub);
-  }
-  const auto unknown_command = [&](std::string_view name) {
-    const std::vector<std::string> names = util::names_of(kCommands, [](const Command& c) { return c.name; });
-    err << fmt::format("edgeplan: error: unknown command '{}'{}\n", io::clipped(name), util::did_you_mean(name, names));
-    return kExitUsage;
-  };
-
-  // Bare `edgeplan`, `edgeplan help` and `edgeplan help COMMAND` print the help, as --help does.
-  if (argc == 1 || help) {
-    if (argc > 3) {
-      err << "edgeplan: error: help takes at most one command\n";
-      return kExitUsage;
-    }
-    if (sub) {
-      out << sub->help("edgeplan");
-      return kExitOk;
-    }
-    if (argc < 3 || named == "--help" || named == "-h") {
-      out << app.help();
-      return kExitOk;
-    }
-    return unknown_command(named);
-  }
-  if (!command && argv[1][0] != '-') return unknown_command(named);
-  // An option the command does not have, named before CLI11 reports something less direct about it ("--device is
-  // required" for a misspelt --device): with the nearest option the command has.
-  if (sub) {
-    std::vector<std::string> known{"--help"};
-    for (const CLI::Option* o : sub->get_options()) {
-      for (const std::string& name : o->get_lnames()) known.push_back("--" + name);
-    }
-    for (int i = 2; i < argc && std::string_view(argv[i]) != "--"; ++i) {
-      const std::string_view arg = argv[i];
-      if (!arg.starts_with("--")) continue;
-      const std::string name(arg.substr(0, arg.find('=')));
-      if (std::find(known.begin(), known.end(), name) != known.end()) continue;
-      err << fmt::format("edgeplan: error: {} has no option {}{}\n", command->name, io::clipped(name),
-                         util::did_you_mean(name, known));
-      err << fmt::format("Run 'edgeplan {} --help' for its options.\n", command->name);
-      return kExitUsage;
-    }
-  }
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    if (e.get_exit_code() == 0) return app.exit(e, out, err);
-    err << "edgeplan: error: " << io::escaped(e.what()) << "\n";
-    err << "Run 'edgeplan --help' or 'edgeplan COMMAND --help' for usage.\n";
-    return kExitUsage;
-  }
-
-  const auto finish = [&err](int code) {
-    print_warnings(err);
-    return code;
-  };
-  try {
-    const io::Format& format = parse_format(common.format);
-    std::vector<io::Requirement> reqs;
-    for (const std::string& r : common.requirements) reqs.push_back(unwrap(io::parse_requirement(r)));
-    // Lists of devices and models, as llama-bench takes them (--device a,b): sweeps over those options, first.
-    const std::vector<std::string> args(argv + std::min(argc, 2), argv + argc);
-    std::vector<io::SweepAxis> axes;
-    for (const char* name : {"device", "model"}) {
-      const CLI::Option* o = sub ? sub->get_option_no_throw(std::string("--") + name) : nullptr;
-      if (!o || o->count() != 1 || o->results().front().find(',') == std::string::npos) continue;
-      axes.push_back({name, split_list(o->results().front(), std::string("--") + name)});
-    }
-    for (const std::string& s : common.sweeps) axes.push_back(unwrap(io::parse_sweep(s)));
-    if (sub && sub->parsed()) {
-      Verdict verdict;
-      if (axes.empty()) {
-        const io::Report report = runner(Context(common));
-        verdict = verdict_of(report, reqs);
-        out << io::render(report, format);
-      } else {
-        verdict = run_sweep(*command, args, common, axes, reqs, format, out);
-      }
-      for (const std::string& f : verdict.failures) err << "edgeplan: " << io::escaped(f) << "\n";
-      for (const std::string& e : verdict.errors) err << "edgeplan: error: " << io::escaped(e) << "\n";
-      if (!out.flush()) {  // a full disk or a closed pipe: the output is not all there
-        err << fmt::format("edgeplan: error: cannot write the output{}\n",
-                           errno != 0 ? fmt::format(" ({})", std::strerror(errno)) : "");
-        return finish(kExitUsage);
-      }
-      if (!verdict.errors.empty()) return finish(kExitUsage);
-      return finish(verdict.failures.empty() ? kExitOk : kExitRequirementFailed);
-    }
-  } catch (const UsageError& e) {
-    err << "edgeplan: error: " << io::escaped(e.what()) << "\n";
-    return finish(kExitUsage);
-  }
-  return finish(kExitUsage);
-}
-
-}  // namespace
-
-int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
-  try {
-    return run_command_line(argc, argv, out, err);
-  } catch (const std::exception& e) {  // a bug: say so instead of aborting
-    err << "edgeplan: internal error: " << io::escaped(e.what()) << "\n";
-  } catch (...) {
-    err << "edgeplan: internal error: an exception of unknown type\n";
-  }
-  print_warnings(err);
-  return kExitUsage;
-}
 
 }  // namespace edgeplan::cli
