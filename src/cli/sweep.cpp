@@ -244,84 +244,133 @@ class SweepRuns {
   std::vector<Runner> runners_;
 };
 
-// A sweep over device numbers and options only, on a command that computes its rows from a DeviceSpec: each
-// value is read once (as the profile loader reads it) and set on a copy of the device per combination, on all
-// cores; each command line of the option axes loads its profiles once. Returns nullopt when the sweep is not of
-// that kind. An invalid value or combination is reported by running the command on the first combination that
-// has one, so the error is word for word the loader's.
-std::optional<io::RowSource> device_number_rows(const SweepRuns& runs, std::shared_ptr<const SweepColumns> columns,
-                                                const CommonOptions& common, const std::vector<io::SweepAxis>& axes,
-                                                std::uint64_t n) {
-  const auto& schema = io::schema::device_schema();
-  struct Axis {
-    std::size_t axis;  // in `axes`
-    const io::schema::Row<DeviceSpec>* row;
-    std::vector<std::optional<io::schema::Value>> values;  // nullopt when the loader would reject the value
+// One swept profile key set straight on a struct: its schema row and each value as the loader reads it.
+template <class Spec>
+struct KeyAxis {
+  std::size_t axis;  // in `axes`
+  const io::schema::Row<Spec>* row;
+  std::vector<std::optional<io::schema::Value>> values;  // nullopt when the loader would reject the value
+};
+
+// The axis over `key` below `schema`'s profile ("device.bandwidth_gbps") when a struct can take its values: a
+// settable number or count; nullopt otherwise. Its values are read on all cores.
+template <class Spec>
+std::optional<KeyAxis<Spec>> key_axis(const io::schema::Schema<Spec>& schema, std::size_t axis,
+                                      const io::SweepAxis& a) {
+  const std::string prefix = std::string(schema.profile) + ".";
+  if (!a.key.starts_with(prefix)) return std::nullopt;
+  const io::schema::Row<Spec>* row = io::schema::find_row(schema, std::string_view(a.key).substr(prefix.size()));
+  if (!row || !row->settable || (row->type != io::schema::Type::number && row->type != io::schema::Type::count)) {
+    return std::nullopt;
+  }
+  KeyAxis<Spec> out{axis, row, std::vector<std::optional<io::schema::Value>>(a.values.size())};
+  util::parallel_for(a.values.size(), [&](unsigned, std::uint64_t begin, std::uint64_t end) {
+    for (std::uint64_t v = begin; v < end; ++v) out.values[v] = io::schema::parse_fast(*row, a.values[v]);
+  }, util::kParallelGrain);
+  return out;
+}
+
+// Sets the values of combination `at` of `axes` on `spec`; false when the loader would reject one of them or
+// the struct they make.
+template <class Spec>
+bool set_values(const io::schema::Schema<Spec>& schema, const std::vector<KeyAxis<Spec>>& axes,
+                const std::vector<std::size_t>& at, Spec& spec) {
+  bool valid = true;
+  for (const KeyAxis<Spec>& axis : axes) {
+    const std::optional<io::schema::Value>& v = axis.values[at[axis.axis]];
+    if (v) axis.row->set(spec, *v);
+    valid = valid && v.has_value();
+  }
+  return valid && (axes.empty() || io::schema::consistent(schema, spec));
+}
+
+// Whether every key of `axes` has its section in the loaded `spec` (else the loader's road says what it does).
+template <class Spec>
+bool all_held(const io::schema::Schema<Spec>& schema, const std::vector<KeyAxis<Spec>>& axes,
+              const std::vector<io::SweepAxis>& swept, const Spec& spec) {
+  return std::all_of(axes.begin(), axes.end(), [&](const KeyAxis<Spec>& axis) {
+    const std::string& key = swept[axis.axis].key;
+    return io::schema::held(schema, std::string_view(key).substr(key.find('.') + 1), spec).has_value();
+  });
+}
+
+// A sweep over device and model numbers and options only, on a command that computes its rows from a
+// DeviceSpec and a ModelSpec: each value is read once (as the profile loader reads it) and set on a copy of the
+// structs per combination, on all cores; each command line of the option axes loads its profiles once. Returns
+// nullopt when the sweep is not of that kind. An invalid value or combination (one the loader or the command
+// rejects) is reported by running the command on the first combination that has one, so the error is word for
+// word the loader's or the command's.
+std::optional<io::RowSource> struct_rows(const SweepRuns& runs, std::shared_ptr<const SweepColumns> columns,
+                                         const CommonOptions& common, const std::vector<io::SweepAxis>& axes,
+                                         std::uint64_t n) {
+  const auto& device_schema = io::schema::device_schema();
+  const auto& model_schema = io::schema::model_schema();
+  struct Keys {
+    std::vector<KeyAxis<DeviceSpec>> device;
+    std::vector<KeyAxis<ModelSpec>> model;
   };
-  auto direct = std::make_shared<std::vector<Axis>>();
+  auto keys = std::make_shared<Keys>();
   for (std::size_t i = 0; i < axes.size(); ++i) {
     if (runs.is_option(i)) continue;
-    const io::SweepAxis& a = axes[i];
-    const io::schema::Row<DeviceSpec>* row =
-        a.key.starts_with("device.") ? io::schema::find_row(schema, std::string_view(a.key).substr(7)) : nullptr;
-    if (!row || !row->settable || (row->type != io::schema::Type::number && row->type != io::schema::Type::count)) {
+    if (auto d = key_axis(device_schema, i, axes[i])) {
+      keys->device.push_back(std::move(*d));
+    } else if (auto m = key_axis(model_schema, i, axes[i])) {
+      keys->model.push_back(std::move(*m));
+    } else {
       return std::nullopt;
     }
-    Axis& axis = direct->emplace_back(Axis{i, row, std::vector<std::optional<io::schema::Value>>(a.values.size())});
-    util::parallel_for(a.values.size(), [&](unsigned, std::uint64_t begin, std::uint64_t end) {
-      for (std::uint64_t v = begin; v < end; ++v) axis.values[v] = io::schema::parse_fast(*row, a.values[v]);
-    }, util::kParallelGrain);
   }
-  auto bases = std::make_shared<std::vector<DeviceRows>>();
+  auto bases = std::make_shared<std::vector<StructRows>>();
   for (std::uint64_t j = 0; j < runs.lines(); ++j) {
-    if (!runs.line(j).device_rows) return std::nullopt;
-    bases->push_back(runs.line(j).device_rows(Context(common)));
-    for (const Axis& axis : *direct) {  // a key of a section the device does not have: the loader's road
-      if (!io::schema::held(schema, std::string_view(axes[axis.axis].key).substr(7), bases->back().device)) {
-        return std::nullopt;
-      }
+    if (!runs.line(j).struct_rows) return std::nullopt;
+    const StructRows& b = bases->emplace_back(runs.line(j).struct_rows(Context(common)));
+    if (!all_held(device_schema, keys->device, axes, b.device) || !all_held(model_schema, keys->model, axes, b.model)) {
+      return std::nullopt;
     }
   }
-  // Sets combination i's values on its command line's copy of the device (returned); null when the loader
-  // would reject one of them or the combination.
-  auto set = [&axes, &runs, direct = std::shared_ptr<const std::vector<Axis>>(direct),
-              at = std::vector<std::size_t>()](std::vector<DeviceSpec>& devices, std::uint64_t i) mutable -> DeviceSpec* {
-    combination_indices(axes, i, at);
-    DeviceSpec& d = devices[runs.line_of(at)];
-    bool valid = true;
-    for (const Axis& axis : *direct) {
-      const std::optional<io::schema::Value>& v = axis.values[at[axis.axis]];
-      if (v) axis.row->set(d, *v);
-      valid = valid && v.has_value();
-    }
-    return valid && io::schema::consistent(io::schema::device_schema(), d) ? &d : nullptr;
+  const bool model_changed = !keys->model.empty();
+  // Combination i's structs: its values set on its command line's copies (`made`), whose index is returned; the
+  // number of lines when the loader would reject one of the values or the structs they make.
+  struct Made {
+    std::vector<DeviceSpec> devices;
+    std::vector<ModelSpec> models;
+    std::vector<std::size_t> at;
   };
-  std::vector<DeviceSpec> devices;
-  for (const DeviceRows& b : *bases) devices.push_back(b.device);
+  auto set = [&axes, &runs, bases, keys = std::shared_ptr<const Keys>(keys)](Made& made, std::uint64_t i) {
+    combination_indices(axes, i, made.at);
+    const std::uint64_t j = runs.line_of(made.at);
+    const bool valid = set_values(io::schema::device_schema(), keys->device, made.at, made.devices[j]) &&
+                       set_values(io::schema::model_schema(), keys->model, made.at, made.models[j]);
+    return valid ? j : runs.lines();
+  };
+  Made start;
+  for (const StructRows& b : *bases) {
+    start.devices.push_back(b.device);
+    start.models.push_back(b.model);
+  }
   std::vector<std::uint64_t> first(util::worker_count(), n);  // the first invalid combination each worker saw
   util::parallel_for(n, [&](unsigned w, std::uint64_t begin, std::uint64_t end) {
-    std::vector<DeviceSpec> mine = devices;
-    auto check = set;  // its own copy: `set` keeps scratch state
+    Made mine = start;
     for (std::uint64_t i = begin; i < end; ++i) {
-      if (!check(mine, i)) {
+      const std::uint64_t j = set(mine, i);
+      if (j == runs.lines() ||
+          ((*bases)[j].evaluable && !(*bases)[j].evaluable(mine.devices[j], mine.models[j], model_changed))) {
         first[w] = i;
         return;
       }
     }
   }, util::kParallelGrain);
   if (const std::uint64_t bad = *std::min_element(first.begin(), first.end()); bad < n) {
-    runs.run(bad);  // throws the loader's error
-    throw UsageError(fmt::format("--sweep: combination {} was rejected here but not by the profile loader (a bug)", bad + 1));
+    runs.run(bad);  // throws the loader's or the command's error
+    throw UsageError(fmt::format("--sweep: combination {} was rejected here but not by the command (a bug)", bad + 1));
   }
-  return io::RowSource{n, [bases, columns, set, &axes, &runs, devices] {
-                         return [bases, columns, set, &axes, &runs, devices, at = std::vector<std::size_t>(),
+  return io::RowSource{n, [bases, columns, set, &axes, start, model_changed] {
+                         return [bases, columns, set, &axes, made = start, model_changed,
                                  prefix = std::vector<io::Cell>()](std::uint64_t i, Rows& rows) mutable {
-                           DeviceSpec* d = set(devices, i);
-                           combination_indices(axes, i, at);
-                           sweep_cells(axes, at, prefix);
-                           const std::uint64_t j = runs.line_of(at);
+                           const std::uint64_t j = set(made, i);
+                           sweep_cells(axes, made.at, prefix);
                            const std::size_t from = rows.size();
-                           (*bases)[j].rows(*d, prefix, rows);
+                           (*bases)[j].rows(made.devices[j], made.models[j], model_changed, prefix, rows);
                            if (!columns->identity[j]) {
                              remap(rows, from, prefix.size(), columns->maps[j], columns->columns.size());
                            }
@@ -341,10 +390,14 @@ Verdict run_sweep(const Command& command, const std::vector<std::string>& args, 
     if (one.tables.empty()) throw UsageError(fmt::format("--sweep: {} has no table to sweep", one.command));
     return one;
   };
-  const io::Report first = run_one(0);
-  // The columns of every command line (each run at its first combination).
-  std::vector<std::vector<io::Column>> line_columns{first.tables.front().columns};
-  for (std::uint64_t j = 1; j < runs.lines(); ++j) line_columns.push_back(run_one(runs.first_of_line(j)).tables.front().columns);
+  // Each command line run at its first combination, for its columns (that report stands for the combination
+  // below: it runs once).
+  std::vector<io::Report> firsts;
+  std::vector<std::vector<io::Column>> line_columns;
+  for (std::uint64_t j = 0; j < runs.lines(); ++j) {
+    line_columns.push_back(firsts.emplace_back(run_one(runs.first_of_line(j))).tables.front().columns);
+  }
+  const io::Report& first = firsts.front();  // combination 0
   auto columns = std::make_shared<const SweepColumns>(sweep_columns(line_columns));
   io::Report head;
   head.command = first.command;
@@ -361,7 +414,7 @@ Verdict run_sweep(const Command& command, const std::vector<std::string>& args, 
   head.tables.push_back(std::move(t));
 
   if (reqs.empty()) {
-    if (std::optional<io::RowSource> direct = device_number_rows(runs, columns, common, axes, n)) {
+    if (std::optional<io::RowSource> direct = struct_rows(runs, columns, common, axes, n)) {
       io::render_rows(head, *direct, format, out);
       return {};
     }
@@ -378,9 +431,12 @@ Verdict run_sweep(const Command& command, const std::vector<std::string>& args, 
   std::atomic<std::uint64_t> first_error{n};
   std::vector<std::pair<std::uint64_t, std::exception_ptr>> errors(util::worker_count(), {n, nullptr});
   util::parallel_for(n, [&](unsigned w, std::uint64_t begin, std::uint64_t end) {
+    std::vector<std::size_t> at;
     for (std::uint64_t i = begin; i < end && i < first_error.load(); ++i) {
       try {
-        io::Report one = run_one(i);
+        combination_indices(axes, i, at);
+        const std::uint64_t j = runs.line_of(at);
+        io::Report one = runs.first_of_line(j) == i ? std::move(firsts[j]) : run_one(i);
         Verdict v = verdict_of(one, reqs);
         if (!v.failures.empty() || !v.errors.empty()) verdicts[w].emplace_back(i, std::move(v));
         if (keep) rows[i] = std::move(one.tables.front().rows);
