@@ -90,7 +90,7 @@ TEST(SweepCli, ModelNumbersEqualOneRunPerCombination) {
   expect_sweep_equals_runs({"decode", "--device", "iphone-15-pro", "--model", "gemma-3-4b"},
                            {"quant=Q4_K_M,Q8_0", "model.layers=10,34", "device.memory_gib=4,8"});
   expect_sweep_equals_runs({"kv", "--device", "phone8g", "--model", "ref-8b"},
-                           {"model.params=4e9,8e9", "context=0,4096", "device.reserved_gib=0.5,1"});
+                           {"model.params=4e9,8e9", "context=2048,4096", "device.reserved_gib=0.5,1"});
 }
 
 // report's page per combination comes from PlanInputs -> PlanResult on the struct road.
@@ -102,7 +102,7 @@ TEST(SweepCli, ReportOverProfileNumbersEqualsOneRunPerCombination) {
 }
 
 TEST(SweepCli, BadModelValueFailsAsTheRunWithThatValue) {
-  for (const std::string& command : {"decode", "kv", "report"}) {
+  for (const char* command : {"decode", "kv", "report"}) {
     for (const auto& [sweep, set] : std::vector<std::pair<std::string, std::string>>{
              {"model.kv_heads=8,3", "model.kv_heads=3"},
              {"model.layers=32,0", "model.layers=0"},
