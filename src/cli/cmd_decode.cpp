@@ -102,27 +102,40 @@ struct DecodeInputs {
   DecodePlanInputs plan;  // points at model: keep this struct where it was made (shared_ptr or the stack)
 };
 
+// Sets what decode derives from the model `m`: its weight size per format and the prompt's FLOPs. Fails with
+// the error of the first format whose size cannot be derived.
+std::optional<Error> derive(const ModelSpec& m, DecodePlanInputs& p) {
+  p.model = &m;
+  p.sizes.clear();
+  for (const FileType* ft : p.formats) {
+    Result<WeightSize> size = weight_size(m, *ft);
+    if (!size) return size.error();
+    p.sizes.push_back(*size);
+  }
+  p.prompt_flops = prefill_flops(m, p.prompt_tokens);
+  return std::nullopt;
+}
+
 void decode_inputs(const DecodeOptions& o, const Context& ctx, io::Json& inputs, DecodeInputs& in) {
   in.model = ctx.model(o.model, inputs);
   DecodePlanInputs& p = in.plan;
-  p.model = &in.model;
   p.kv_type = need_kv_type(o.kv_type, in.model);
   for (const std::string& q : split_list(quant_or_file_format(o.quant, in.model, "Q4_K_M,Q8_0,F16"), "--quant")) {
     p.formats.push_back(&need_format(q));
   }
   p.spec = o.spec.empty() ? std::nullopt : std::optional(parse_spec(o.spec));
-  for (const FileType* ft : p.formats) p.sizes.push_back(unwrap(weight_size(in.model, *ft)));
   p.context_tokens = o.context;
   p.prompt_tokens = o.prompt;
-  p.prompt_flops = prefill_flops(in.model, o.prompt);
+  if (const std::optional<Error> e = derive(in.model, p)) throw UsageError(e->message);
 }
 
 // The formats table: one row per format; the prefill columns when the device has a prefill estimate.
-void decode_rows(const DecodeInputs& in, const DeviceSpec& device, const std::vector<io::Cell>& prefix, Rows& rows) {
-  for (const FormatPlan& f : plan_decode(device, in.plan)) {
+void decode_rows(const DecodePlanInputs& plan, const DeviceSpec& device, const std::vector<io::Cell>& prefix,
+                 Rows& rows) {
+  for (const FormatPlan& f : plan_decode(device, plan)) {
     std::vector<io::Cell>& row = start_row(rows, prefix, 12);
     row.insert(row.end(), {std::string(f.format->name), f.weights.bits_per_weight, f.weights.bytes});
-    if (in.model.moe) row.emplace_back(f.weights.active_bytes);
+    if (plan.model->moe) row.emplace_back(f.weights.active_bytes);
     row.insert(row.end(), {std::string(to_string(f.weights.source)), f.memory.fits,
                            f.decode.s_per_token * units::kMsPerS, f.decode.tok_per_s, f.relative});
     if (f.spec_tok_per_s) row.emplace_back(*f.spec_tok_per_s);
@@ -149,14 +162,25 @@ Runner setup_decode(CLI::App& app) {
   app.add_option("--prompt", o->prompt, "Prompt tokens for prefill and time to first token (needs [prefill] in the device)")
       ->capture_default_str()
       ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 24));
-  auto rows = [o](const Context& ctx) {
+  auto structs = [o](const Context& ctx) {
     io::Json inputs;
     DeviceSpec device = ctx.device(o->device, inputs);
     auto in = std::make_shared<DecodeInputs>();
     decode_inputs(*o, ctx, inputs, *in);
-    return DeviceRows{std::move(device), [in](const DeviceSpec& d, const std::vector<io::Cell>& prefix, Rows& out) {
-                        decode_rows(*in, d, prefix, out);
-                      }};
+    StructRows out{std::move(device), in->model, {}, {}};
+    out.rows = [in](const DeviceSpec& d, const ModelSpec& m, bool model_changed, const std::vector<io::Cell>& prefix,
+                    Rows& rows) {
+      if (!model_changed) return decode_rows(in->plan, d, prefix, rows);
+      DecodePlanInputs plan = in->plan;
+      if (derive(m, plan)) throw UsageError("decode: a swept model was not checked (a bug)");
+      decode_rows(plan, d, prefix, rows);
+    };
+    out.evaluable = [in](const DeviceSpec&, const ModelSpec& m, bool model_changed) {
+      if (!model_changed) return true;
+      DecodePlanInputs plan = in->plan;
+      return !derive(m, plan);
+    };
+    return out;
   };
   auto run = [o](const Context& ctx) {
     io::Report r;
@@ -193,7 +217,7 @@ Runner setup_decode(CLI::App& app) {
       r.inputs["prompt_tokens"] = o->prompt;
     }
     const double speedup = spec ? spec_speedup(*spec) : 1.0;
-    decode_rows(in, device, {}, t.rows);
+    decode_rows(in.plan, device, {}, t.rows);
     r.tables.push_back(std::move(t));
 
     r.title = fmt::format("decode: {} on {}", model.name, device.name);
@@ -230,7 +254,7 @@ Runner setup_decode(CLI::App& app) {
     }
     return r;
   };
-  return Runner(run, rows);
+  return Runner(run, structs);
 }
 
 }  // namespace edgeplan::cli

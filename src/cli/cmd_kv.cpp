@@ -38,12 +38,13 @@ std::string counted_as(const KvCacheType& t) {
 }
 
 // The types table: one row per cache type.
-void kv_rows(const KvInputs& in, const std::vector<KvTypePlan>& points, const std::vector<io::Cell>& prefix, Rows& rows) {
+void kv_rows(std::uint64_t context, const std::vector<KvTypePlan>& points, const std::vector<io::Cell>& prefix,
+             Rows& rows) {
   for (const KvTypePlan& p : points) {
     std::vector<io::Cell>& row = start_row(rows, prefix, 6);
     row.insert(row.end(), {p.type.name(), counted_as(p.type), p.bytes_per_token,
                            static_cast<std::int64_t>(p.max_context)});
-    if (in.context > 0) {
+    if (context > 0) {
       row.emplace_back(p.at_context.fits);
       row.emplace_back(p.at_context.headroom_bytes);
     }
@@ -60,13 +61,20 @@ Runner setup_kv(CLI::App& app) {
   app.add_option("--context", o->context, "Context to check: does it fit, and with what headroom");
   app.add_option("--kv-type", o->kv_type, kv_type_help("Cache type that decides `fits`"))
       ->capture_default_str();
-  auto rows = [o](const Context& ctx) {
+  auto structs = [o](const Context& ctx) {
     io::Json inputs;
     DeviceSpec device = ctx.device(o->device, inputs);
     auto in = std::make_shared<const KvInputs>(kv_inputs(*o, ctx, inputs));
-    return DeviceRows{std::move(device), [in](const DeviceSpec& d, const std::vector<io::Cell>& prefix, Rows& out) {
-                        kv_rows(*in, plan_kv(d, in->model, in->weights.bytes, in->context, in->primary), prefix, out);
-                      }};
+    StructRows out{std::move(device), in->model, {}, {}};
+    out.rows = [in](const DeviceSpec& d, const ModelSpec& m, bool model_changed, const std::vector<io::Cell>& prefix,
+                    Rows& rows) {
+      const double weight_bytes = model_changed ? unwrap(weight_size(m, *in->format)).bytes : in->weights.bytes;
+      kv_rows(in->context, plan_kv(d, m, weight_bytes, in->context, in->primary), prefix, rows);
+    };
+    out.evaluable = [in](const DeviceSpec&, const ModelSpec& m, bool model_changed) {
+      return !model_changed || weight_size(m, *in->format).ok();
+    };
+    return out;
   };
   auto run = [o](const Context& ctx) {
     io::Report r;
@@ -91,7 +99,7 @@ Runner setup_kv(CLI::App& app) {
       t.columns.push_back({"headroom (GiB)", "headroom_bytes", 2, false, units::kGiB});
     }
     const std::vector<KvTypePlan> points = plan_kv(device, model, weights.bytes, in.context, in.primary);
-    kv_rows(in, points, {}, t.rows);
+    kv_rows(in.context, points, {}, t.rows);
     for (const KvTypePlan& p : points) {
       if (p.type != in.primary) continue;
       r.results["bytes_per_token"] = p.bytes_per_token;
@@ -132,7 +140,7 @@ Runner setup_kv(CLI::App& app) {
     }
     return r;
   };
-  return Runner(run, rows);
+  return Runner(run, structs);
 }
 
 }  // namespace edgeplan::cli
