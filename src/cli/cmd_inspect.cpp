@@ -15,7 +15,7 @@ namespace edgeplan::cli {
 namespace {
 
 struct InspectOptions {
-  std::string file, quant = "Q4_K_M";
+  std::string file, quant;
 };
 
 struct TypeTotal {
@@ -67,8 +67,9 @@ std::vector<Counted> from_gguf(const ModelSpec& m, const io::GgufFile& f) {
 Runner setup_inspect(CLI::App& app) {
   auto o = std::make_shared<InspectOptions>();
   app.add_option("file", o->file, "Model file: a GGUF file or a Hugging Face config.json")->required();
-  app.add_option("--quant", o->quant, "For a config.json: the format whose llama.cpp tensor types to apply")
-      ->capture_default_str();
+  app.add_option("--quant", o->quant,
+                 "For a config.json: the format whose llama.cpp tensor types to apply (default Q4_K_M); a GGUF file "
+                 "has its own");
   return [o](const Context& ctx) {
     io::Report r;
     r.command = "inspect";
@@ -79,6 +80,10 @@ Runner setup_inspect(CLI::App& app) {
     std::vector<Counted> tensors;
     std::string size_rule;
     if (o->file.ends_with(".gguf")) {
+      if (!o->quant.empty()) {
+        throw UsageError(fmt::format("--quant: {} is a GGUF file: inspect shows its own tensor types (for a what-if in "
+                                     "another format, give --quant to kv or decode)", o->file));
+      }
       const io::GgufFile f = unwrap(io::read_gguf_model(o->file));
       tensors = from_gguf(m, f);
       const std::string type_name = file_type_name(f);
@@ -90,7 +95,7 @@ Runner setup_inspect(CLI::App& app) {
       r.results["file_type"] = type_name;
       r.results["file_bytes"] = f.file_bytes;
     } else {
-      const FileType& ft = need_format(o->quant);
+      const FileType& ft = need_format(o->quant.empty() ? "Q4_K_M" : o->quant);
       r.inputs["quant"] = ft.name;
       unwrap(weight_size(m, ft));  // a file type llama.cpp refuses for this shape is an error, not a table
       tensors = from_rules(m, ft);

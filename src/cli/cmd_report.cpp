@@ -29,8 +29,9 @@ PlanInputs plan_inputs(const ReportOptions& o, const Context& ctx, io::Report& r
   PlanInputs in;
   in.device = ctx.device(o.device, r.inputs);
   in.model = ctx.model(o.model, r.inputs);
-  const FileType& format = need_format(o.quant);
+  const FileType& format = need_format(quant_or_file_format(o.quant, in.model));
   r.inputs["quant"] = std::string(format.name);
+  r.notes = requantize_note(in.model, format);
   r.inputs["context_tokens"] = o.context;
   in.formats = formats_for(format);
   in.kv_type = need_kv_type(o.kv_type, in.model);
@@ -187,7 +188,8 @@ Runner setup_report(CLI::App& app) {
   auto o = std::make_shared<ReportOptions>();
   app.add_option("--device", o->device, "Device profile name or .toml path")->required();
   app.add_option("--model", o->model, "Model profile name or .toml path")->required();
-  app.add_option("--quant", o->quant, "Weight format the figures are for")->capture_default_str();
+  app.add_option("--quant", o->quant,
+                 "Weight format the figures are for (default: a GGUF model's own format, else Q4_K_M)");
   app.add_option("--context", o->context, "Context the decode rate and fit are taken at")->capture_default_str();
   app.add_option("--kv-type", o->kv_type, kv_type_help("KV-cache type"))->capture_default_str();
   app.add_option("--prompt", o->prompt, "Prompt tokens for prefill and time to first token")
