@@ -73,6 +73,25 @@ constexpr std::array<std::pair<std::string_view, std::uint64_t>, 8> kOptionMaxim
     {"--seed", std::numeric_limits<std::uint64_t>::max()},  // any seed
 }};
 
+// Token counts as people name context sizes: "8k" is 8,192 tokens, "1M" 1,048,576 (k = 1,024, as "a 128k
+// context" is 131,072 tokens). Rewrites the text before the checks below read it.
+const std::array<std::string_view, 4> kTokenOptions{"--context", "--min-context", "--prompt", "--seq"};
+
+std::string tokens_with_suffix(std::string& text) {
+  if (text.empty()) return "";
+  const char suffix = text.back();
+  const std::uint64_t scale = suffix == 'k' || suffix == 'K' ? 1024 : suffix == 'M' ? 1024 * 1024 : 0;
+  if (scale == 0) return "";
+  std::uint64_t v = 0;
+  const char* last = text.data() + text.size() - 1;
+  const auto [end, ec] = std::from_chars(text.data(), last, v);
+  if (end != last || ec != std::errc() || v > std::numeric_limits<std::uint64_t>::max() / scale) {
+    return "expected a whole number of tokens, optionally with k (x 1,024) or M (x 1,048,576) (got " + text + ")";
+  }
+  text = std::to_string(v * scale);
+  return "";
+}
+
 }  // namespace
 
 // CLI11 reads "-1" into an unsigned option as a huge number, a value past 2^64 as 2^64 - 1, and "nan", "inf"
@@ -94,6 +113,9 @@ void check_numeric_options(CLI::App& app) {
       },
       "", "finite");
   for (CLI::Option* o : app.get_options()) {
+    for (std::string_view name : kTokenOptions) {
+      if (o->check_name(std::string(name))) o->transform(CLI::Validator(tokens_with_suffix, "", "tokens"));
+    }
     if (o->get_type_name() == "UINT") {
       std::uint64_t max = static_cast<std::uint64_t>(io::kMaxMagnitude);
       for (const auto& [name, bound] : kOptionMaxima) {

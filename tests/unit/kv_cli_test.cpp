@@ -110,5 +110,30 @@ TEST(KvCli, FitLeavesOutModelsTrainedForLess) {
   EXPECT_EQ(results(all)["beyond_trained"], 0);
 }
 
+// Token counts take k (x 1,024) and M (x 1,048,576), as context sizes are named; on every token option and in
+// sweeps over them.
+TEST(KvCli, TokenCountsTakeKAndMSuffixes) {
+  const CliRun plain = run_cli({"kv", "--device", "galaxy-s24-ultra", "--model", "llama-3.2-1b", "--context", "8192"});
+  const CliRun k = run_cli({"kv", "--device", "galaxy-s24-ultra", "--model", "llama-3.2-1b", "--context", "8k"});
+  ASSERT_EQ(plain.exit_code, 0) << plain.err;
+  EXPECT_EQ(k.out, plain.out);
+  EXPECT_EQ(k.exit_code, 0) << k.err;
+  const CliRun m = run_cli({"kv", "--device", "galaxy-s24-ultra", "--model", "llama-3.2-1b", "--context", "1M",
+                            "--format", "json"});
+  ASSERT_EQ(m.exit_code, 0) << m.err;
+  EXPECT_EQ(nlohmann::json::parse(m.out)["inputs"]["context_tokens"], 1048576);
+  const CliRun fit = run_cli({"fit", "--device", "galaxy-s24-ultra", "--min-context", "32K", "--format", "json"});
+  EXPECT_EQ(nlohmann::json::parse(fit.out)["inputs"]["min_context_tokens"], 32768);
+  const CliRun sweep = run_cli({"kv", "--device", "galaxy-s24-ultra", "--model", "llama-3.2-1b", "--sweep",
+                                "context=4k,8k", "--format", "csv"});
+  ASSERT_EQ(sweep.exit_code, 0) << sweep.err;
+  EXPECT_NE(sweep.out.find("\n8k,"), std::string::npos) << sweep.out;
+  for (const char* bad : {"8x", "k", "1.5k", "-8k", "99999999999999999999k"}) {
+    const CliRun r = run_cli({"kv", "--device", "galaxy-s24-ultra", "--model", "llama-3.2-1b", "--context", bad});
+    EXPECT_EQ(r.exit_code, 2) << bad;
+    EXPECT_NE(r.err.find("--context"), std::string::npos) << r.err;
+  }
+}
+
 }  // namespace
 }  // namespace edgeplan
