@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "cli/app.hpp"
+#include "edgeplan_commit.hpp"  // generated at build time: EDGEPLAN_COMMIT (cmake/Commit.cmake)
 #include "edgeplan/io/render/renderer.hpp"
 #include "edgeplan/io/sweep.hpp"
 #include "edgeplan/io/text.hpp"
@@ -40,7 +41,7 @@ void print_warnings(std::ostream& err) {
 
 int run_command_line(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
   CLI::App app{"edgeplan: capacity planner for running large language models on edge devices", "edgeplan"};
-  app.set_version_flag("--version", "edgeplan " + std::string(io::version()));
+  app.set_version_flag("--version", "edgeplan " + std::string(io::version()) + " (commit " + EDGEPLAN_COMMIT + ")");
   app.require_subcommand(1);
   app.footer("Run 'edgeplan COMMAND --help' for a command's options. Exit codes: 0 ok, 1 a --require failed, "
              "2 bad usage or input.");
