@@ -1,5 +1,6 @@
 // The command table (name, description, setup) and the options every command shares, with the checks every
 // numeric option gets.
+#include <algorithm>
 #include <array>
 #include <charconv>
 #include <cmath>
@@ -60,23 +61,26 @@ void add_common(CLI::App& app, CommonOptions& o) {
 
 namespace {
 
-// The largest value of each whole-number option that has no CLI::Range of its own, by name. A name means the
-// same thing in every subcommand.
-constexpr std::array<std::pair<std::string_view, std::uint64_t>, 8> kOptionMaxima{{
-    {"--context", kMaxContextTokens},          // tokens in the KV cache (core/kv.hpp)
-    {"--min-context", kMaxContextTokens},
-    {"--prompt", limits::kPromptTokens},       // tokens of one prefill
-    {"--seq", limits::kPromptTokens},
+// The largest value of each whole-number option that has no CLI::Range of its own, by name, and whether it is a
+// count of tokens (which takes k and M: tokens_with_suffix). A name means the same thing in every subcommand.
+struct WholeOption {
+  std::string_view name;
+  std::uint64_t max;
+  bool tokens = false;
+};
+constexpr std::array<WholeOption, 8> kWholeOptions{{
+    {"--context", kMaxContextTokens, true},      // tokens in the KV cache (core/kv.hpp)
+    {"--min-context", kMaxContextTokens, true},
+    {"--prompt", limits::kPromptTokens, true},   // tokens of one prefill
+    {"--seq", limits::kPromptTokens, true},
     {"--rank", limits::kLoraRank},
     {"--mtp-layers", limits::kLayers},
-    {"--threads", 4096},                       // as bench --threads
+    {"--threads", 4096},                         // as bench --threads
     {"--seed", std::numeric_limits<std::uint64_t>::max()},  // any seed
 }};
 
 // Token counts as people name context sizes: "8k" is 8,192 tokens, "1M" 1,048,576 (k = 1,024, as "a 128k
 // context" is 131,072 tokens). Rewrites the text before the checks below read it.
-const std::array<std::string_view, 4> kTokenOptions{"--context", "--min-context", "--prompt", "--seq"};
-
 std::string tokens_with_suffix(std::string& text) {
   if (text.empty()) return "";
   const char suffix = text.back();
@@ -96,7 +100,7 @@ std::string tokens_with_suffix(std::string& text) {
 
 // CLI11 reads "-1" into an unsigned option as a huge number, a value past 2^64 as 2^64 - 1, and "nan", "inf"
 // or 1e300 into a double: every numeric option of every subcommand gets a check that refuses them before
-// conversion. Whole numbers are bounded by kOptionMaxima (an unlisted one, as profile numbers, by
+// conversion. Whole numbers are bounded by kWholeOptions (an unlisted one, as profile numbers, by
 // io::kMaxMagnitude), other numbers like profile numbers.
 void check_numeric_options(CLI::App& app) {
   static const CLI::Validator finite(
@@ -113,14 +117,13 @@ void check_numeric_options(CLI::App& app) {
       },
       "", "finite");
   for (CLI::Option* o : app.get_options()) {
-    for (std::string_view name : kTokenOptions) {
-      if (o->check_name(std::string(name))) o->transform(CLI::Validator(tokens_with_suffix, "", "tokens"));
+    const auto known = std::find_if(kWholeOptions.begin(), kWholeOptions.end(),
+                                    [o](const WholeOption& w) { return o->check_name(std::string(w.name)); });
+    if (known != kWholeOptions.end() && known->tokens) {
+      o->transform(CLI::Validator(tokens_with_suffix, "", "tokens"));
     }
     if (o->get_type_name() == "UINT") {
-      std::uint64_t max = static_cast<std::uint64_t>(io::kMaxMagnitude);
-      for (const auto& [name, bound] : kOptionMaxima) {
-        if (o->check_name(std::string(name))) max = bound;
-      }
+      const std::uint64_t max = known != kWholeOptions.end() ? known->max : static_cast<std::uint64_t>(io::kMaxMagnitude);
       o->check(CLI::Validator(
           [max](std::string& text) -> std::string {
             if (!text.empty() && text.front() == '-') return "expected a whole number of 0 or more (got " + text + ")";
