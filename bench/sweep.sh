@@ -50,6 +50,14 @@ other() {
     'BEGIN { d = e - s; printf "%-7s %-40s %12d %9.3f %16.0f\n", c, w, n, d, n / d }'
 }
 other kv 1000000 model.layers=1:1000:1 model.ffn=8192:9191:1
-other decode 1000000 model.layers=1:1000:1 model.ffn=8192:9191:1
+other decode 100000 model.layers=1:1000:1 model.ffn=8192:8291:1
+# A model key before a device key: each worker derives the weight sizes once per model (the last axis varies
+# fastest), not once per combination.
+other decode 1000000 model.layers=1:100:1 device.bandwidth_gbps=1:100.99:0.01
 other report 100000 device.bandwidth_gbps=1:1000.99:0.01
 other report 100000 model.layers=1:1000:1 model.ffn=8192:8291:1
+other report 100000 model.layers=1:10:1 device.bandwidth_gbps=1:100.99:0.01
+# Option axes: each value is a command line, parsed once, with its profiles loaded once; then device numbers.
+other decode 1000000 context=1:100000:1000 device.bandwidth_gbps=1:100.99:0.01
+other kv 1000000 context=1:100000:1000 device.bandwidth_gbps=1:100.99:0.01
+other decode 400000 context=1:4000:1 device.bandwidth_gbps=1:100:1

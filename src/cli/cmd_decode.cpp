@@ -167,18 +167,27 @@ Runner setup_decode(CLI::App& app) {
     DeviceSpec device = ctx.device(o->device, inputs);
     auto in = std::make_shared<DecodeInputs>();
     decode_inputs(*o, ctx, inputs, *in);
-    StructRows out{std::move(device), in->model, {}, {}};
-    out.rows = [in](const DeviceSpec& d, const ModelSpec& m, bool model_changed, const std::vector<io::Cell>& prefix,
+    StructRows out{std::move(device), in->model, {}};
+    out.worker = [in] {
+      // The weight sizes and prompt FLOPs of the model this worker saw last.
+      auto derived = std::make_shared<ModelCache<DecodePlanInputs>>(std::shared_ptr<const DecodePlanInputs>(in, &in->plan));
+      auto plan_of = [in, derived](const ModelSpec& m, std::uint64_t model_id) {
+        return derived->get(m, model_id, [&](const ModelSpec& model) -> std::optional<DecodePlanInputs> {
+          DecodePlanInputs plan = in->plan;
+          if (derive(model, plan)) return std::nullopt;
+          return plan;
+        });
+      };
+      return StructRows::Worker{
+          [plan_of](const DeviceSpec& d, const ModelSpec& m, std::uint64_t model_id, const std::vector<io::Cell>& prefix,
                     Rows& rows) {
-      if (!model_changed) return decode_rows(in->plan, d, prefix, rows);
-      DecodePlanInputs plan = in->plan;
-      if (derive(m, plan)) throw UsageError("decode: a swept model was not checked (a bug)");
-      decode_rows(plan, d, prefix, rows);
-    };
-    out.evaluable = [in](const DeviceSpec&, const ModelSpec& m, bool model_changed) {
-      if (!model_changed) return true;
-      DecodePlanInputs plan = in->plan;
-      return !derive(m, plan);
+            const DecodePlanInputs* plan = plan_of(m, model_id);
+            if (!plan) throw UsageError("decode: a swept model was not checked (a bug)");
+            decode_rows(*plan, d, prefix, rows);
+          },
+          [plan_of](const DeviceSpec&, const ModelSpec& m, std::uint64_t model_id) {
+            return plan_of(m, model_id) != nullptr;
+          }};
     };
     return out;
   };

@@ -65,14 +65,26 @@ Runner setup_kv(CLI::App& app) {
     io::Json inputs;
     DeviceSpec device = ctx.device(o->device, inputs);
     auto in = std::make_shared<const KvInputs>(kv_inputs(*o, ctx, inputs));
-    StructRows out{std::move(device), in->model, {}, {}};
-    out.rows = [in](const DeviceSpec& d, const ModelSpec& m, bool model_changed, const std::vector<io::Cell>& prefix,
-                    Rows& rows) {
-      const double weight_bytes = model_changed ? unwrap(weight_size(m, *in->format)).bytes : in->weights.bytes;
-      kv_rows(in->context, plan_kv(d, m, weight_bytes, in->context, in->primary), prefix, rows);
-    };
-    out.evaluable = [in](const DeviceSpec&, const ModelSpec& m, bool model_changed) {
-      return !model_changed || weight_size(m, *in->format).ok();
+    StructRows out{std::move(device), in->model, {}};
+    out.worker = [in] {
+      // The weight bytes of the model this worker saw last.
+      auto derived = std::make_shared<ModelCache<double>>(std::shared_ptr<const double>(in, &in->weights.bytes));
+      auto weight_bytes = [in, derived](const ModelSpec& m, std::uint64_t model_id) {
+        return derived->get(m, model_id, [&](const ModelSpec& model) -> std::optional<double> {
+          const Result<WeightSize> size = weight_size(model, *in->format);
+          return size ? std::optional(size->bytes) : std::nullopt;
+        });
+      };
+      return StructRows::Worker{
+          [in, weight_bytes](const DeviceSpec& d, const ModelSpec& m, std::uint64_t model_id,
+                             const std::vector<io::Cell>& prefix, Rows& rows) {
+            const double* bytes = weight_bytes(m, model_id);
+            if (!bytes) throw UsageError("kv: a swept model was not checked (a bug)");
+            kv_rows(in->context, plan_kv(d, m, *bytes, in->context, in->primary), prefix, rows);
+          },
+          [weight_bytes](const DeviceSpec&, const ModelSpec& m, std::uint64_t model_id) {
+            return weight_bytes(m, model_id) != nullptr;
+          }};
     };
     return out;
   };

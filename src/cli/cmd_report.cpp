@@ -24,17 +24,25 @@ io::Json optional_json(const std::optional<double>& v) { return v ? io::Json(*v)
 
 namespace {
 
-// The plan's inputs of a pair: the profiles loaded (recorded in r.inputs) and the options checked.
-PlanInputs plan_inputs(const ReportOptions& o, const Context& ctx, io::Report& r) {
-  PlanInputs in;
-  in.device = ctx.device(o.device, r.inputs);
-  in.model = ctx.model(o.model, r.inputs);
-  const FileType& format = need_format(quant_or_file_format(o.quant, in.model));
+// The pair a page is for and its plan's options: the profiles loaded (recorded in r.inputs) and the options
+// checked.
+struct PageInputs {
+  DeviceSpec device;
+  ModelSpec model;
+  PlanInputs plan;
+};
+
+PageInputs page_inputs(const ReportOptions& o, const Context& ctx, io::Report& r) {
+  PageInputs page;
+  page.device = ctx.device(o.device, r.inputs);
+  page.model = ctx.model(o.model, r.inputs);
+  PlanInputs& in = page.plan;
+  const FileType& format = need_format(quant_or_file_format(o.quant, page.model));
   r.inputs["quant"] = std::string(format.name);
-  r.notes = requantize_note(in.model, format);
+  r.notes = requantize_note(page.model, format);
   r.inputs["context_tokens"] = o.context;
   in.formats = formats_for(format);
-  in.kv_type = need_kv_type(o.kv_type, in.model);
+  in.kv_type = need_kv_type(o.kv_type, page.model);
   r.inputs["kv_type"] = in.kv_type.name();
   in.context_tokens = o.context;
   in.prompt_tokens = o.prompt;
@@ -44,22 +52,23 @@ PlanInputs plan_inputs(const ReportOptions& o, const Context& ctx, io::Report& r
   io::Report route_inputs;  // the clouds and requests are recorded by route, not on this page
   in.clouds = load_clouds(o.cloud, ctx, route_inputs);
   in.requests = load_request_list(o.requests, ctx, route_inputs);
-  return in;
+  return page;
 }
 
-// The plan of a pair as the page needs it: a device with [lora] whose adapters cannot be planned, or with an
-// NPU whose placement fails, is an error rather than a "--" line.
-Result<PlanResult> page_plan(const PlanInputs& in) {
-  Result<PlanResult> plan = edgeplan::plan(in);
+// The plan of a pair as the page needs it, from the model's figures (model_figures): a device with [lora] whose
+// adapters cannot be planned, or with an NPU whose placement fails, is an error rather than a "--" line.
+Result<PlanResult> page_plan(const DeviceSpec& device, const ModelSpec& model, const PlanInputs& in,
+                             const ModelFigures& figures) {
+  Result<PlanResult> plan = edgeplan::plan(device, model, in, figures);
   if (!plan) return plan;
-  if (!plan->lora && in.device.lora) return plan->lora.error();
-  if (!plan->place && in.device.units.contains(UnitKind::npu)) return plan->place.error();
+  if (!plan->lora && device.lora) return plan->lora.error();
+  if (!plan->place && device.units.contains(UnitKind::npu)) return plan->place.error();
   return plan;
 }
 
 // The figures table of a pair's plan, each row starting with `prefix`; with `report`, the results and notes too.
-void figures(const ReportOptions& o, const PlanInputs& in, const PlanResult& plan, const std::vector<io::Cell>& prefix,
-             Rows& rows, io::Report* report) {
+void figures(const ReportOptions& o, const DeviceSpec& device, const ModelSpec& model, const PlanInputs& in,
+             const PlanResult& plan, const std::vector<io::Cell>& prefix, Rows& rows, io::Report* report) {
   const auto line = [&](std::string figure, std::string value, std::string note = "") {
     std::vector<io::Cell>& row = start_row(rows, prefix, 3);
     row.insert(row.end(), {std::move(figure), std::move(value), std::move(note)});
@@ -67,7 +76,6 @@ void figures(const ReportOptions& o, const PlanInputs& in, const PlanResult& pla
   const auto result = [&](const char* key, io::Json value) {
     if (report) report->results[key] = std::move(value);
   };
-  const DeviceSpec& device = in.device;
   const std::string quant(plan.chosen().format->name);
   const std::string context = std::to_string(o.context);
   // Weights and decode.
@@ -101,11 +109,11 @@ void figures(const ReportOptions& o, const PlanInputs& in, const PlanResult& pla
     if (k.type == in.kv_type) result("max_context", k.max_context);
   }
   line("KV budget", fmt::format("{:.2f} GiB", plan.kv_budget_bytes / units::kGiB), "memory - reserved - weights");
-  result("trained_context", in.model.context_tokens ? io::Json(*in.model.context_tokens) : io::Json());
-  result("beyond_trained", beyond_trained(in.model, o.context));
-  if (in.model.context_tokens) {
-    line("trained context", with_thousands(*in.model.context_tokens) + " tokens",
-         beyond_trained(in.model, o.context) ? fmt::format("context {} is beyond it: the model does not support it", context)
+  result("trained_context", model.context_tokens ? io::Json(*model.context_tokens) : io::Json());
+  result("beyond_trained", beyond_trained(model, o.context));
+  if (model.context_tokens) {
+    line("trained context", with_thousands(*model.context_tokens) + " tokens",
+         beyond_trained(model, o.context) ? fmt::format("context {} is beyond it: the model does not support it", context)
                                              : fmt::format("context {} is within it", context));
   }
   for (const KvTypePlan& k : plan.kv) {
@@ -175,10 +183,11 @@ void figures(const ReportOptions& o, const PlanInputs& in, const PlanResult& pla
 io::Report report(const ReportOptions& o, const Context& ctx) {
   io::Report r;
   r.command = "report";
-  const PlanInputs in = plan_inputs(o, ctx, r);
-  const PlanResult plan = unwrap(page_plan(in));
+  const PageInputs in = page_inputs(o, ctx, r);
+  const ModelFigures derived = unwrap(model_figures(in.model, in.plan));
+  const PlanResult plan = unwrap(page_plan(in.device, in.model, in.plan, derived));
   io::Table t{"figures", {{"figure", "figure"}, {"value", "value"}, {"note", "note"}}, {}};
-  figures(o, in, plan, {}, t.rows, &r);
+  figures(o, in.device, in.model, in.plan, plan, {}, t.rows, &r);
   r.tables.push_back(std::move(t));
   r.title = fmt::format("report: {} ({}) on {}", in.model.name, plan.chosen().format->name, in.device.name);
   return r;
@@ -201,19 +210,31 @@ Runner setup_report(CLI::App& app) {
   app.add_option("--requests", o->requests, "Request mix: a requests profile or file")->capture_default_str();
   auto structs = [o](const Context& ctx) {
     io::Report loaded;
-    auto in = std::make_shared<const PlanInputs>(plan_inputs(*o, ctx, loaded));
-    StructRows out{in->device, in->model, {}, {}};
-    out.rows = [o, in](const DeviceSpec& d, const ModelSpec& m, bool, const std::vector<io::Cell>& prefix, Rows& rows) {
-      PlanInputs one = *in;
-      one.device = d;
-      one.model = m;
-      figures(*o, one, unwrap(page_plan(one)), prefix, rows, nullptr);
-    };
-    out.evaluable = [in](const DeviceSpec& d, const ModelSpec& m, bool) {
-      PlanInputs one = *in;
-      one.device = d;
-      one.model = m;
-      return page_plan(one).ok();
+    auto in = std::make_shared<const PageInputs>(page_inputs(*o, ctx, loaded));
+    // The loaded model's figures (nullptr when its weight sizes cannot be derived: a sweep over model numbers may
+    // still make models whose sizes can).
+    Result<ModelFigures> loaded_model = model_figures(in->model, in->plan);
+    auto loaded_figures = loaded_model ? std::make_shared<const ModelFigures>(std::move(*loaded_model)) : nullptr;
+    StructRows out{in->device, in->model, {}};
+    out.worker = [o, in, loaded_figures] {
+      auto derived = std::make_shared<ModelCache<ModelFigures>>(loaded_figures);
+      auto figures_of = [in, derived](const ModelSpec& m, std::uint64_t model_id) {
+        return derived->get(m, model_id, [&](const ModelSpec& model) -> std::optional<ModelFigures> {
+          Result<ModelFigures> f = model_figures(model, in->plan);
+          return f ? std::optional(std::move(*f)) : std::nullopt;
+        });
+      };
+      return StructRows::Worker{
+          [o, in, figures_of](const DeviceSpec& d, const ModelSpec& m, std::uint64_t model_id,
+                              const std::vector<io::Cell>& prefix, Rows& rows) {
+            const ModelFigures* f = figures_of(m, model_id);
+            if (!f) throw UsageError("report: a swept model was not checked (a bug)");
+            figures(*o, d, m, in->plan, unwrap(page_plan(d, m, in->plan, *f)), prefix, rows, nullptr);
+          },
+          [in, figures_of](const DeviceSpec& d, const ModelSpec& m, std::uint64_t model_id) {
+            const ModelFigures* f = figures_of(m, model_id);
+            return f && page_plan(d, m, in->plan, *f).ok();
+          }};
     };
     return out;
   };

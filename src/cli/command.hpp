@@ -3,6 +3,8 @@
 #pragma once
 
 #include <functional>
+#include <memory>
+#include <optional>
 #include <span>
 #include <stdexcept>
 #include <type_traits>
@@ -78,15 +80,44 @@ using Rows = std::vector<std::vector<io::Cell>>;
 struct StructRows {
   DeviceSpec device;  // as the profiles and --set give them
   ModelSpec model;
-  // Appends the rows for `device` and `model` (these profiles with other numbers), each starting with the cells
-  // of `prefix` (the swept values). `model_changed`: the sweep sets model keys, so what the command derived from
-  // the loaded model once is derived from `model` again. Called from several threads at once.
-  std::function<void(const DeviceSpec& device, const ModelSpec& model, bool model_changed,
-                     const std::vector<io::Cell>& prefix, Rows& rows)>
-      rows;
-  // Whether `rows` can evaluate this combination; false when the command would fail on it (the sweep then runs
-  // the command on the first such combination for its error). Not set: every combination the loader accepts.
-  std::function<bool(const DeviceSpec& device, const ModelSpec& model, bool model_changed)> evaluable;
+  // What one thread of a sweep calls, one combination after another: it may keep what the command derives from
+  // the model alone for the model it saw last. `model_id` names the model: 0 is `model` as loaded (what the
+  // command derived from it once stands), and two calls with the same id have equal models.
+  struct Worker {
+    // Appends the rows for `device` and `model` (these profiles with other numbers), each starting with the
+    // cells of `prefix` (the swept values).
+    std::function<void(const DeviceSpec& device, const ModelSpec& model, std::uint64_t model_id,
+                       const std::vector<io::Cell>& prefix, Rows& rows)>
+        rows;
+    // Whether `rows` can evaluate this combination; false when the command would fail on it (the sweep then runs
+    // the command on the first such combination for its error). Not set: every combination the loader accepts.
+    std::function<bool(const DeviceSpec& device, const ModelSpec& model, std::uint64_t model_id)> evaluable;
+  };
+  std::function<Worker()> worker;
+};
+
+// What a command derives from a model alone (weight sizes, ...), kept by a sweep's worker for the model it saw
+// last (StructRows::Worker): `derive(model)` runs again only when the model's id changes.
+template <class T>
+class ModelCache {
+ public:
+  // `loaded`: what was derived from the loaded model (id 0).
+  explicit ModelCache(std::shared_ptr<const T> loaded) : loaded_(std::move(loaded)) {}
+  // What `derive` gives for `model`, whose id is `model_id`; nullptr when it failed.
+  template <class Derive>
+  const T* get(const ModelSpec& model, std::uint64_t model_id, Derive derive) {
+    if (model_id == 0) return loaded_.get();
+    if (model_id != id_) {
+      id_ = model_id;
+      last_ = derive(model);
+    }
+    return last_ ? &*last_ : nullptr;
+  }
+
+ private:
+  std::shared_ptr<const T> loaded_;
+  std::uint64_t id_ = 0;
+  std::optional<T> last_;
 };
 
 // Appends a row holding `prefix`, with room for `cells` more: how row builders start a row.

@@ -328,19 +328,30 @@ std::optional<io::RowSource> struct_rows(const SweepRuns& runs, std::shared_ptr<
       return std::nullopt;
     }
   }
-  const bool model_changed = !keys->model.empty();
   // Combination i's structs: its values set on its command line's copies (`made`), whose index is returned; the
-  // number of lines when the loader would reject one of the values or the structs they make.
+  // number of lines when the loader would reject one of the values or the structs they make. `model_id` is 0
+  // without model axes, else 1 + the index of the model axes' values (as if they were the only axes).
   struct Made {
     std::vector<DeviceSpec> devices;
     std::vector<ModelSpec> models;
     std::vector<std::size_t> at;
+    std::uint64_t model_id = 0;
+    std::vector<std::optional<StructRows::Worker>> workers;  // per command line, made when first used
+    StructRows::Worker& worker(const std::vector<StructRows>& bases, std::uint64_t j) {
+      if (!workers[j]) workers[j] = bases[j].worker();
+      return *workers[j];
+    }
   };
   auto set = [&axes, &runs, bases, keys = std::shared_ptr<const Keys>(keys)](Made& made, std::uint64_t i) {
     combination_indices(axes, i, made.at);
     const std::uint64_t j = runs.line_of(made.at);
     const bool valid = set_values(io::schema::device_schema(), keys->device, made.at, made.devices[j]) &&
                        set_values(io::schema::model_schema(), keys->model, made.at, made.models[j]);
+    if (!keys->model.empty()) {
+      made.model_id = 0;
+      for (const KeyAxis<ModelSpec>& m : keys->model) made.model_id = made.model_id * axes[m.axis].values.size() + made.at[m.axis];
+      ++made.model_id;
+    }
     return valid ? j : runs.lines();
   };
   Made start;
@@ -348,13 +359,18 @@ std::optional<io::RowSource> struct_rows(const SweepRuns& runs, std::shared_ptr<
     start.devices.push_back(b.device);
     start.models.push_back(b.model);
   }
+  start.workers.resize(bases->size());
   std::vector<std::uint64_t> first(util::worker_count(), n);  // the first invalid combination each worker saw
   util::parallel_for(n, [&](unsigned w, std::uint64_t begin, std::uint64_t end) {
     Made mine = start;
     for (std::uint64_t i = begin; i < end; ++i) {
       const std::uint64_t j = set(mine, i);
-      if (j == runs.lines() ||
-          ((*bases)[j].evaluable && !(*bases)[j].evaluable(mine.devices[j], mine.models[j], model_changed))) {
+      if (j == runs.lines()) {
+        first[w] = i;
+        return;
+      }
+      const StructRows::Worker& worker = mine.worker(*bases, j);
+      if (worker.evaluable && !worker.evaluable(mine.devices[j], mine.models[j], mine.model_id)) {
         first[w] = i;
         return;
       }
@@ -364,13 +380,13 @@ std::optional<io::RowSource> struct_rows(const SweepRuns& runs, std::shared_ptr<
     runs.run(bad);  // throws the loader's or the command's error
     throw UsageError(fmt::format("--sweep: combination {} was rejected here but not by the command (a bug)", bad + 1));
   }
-  return io::RowSource{n, [bases, columns, set, &axes, start, model_changed] {
-                         return [bases, columns, set, &axes, made = start, model_changed,
+  return io::RowSource{n, [bases, columns, set, &axes, start] {
+                         return [bases, columns, set, &axes, made = start,
                                  prefix = std::vector<io::Cell>()](std::uint64_t i, Rows& rows) mutable {
                            const std::uint64_t j = set(made, i);
                            sweep_cells(axes, made.at, prefix);
                            const std::size_t from = rows.size();
-                           (*bases)[j].rows(made.devices[j], made.models[j], model_changed, prefix, rows);
+                           made.worker(*bases, j).rows(made.devices[j], made.models[j], made.model_id, prefix, rows);
                            if (!columns->identity[j]) {
                              remap(rows, from, prefix.size(), columns->maps[j], columns->columns.size());
                            }

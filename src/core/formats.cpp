@@ -52,7 +52,11 @@ constexpr std::array kFileTypes{
     FileType{"Q5_K_S", "Q5_K", 16},         FileType{"NVFP4", "NVFP4", 39, false, false},
 };
 
-const GgmlType& type(std::string_view name) { return *find_ggml_type(name); }
+// The type spelt exactly `name` (the rules below name them as kGgmlTypes does; they run for every tensor, so
+// this skips find_ggml_type's case folding).
+const GgmlType& type(std::string_view name) {
+  return *std::ranges::find_if(kGgmlTypes, [&](const GgmlType& t) { return t.name == name; });
+}
 
 // llama.cpp's tensor_type_fallback: the type written when a row is not a multiple of the chosen type's block;
 // nullptr where llama.cpp defines none and refuses the tensor. A row the fallback does not divide either is F16.

@@ -111,11 +111,11 @@ void ffn_tensors(const ModelSpec& m, const ArchTraits& a, int i, std::vector<Ten
   }
 }
 
-// Bytes of m's tensors stored as ft (total and read per token); with `matrices_only`, of its 2-D weight
-// matrices alone.
-std::pair<double, double> tensor_rule_bytes(const ModelSpec& m, const FileType& ft, bool matrices_only = false) {
+// Bytes of m's tensors `typed` (total and read per token); with `matrices_only`, of its 2-D weight matrices alone.
+std::pair<double, double> tensor_rule_bytes(const ModelSpec& m, const std::vector<TypedTensor>& typed,
+                                            bool matrices_only = false) {
   double total = 0, active = 0;
-  for (const TypedTensor& t : typed_tensors(m, ft)) {
+  for (const TypedTensor& t : typed) {
     if (matrices_only && t.shape.rows == 1) continue;
     total += t.bytes;
     active += t.bytes * active_fraction(m, t.shape);
@@ -211,11 +211,17 @@ const char* to_string(SizeSource s) {
 }
 
 Result<WeightSize> weight_size(const ModelSpec& m, const FileType& ft) {
-  const std::optional<double> params = param_count(m);
+  // The tensor list under ft's rules, made once (a sweep over model numbers sizes every combination).
+  const std::vector<TypedTensor> typed = m.vocab ? typed_tensors(m, ft) : std::vector<TypedTensor>();
+  std::optional<double> params = m.params;  // param_count(m)
+  if (m.vocab) {
+    params = 0.0;
+    for (const TypedTensor& t : typed) *params += tensor_weights(t.shape);
+  }
   // A stated size of a mixture of experts is read per token in the share the tensor rules give.
   double share = 1.0;
   if (m.moe && m.vocab) {
-    const auto [bytes, active] = tensor_rule_bytes(m, ft);
+    const auto [bytes, active] = tensor_rule_bytes(m, typed);
     share = active / bytes;
   }
   for (const auto& [name, size] : m.formats) {
@@ -234,14 +240,14 @@ Result<WeightSize> weight_size(const ModelSpec& m, const FileType& ft) {
                  std::string(ft.name) + " files, so edgeplan costs them only from the file itself (--model file.gguf)"};
   }
   if (m.vocab) {
-    for (const TypedTensor& t : typed_tensors(m, ft)) {
+    for (const TypedTensor& t : typed) {
       if (!t.type) {
         return Error{"model '" + m.name + "' cannot be quantized to " + std::string(ft.name) + ": llama.cpp refuses " +
                      t.shape.name + " (rows of " + std::to_string(t.shape.row_length) + " weights are not a multiple of the " +
                      std::string(ft.base) + " block, and it defines no fallback)"};
       }
     }
-    const auto [bytes, active] = tensor_rule_bytes(m, ft);
+    const auto [bytes, active] = tensor_rule_bytes(m, typed);
     if (bytes > limits::kWeightBytes) {
       return Error{"model '" + m.name + "' would hold " + std::to_string(bytes / 0x1p60) + " EiB of weights in " +
                    std::string(ft.name) + ": more than the 1 EiB edgeplan plans for (check its shape)"};
@@ -270,7 +276,7 @@ double effective_bits_per_weight(const FileType& ft) {
   for (const TensorShape& t : llama_tensors(llama2_7b)) {
     if (t.rows > 1) matrix_weights += tensor_weights(t);
   }
-  return tensor_rule_bytes(llama2_7b, ft, true).first * 8 / matrix_weights;
+  return tensor_rule_bytes(llama2_7b, typed_tensors(llama2_7b, ft), true).first * 8 / matrix_weights;
 }
 
 }  // namespace edgeplan

@@ -70,44 +70,46 @@ std::vector<KvTypePlan> plan_kv(const DeviceSpec& device, const ModelSpec& m, do
 
 namespace {
 
-Result<LoraPlan> plan_lora(const PlanInputs& in, double budget_bytes) {
+Result<LoraPlan> plan_lora(const DeviceSpec& device, const ModelSpec& model, const PlanInputs& in,
+                           double budget_bytes) {
   if (!in.lora_rank) return Error{"no LoRA rank asked for"};
-  if (!in.device.lora) return Error{"device profile has no [lora]"};
+  if (!device.lora) return Error{"device profile has no [lora]"};
   const std::vector<LoraTarget> all(lora_targets().begin(), lora_targets().end());
   LoraPlan p;
   p.rank = *in.lora_rank;
-  p.adapter = lora_adapter(in.model, p.rank, all, in.lora_bytes_per_weight);
-  auto r = lora_plan(in.device, {p.adapter, budget_bytes});
+  p.adapter = lora_adapter(model, p.rank, all, in.lora_bytes_per_weight);
+  auto r = lora_plan(device, {p.adapter, budget_bytes});
   if (!r) return r.error();
   p.result = *r;
   return p;
 }
 
-Result<PlacePlan> plan_place(const PlanInputs& in) {
-  if (in.device.units.empty()) return Error{"device profile has no [units.*]"};
+Result<PlacePlan> plan_place(const DeviceSpec& device, const ModelSpec& model, const PlanInputs& in) {
+  if (device.units.empty()) return Error{"device profile has no [units.*]"};
   if (in.prompt_tokens > std::numeric_limits<std::uint32_t>::max()) {
     return Error{"a prompt of 2^32 tokens or more cannot be placed"};
   }
   const auto seq = static_cast<std::uint32_t>(in.prompt_tokens);
-  const OpGraph layer = derive_layer(in.model, seq);
-  auto placed = place(layer.ops, in.device, in.place_policy);
+  const OpGraph layer = derive_layer(model, seq);
+  auto placed = place(layer.ops, device, in.place_policy);
   if (!placed) return placed.error();
   PlacePlan p;
   p.layer = *placed;
   p.fallbacks = fallback_count(p.layer);
   p.tax_percent = transfer_tax_percent(p.layer);
-  p.prefill = prefill(p.layer, in.model, in.device, seq);
+  p.prefill = prefill(p.layer, model, device, seq);
   return p;
 }
 
-Result<RouteShare> plan_route(const PlanInputs& in, const WeightSize& weights) {
+Result<RouteShare> plan_route(const DeviceSpec& device, const ModelSpec& model, const PlanInputs& in,
+                              const WeightSize& weights) {
   if (in.clouds.empty() || in.requests.empty()) return Error{"no clouds or requests to route"};
-  auto prefill_rate = derived_prefill_rate(in.device, in.model, *in.formats.front());
+  auto prefill_rate = derived_prefill_rate(device, model, *in.formats.front());
   if (!prefill_rate) return prefill_rate.error();
   RouteShare s;
-  s.rates = {prefill_rate->tok_per_s, derived_decode_rate(in.device, weights)};
+  s.rates = {prefill_rate->tok_per_s, derived_decode_rate(device, weights)};
   for (const RouteRequest& q : in.requests) {
-    const DeviceRun run = run_on_device(s.rates, in.device.thermal, 0, q.input_tok, q.output_tok);
+    const DeviceRun run = run_on_device(s.rates, device.thermal, 0, q.input_tok, q.output_tok);
     if (decide(q, run.total_s, in.clouds, in.route_policy).on_device()) ++s.to_device;
   }
   s.requests = in.requests.size();
@@ -116,30 +118,46 @@ Result<RouteShare> plan_route(const PlanInputs& in, const WeightSize& weights) {
 
 }  // namespace
 
-Result<PlanResult> plan(const PlanInputs& in) {
-  if (in.formats.empty() || !in.kv_type.k) return Error{"a plan needs at least one format and a KV type"};
-  DecodePlanInputs d{&in.model, in.formats, {}, in.kv_type, in.context_tokens, in.spec, in.prompt_tokens,
-                     prefill_flops(in.model, in.prompt_tokens)};
+Result<ModelFigures> model_figures(const ModelSpec& model, const PlanInputs& in) {
+  ModelFigures f;
+  f.sizes.reserve(in.formats.size());
   for (const FileType* ft : in.formats) {
-    auto size = weight_size(in.model, *ft);
+    auto size = weight_size(model, *ft);
     if (!size) return size.error();
-    d.sizes.push_back(*size);
+    f.sizes.push_back(*size);
   }
+  f.prompt_flops = prefill_flops(model, in.prompt_tokens);
+  return f;
+}
+
+Result<PlanResult> plan(const DeviceSpec& device, const ModelSpec& model, const PlanInputs& in,
+                        const ModelFigures& figures) {
+  if (in.formats.empty() || !in.kv_type.k || figures.sizes.size() != in.formats.size()) {
+    return Error{"a plan needs at least one format, its weight size and a KV type"};
+  }
+  const DecodePlanInputs d{&model, in.formats, figures.sizes, in.kv_type, in.context_tokens, in.spec,
+                           in.prompt_tokens, figures.prompt_flops};
   PlanResult r;
-  r.formats = plan_decode(in.device, d);
+  r.formats = plan_decode(device, d);
   if (in.spec) r.spec_speedup = spec_speedup(*in.spec);
   const WeightSize& weights = r.chosen().weights;
-  r.kv = plan_kv(in.device, in.model, weights.bytes, in.context_tokens, in.kv_type);
-  r.kv_budget_bytes = kv_budget_bytes(in.device.memory_bytes, in.device.reserved_bytes, weights.bytes);
-  if (in.device.storage) {
-    r.load = load_time(*in.device.storage, {weights.bytes, 1, LoadMode::preload, 1});
+  r.kv = plan_kv(device, model, weights.bytes, in.context_tokens, in.kv_type);
+  r.kv_budget_bytes = kv_budget_bytes(device.memory_bytes, device.reserved_bytes, weights.bytes);
+  if (device.storage) {
+    r.load = load_time(*device.storage, {weights.bytes, 1, LoadMode::preload, 1});
   } else {
     r.load = Error{"device profile has no [storage]"};
   }
-  r.lora = plan_lora(in, r.kv_budget_bytes);
-  r.place = plan_place(in);
-  r.route = plan_route(in, weights);
+  r.lora = plan_lora(device, model, in, r.kv_budget_bytes);
+  r.place = plan_place(device, model, in);
+  r.route = plan_route(device, model, in, weights);
   return r;
+}
+
+Result<PlanResult> plan(const DeviceSpec& device, const ModelSpec& model, const PlanInputs& in) {
+  Result<ModelFigures> figures = model_figures(model, in);
+  if (!figures) return figures.error();
+  return plan(device, model, in, *figures);
 }
 
 }  // namespace edgeplan

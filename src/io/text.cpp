@@ -73,11 +73,18 @@ bool is_valid_utf8(std::string_view text) {
 }
 
 std::string escaped(std::string_view text) {
-  if (plain(text)) return std::string(text);
   std::string out;
-  out.reserve(text.size());
-  while (!text.empty()) append_escaped_char(out, text);
+  append_escaped(out, text);
   return out;
+}
+
+void append_escaped(std::string& out, std::string_view text) {
+  if (plain(text)) {
+    out.append(text);
+    return;
+  }
+  out.reserve(out.size() + text.size());
+  while (!text.empty()) append_escaped_char(out, text);
 }
 
 namespace {

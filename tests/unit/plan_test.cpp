@@ -9,6 +9,7 @@
 
 #include "cli_run.hpp"
 #include "edgeplan/core/calibrate.hpp"
+#include "edgeplan/core/prefill.hpp"
 #include "edgeplan/io/report.hpp"
 #include "fixtures.hpp"
 
@@ -128,37 +129,62 @@ TEST(Plan, DraftCostWithoutDeviceIsTheBytesRatio) {
 
 // The chapter's pair: every section there, each figure the chapter's.
 TEST(Plan, ReferencePair) {
+  const DeviceSpec device = fixtures::phone8g();
+  const ModelSpec model = fixtures::ref_8b();
   PlanInputs in;
-  in.device = fixtures::phone8g();
-  in.model = fixtures::ref_8b();
   in.formats = {find_file_type("Q4_K_M"), find_file_type("F16")};
   in.kv_type = *find_kv_type("f16");
   in.context_tokens = 0;
   in.lora_rank = 16;
-  const Result<PlanResult> r = plan(in);
+  const Result<PlanResult> r = plan(device, model, in);
   ASSERT_TRUE(r) << r.error().message;
-  const WeightSize q4 = *weight_size(in.model, *in.formats[0]), f16 = *weight_size(in.model, *in.formats[1]);
-  EXPECT_EQ(r->chosen().decode.tok_per_s, decode(in.device, {q4.active_bytes, 0}).tok_per_s);
+  const WeightSize q4 = *weight_size(model, *in.formats[0]), f16 = *weight_size(model, *in.formats[1]);
+  EXPECT_EQ(r->chosen().decode.tok_per_s, decode(device, {q4.active_bytes, 0}).tok_per_s);
   EXPECT_EQ(r->chosen().relative, r->formats[0].decode.tok_per_s / r->formats[1].decode.tok_per_s);
   EXPECT_EQ(r->formats[1].weights.bytes, f16.bytes);
-  const double budget = kv_budget_bytes(in.device.memory_bytes, in.device.reserved_bytes, q4.bytes);
+  const double budget = kv_budget_bytes(device.memory_bytes, device.reserved_bytes, q4.bytes);
   EXPECT_EQ(r->kv_budget_bytes, budget);
   ASSERT_EQ(r->kv[1].type, in.kv_type);  // f32 first, as llama.cpp lists its cache types
-  EXPECT_EQ(r->kv[1].max_context, max_context(in.model, in.kv_type, budget, in.device.kv_cache));
+  EXPECT_EQ(r->kv[1].max_context, max_context(model, in.kv_type, budget, device.kv_cache));
   EXPECT_FALSE(r->route);  // no clouds asked for
   EXPECT_EQ(r->route.error().message, "no clouds or requests to route");
 }
 
-TEST(Plan, AbsentSectionsSayWhy) {
+// A sweep over device numbers derives the model's figures once and plans each device from them: the same plan.
+TEST(Plan, ModelFiguresComputedOnceGiveTheSamePlan) {
+  const ModelSpec model = fixtures::ref_8b();
   PlanInputs in;
-  in.device = fixtures::phone8g();
-  in.device.storage.reset();
-  in.device.prefill.reset();
-  in.device.units.clear();
-  in.model = fixtures::ref_8b();
+  in.formats = {find_file_type("Q4_K_M"), find_file_type("Q8_0")};
+  in.kv_type = *find_kv_type("f16");
+  const Result<ModelFigures> figures = model_figures(model, in);
+  ASSERT_TRUE(figures);
+  ASSERT_EQ(figures->sizes.size(), 2u);
+  EXPECT_EQ(figures->sizes[1].bytes, weight_size(model, *in.formats[1])->bytes);
+  EXPECT_EQ(figures->prompt_flops, prefill_flops(model, in.prompt_tokens));
+  for (const double gbps : {30.0, 68.0}) {
+    DeviceSpec device = fixtures::phone8g();
+    device.bandwidth_bytes_per_s = gbps * 1e9;
+    const Result<PlanResult> once = plan(device, model, in, *figures), each = plan(device, model, in);
+    ASSERT_TRUE(once && each);
+    EXPECT_EQ(once->chosen().decode.tok_per_s, each->chosen().decode.tok_per_s);
+    EXPECT_EQ(once->kv_budget_bytes, each->kv_budget_bytes);
+    EXPECT_EQ(once->kv[1].max_context, each->kv[1].max_context);
+    EXPECT_EQ(once->chosen().ttft_s, each->chosen().ttft_s);
+  }
+  ModelFigures short_one = *figures;
+  short_one.sizes.pop_back();  // figures of other formats than the inputs'
+  EXPECT_FALSE(plan(fixtures::phone8g(), model, in, short_one));
+}
+
+TEST(Plan, AbsentSectionsSayWhy) {
+  DeviceSpec device = fixtures::phone8g();
+  device.storage.reset();
+  device.prefill.reset();
+  device.units.clear();
+  PlanInputs in;
   in.formats = {find_file_type("Q4_K_M")};
   in.kv_type = *find_kv_type("f16");
-  const Result<PlanResult> r = plan(in);
+  const Result<PlanResult> r = plan(device, fixtures::ref_8b(), in);
   ASSERT_TRUE(r);
   EXPECT_EQ(r->load.error().message, "device profile has no [storage]");
   EXPECT_EQ(r->chosen().prefill.error().message, "device profile has no [prefill]");

@@ -99,6 +99,33 @@ TEST(SweepCli, ReportOverProfileNumbersEqualsOneRunPerCombination) {
                            {"device.bandwidth_gbps=30,60", "model.layers=24,32", "prompt=128,512"});
   expect_sweep_equals_runs({"report", "--device", "iphone-15-pro", "--model", "llama-3.1-8b", "--context", "8192"},
                            {"device.memory_gib=6,8", "model.kv_heads=4,8"});
+  // Model keys before and after a device key: a worker's kept model figures serve only the same model.
+  expect_sweep_equals_runs({"report", "--device", "phone8g", "--model", "ref-8b"},
+                           {"model.layers=24,32", "device.bandwidth_gbps=30,60", "model.ffn=8192,14336"});
+  expect_sweep_equals_runs({"kv", "--device", "phone8g", "--model", "ref-8b", "--context", "8192"},
+                           {"model.layers=24,32", "device.memory_gib=6,8", "model.hidden=2048,4096"});
+}
+
+// What a worker derives from a model is derived again only when the model's id changes; id 0 is the loaded one.
+TEST(SweepCli, ModelCacheDerivesOncePerModel) {
+  cli::ModelCache<int> cache(std::make_shared<const int>(7));
+  int derived = 0;
+  const auto derive = [&](const ModelSpec& m) -> std::optional<int> {
+    ++derived;
+    return m.layers ? std::optional(static_cast<int>(m.layers)) : std::nullopt;
+  };
+  ModelSpec m;
+  EXPECT_EQ(*cache.get(m, 0, derive), 7);
+  m.layers = 24;
+  EXPECT_EQ(*cache.get(m, 1, derive), 24);
+  EXPECT_EQ(*cache.get(m, 1, derive), 24);
+  EXPECT_EQ(derived, 1);
+  m.layers = 0;
+  EXPECT_EQ(cache.get(m, 2, derive), nullptr);  // a model the command cannot evaluate
+  EXPECT_EQ(cache.get(m, 2, derive), nullptr);
+  EXPECT_EQ(derived, 2);
+  EXPECT_EQ(*cache.get(m, 0, derive), 7);
+  EXPECT_EQ(derived, 2);
 }
 
 TEST(SweepCli, BadModelValueFailsAsTheRunWithThatValue) {

@@ -118,9 +118,9 @@ struct RouteShare {
   std::uint64_t to_device = 0;  // decided for the device
 };
 
+// The options of a pair's plan: everything but the device and the model, which plan() takes beside them (so a
+// sweep over their numbers varies them without copying the rest).
 struct PlanInputs {
-  DeviceSpec device;
-  ModelSpec model;
   std::vector<const FileType*> formats;  // the chosen format first; the last is decode's baseline
   KvCacheType kv_type;
   std::uint64_t context_tokens = 4096;
@@ -147,7 +147,20 @@ struct PlanResult {
   const FormatPlan& chosen() const { return formats.front(); }
 };
 
-// Fails when a format's weight size cannot be derived (weight_size) or an input is missing.
-Result<PlanResult> plan(const PlanInputs& in);
+// What a plan derives from the model alone: the weight size of each of PlanInputs::formats and the prompt's
+// FLOPs. A sweep that changes only the device computes it once.
+struct ModelFigures {
+  std::vector<WeightSize> sizes;  // weight_size of each format, in the order of PlanInputs::formats
+  double prompt_flops = 0;        // prefill_flops(model, prompt_tokens)
+};
+
+// Fails when a format's weight size cannot be derived (weight_size).
+Result<ModelFigures> model_figures(const ModelSpec& model, const PlanInputs& in);
+
+// The plan of `device` and `model`; `figures` must be model_figures(model, in). Fails when an input is missing.
+Result<PlanResult> plan(const DeviceSpec& device, const ModelSpec& model, const PlanInputs& in,
+                        const ModelFigures& figures);
+// The same with the model's figures derived here; fails also as model_figures does.
+Result<PlanResult> plan(const DeviceSpec& device, const ModelSpec& model, const PlanInputs& in);
 
 }  // namespace edgeplan

@@ -16,6 +16,8 @@ bool is_valid_utf8(std::string_view text);
 // `text` with control characters (C0, DEL, C1) written as \n, \r, \t or \xNN and every byte that is not part of
 // well-formed UTF-8 as \xNN; other text unchanged.
 std::string escaped(std::string_view text);
+// Appends escaped(text) to `out` (without a copy when the text needs no escape).
+void append_escaped(std::string& out, std::string_view text);
 
 // Characters of untrusted text a message shows before cutting it short.
 inline constexpr std::size_t kQuotedChars = 80;

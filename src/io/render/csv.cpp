@@ -34,11 +34,12 @@ void append_shortest(std::string& out, double v) {
 
 void append_csv_field(std::string& out, const Cell& c) {
   if (const std::string* text = std::get_if<std::string>(&c)) {
-    const std::string s = escaped(*text);
-    if (std::none_of(s.begin(), s.end(), [](char ch) { return ch == ',' || ch == '"'; })) {
-      out += s;
+    // Escaping writes neither commas nor quotes: a text without them needs no quotes.
+    if (std::none_of(text->begin(), text->end(), [](char ch) { return ch == ',' || ch == '"'; })) {
+      append_escaped(out, *text);
       return;
     }
+    const std::string s = escaped(*text);
     out += '"';
     for (char ch : s) {
       if (ch == '"') out += '"';
