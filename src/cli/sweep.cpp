@@ -87,9 +87,7 @@ std::vector<std::string> without_options(const std::vector<std::string>& args, c
 Runner parse_command(const Command& command, const std::vector<std::string>& args, const std::vector<std::string>* swept) {
   CLI::App app{command.description, command.name};
   CommonOptions ignored;  // the caller's common options stand; these are only parsed past
-  add_common(app, ignored);
-  Runner runner = command.setup(app);
-  check_numeric_options(app);
+  Runner runner = add_command(app, command, ignored);
   for (const std::string& key : swept ? *swept : std::vector<std::string>()) {
     const CLI::Option* o = app.get_option_no_throw("--" + key);
     if (o && !common_option(key) && o->get_expected_max() == 1) continue;
