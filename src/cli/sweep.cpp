@@ -60,9 +60,12 @@ void sweep_cells(const std::vector<io::SweepAxis>& axes, const std::vector<std::
 // The most command lines the option axes of a sweep may make (each is parsed once, and run once to check it).
 constexpr std::uint64_t kMaxOptionCombinations = 4096;
 
-// Long options every command has, which a sweep does not vary.
+// Long options every command has (their rows in the option table), which a sweep does not vary.
 bool common_option(std::string_view name) {
-  return name == "profiles" || name == "set" || name == "format" || name == "sweep" || name == "require";
+  CommonOptions targets;
+  const Options common = common_options(targets);
+  return std::any_of(common.bindings().begin(), common.bindings().end(),
+                     [name](const Binding& b) { return b.row->name.substr(2) == name; });
 }
 
 // `args` without the options named in `names` (as --NAME VALUE or --NAME=VALUE).
