@@ -17,7 +17,7 @@ for n in 10000 100000 1000000; do
     file=$tmp/trace-$n.$format
     "$root/scripts/gen-trace" -n "$n" -s 7 -f "$format" >"$file"
     start=$(now)
-    "$bin" route --device phone8g --prefill-tok-s 180 --decode-tok-s 13 --cloud ref-private,ref-public \
+    "$bin" route --device phone8g --prefill-tok-per-s 180 --decode-tok-per-s 13 --cloud ref-private,ref-public \
       --trace "$file" >/dev/null
     end=$(now)
     awk -v n="$n" -v f="$format" -v s="$start" -v e="$end" \

@@ -40,6 +40,17 @@ void print_warnings(std::ostream& err) {
 }
 
 int run_command_line(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
+  // `edgeplan completion SHELL`: the shell's completion script (not listed in the help; cmake --install
+  // installs the three scripts).
+  if (argc > 1 && std::string_view(argv[1]) == "completion") {
+    const std::optional<std::string> script = argc == 3 ? completion_script(argv[2]) : std::nullopt;
+    if (!script) {
+      err << "edgeplan: error: usage: edgeplan completion bash|zsh|fish\n";
+      return kExitUsage;
+    }
+    out << *script;
+    return kExitOk;
+  }
   CLI::App app{"edgeplan: capacity planner for running large language models on edge devices", "edgeplan"};
   app.set_version_flag("--version", "edgeplan " + std::string(io::version()) + " (commit " + EDGEPLAN_COMMIT + ")");
   app.require_subcommand(1);
@@ -58,9 +69,7 @@ int run_command_line(int argc, const char* const* argv, std::ostream& out, std::
     if (named != c.name) continue;
     command = &c;
     sub = added;
-    add_common(*sub, common);
-    runner = c.setup(*sub);
-    check_numeric_options(*sub);
+    runner = add_command(*sub, c, common);
   }
   const auto unknown_command = [&](std::string_view name) {
     const std::vector<std::string> names = util::names_of(commands(), [](const Command& c) { return c.name; });
@@ -97,6 +106,12 @@ int run_command_line(int argc, const char* const* argv, std::ostream& out, std::
       if (!arg.starts_with("--")) continue;
       const std::string name(arg.substr(0, arg.find('=')));
       if (std::find(known.begin(), known.end(), name) != known.end()) continue;
+      const auto renamed = std::find_if(renamed_options().begin(), renamed_options().end(),
+                                        [&](const Renamed& r) { return r.old_name == name; });
+      if (renamed != renamed_options().end()) {
+        err << fmt::format("edgeplan: error: {} {} is now {}\n", command->name, name, renamed->new_name);
+        return kExitUsage;
+      }
       err << fmt::format("edgeplan: error: {} has no option {}{}\n", command->name, io::clipped(name),
                          util::did_you_mean(name, known));
       err << fmt::format("Run 'edgeplan {} --help' for its options.\n", command->name);

@@ -2,9 +2,13 @@
 // cli layer.
 #pragma once
 
+#include <optional>
 #include <ostream>
 #include <string>
+#include <string_view>
 #include <vector>
+
+#include <CLI/CLI.hpp>
 
 #include "cli/command.hpp"
 #include "edgeplan/io/render/renderer.hpp"
@@ -13,11 +17,13 @@
 
 namespace edgeplan::cli {
 
-// Adds the options every command takes (--profiles, --set, --format, --sweep, --require) to `app`.
-void add_common(CLI::App& app, CommonOptions& o);
+// Adds `command`'s options and the ones every command takes (--profiles, --set, --format, --sweep, --require,
+// filling `common`) to `app`, each with the checks of its row, and returns what runs the command.
+Runner add_command(CLI::App& app, const Command& command, CommonOptions& common);
 
-// Adds to every numeric option of `app` a check that refuses negative, non-finite and out-of-range values.
-void check_numeric_options(CLI::App& app);
+// The completion script for `shell` (bash, zsh or fish) from the command and option tables; nullopt for another
+// shell (completion.cpp).
+std::optional<std::string> completion_script(std::string_view shell);
 
 // What a run of a command says besides its output: requirements that failed (exit 1) and figures that could
 // not be evaluated (exit 2).

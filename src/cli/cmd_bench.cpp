@@ -14,12 +14,12 @@ namespace edgeplan::cli {
 namespace {
 
 struct BenchOptions {
-  std::uint64_t buffer_mib = 1024;
+  std::uint64_t buffer_bytes = std::uint64_t{1} << 30;
   unsigned threads = 0, repeats = 5;
   std::vector<std::uint64_t> sizes{128, 256, 512, 1024};
   std::string model = "ref-8b";
   io::OutputPath write_profile;
-  std::uint64_t tokens = 128;
+  std::uint64_t prompt = 128;  // tokens (M) of the layer matmuls
   std::string storage, description = "This host, measured by edgeplan bench";
 };
 
@@ -34,23 +34,20 @@ std::vector<io::GemmShape> layer_shapes(const ModelSpec& m, std::uint64_t tokens
 
 }  // namespace
 
-Runner setup_bench(CLI::App& app) {
+Runner setup_bench(Options& opts) {
   auto o = std::make_shared<BenchOptions>();
-  app.add_option("--buffer-mib", o->buffer_mib, "Memory read test: buffer size, MiB (far larger than the caches)")
-      ->capture_default_str()->check(CLI::Range(std::uint64_t{16}, std::uint64_t{1} << 20));
-  app.add_option("--threads", o->threads, "Memory read test: threads (default: all cores)")
-      ->check(CLI::Range(1u, 4096u));
-  app.add_option("--repeats", o->repeats, "Passes per measurement; the best is reported")
-      ->capture_default_str()->check(CLI::Range(1u, 1000u));
-  app.add_option("--sizes", o->sizes, "Square matmul sizes N (N x N x N), comma-separated")
-      ->capture_default_str()->delimiter(',')->check(CLI::Range(std::uint64_t{1}, std::uint64_t{16384}));
-  app.add_option("--model", o->model, "Model profile whose decoder-layer matmul shapes are measured")
-      ->capture_default_str();
-  app.add_option("--tokens", o->tokens, "Prompt tokens (M) of the layer matmuls")
-      ->capture_default_str()->check(CLI::Range(std::uint64_t{1}, std::uint64_t{65536}));
-  app.add_option("--storage", o->storage, "Also time one sequential read of this file");
-  add_output_option(app, o->write_profile, "--write-profile", "Write a device profile of this host to FILE");
-  app.add_option("--description", o->description, "Description line of the written profile")->capture_default_str();
+  opts.add(Opt::buffer, o->buffer_bytes,
+           "Memory read test: buffer size, far larger than the caches (takes units: 512MiB, 1GiB, 2GB)")
+      .show_default()
+      .range(16 * units::kMiB, 0x1p40);
+  opts.add(Opt::threads, o->threads, "Memory read test: threads (default: all cores)").range(1, 4096);
+  opts.add(Opt::repeats, o->repeats).show_default().range(1, 1000);
+  opts.add(Opt::sizes, o->sizes).show_default().range(1, 16384);
+  opts.add(Opt::model, o->model, "Model profile whose decoder-layer matmul shapes are measured").show_default();
+  opts.add(Opt::prompt, o->prompt, "Prompt tokens (M) of the layer matmuls (takes k: 2k)").show_default().range(1, 65536);
+  opts.add(Opt::storage, o->storage);
+  opts.add(Opt::write_profile, o->write_profile, "Write a device profile of this host to FILE");
+  opts.add(Opt::description, o->description).show_default();
   return [o](const Context& ctx) {
     io::Report r;
     r.command = "bench";
@@ -63,16 +60,17 @@ Runner setup_bench(CLI::App& app) {
     if (!o->storage.empty()) storage = unwrap(io::measure_file_read(o->storage));
     const io::HostMemory memory = unwrap(io::read_meminfo());
     const unsigned threads = o->threads > 0 ? o->threads : std::max(1u, std::thread::hardware_concurrency());
-    const std::uint64_t buffer_bytes = o->buffer_mib << 20;
+    const std::uint64_t buffer_bytes = o->buffer_bytes;
     if (static_cast<double>(buffer_bytes) > memory.available_bytes / 2) {
-      throw UsageError(fmt::format("--buffer-mib {}: more than half of the {:.0f} MiB available; choose a smaller buffer",
-                                   o->buffer_mib, memory.available_bytes / units::kMiB));
+      throw UsageError(fmt::format("--buffer {:.0f}MiB: more than half of the {:.0f} MiB available; choose a smaller "
+                                   "buffer", static_cast<double>(buffer_bytes) / units::kMiB,
+                                   memory.available_bytes / units::kMiB));
     }
 
     const double read_bps = io::measure_read_bandwidth(buffer_bytes, threads, o->repeats);
     std::vector<io::GemmShape> shapes;
     for (std::uint64_t n : o->sizes) shapes.push_back({fmt::format("square {}", n), n, n, n});
-    const std::vector<io::GemmShape> layer = layer_shapes(model, o->tokens);
+    const std::vector<io::GemmShape> layer = layer_shapes(model, o->prompt);
     shapes.insert(shapes.end(), layer.begin(), layer.end());
 
     io::Table t{"matmul", {{"matmul", "name"},
@@ -93,10 +91,10 @@ Runner setup_bench(CLI::App& app) {
     }
     r.tables.push_back(std::move(t));
 
-    r.inputs["buffer_mib"] = o->buffer_mib;
+    r.inputs["buffer_bytes"] = buffer_bytes;
     r.inputs["threads"] = threads;
     r.inputs["repeats"] = o->repeats;
-    r.inputs["tokens"] = o->tokens;
+    r.inputs["prompt_tokens"] = o->prompt;
     r.results["memory_total_gib"] = memory.total_bytes / units::kGiB;
     r.results["memory_available_gib"] = memory.available_bytes / units::kGiB;
     r.results["read_gbps"] = read_bps / units::kGBps;
@@ -104,10 +102,10 @@ Runner setup_bench(CLI::App& app) {
     r.title = fmt::format("bench: this host, {} threads", threads);
     r.header.push_back(fmt::format("memory {:.2f} GiB, {:.2f} GiB available", memory.total_bytes / units::kGiB,
                                    memory.available_bytes / units::kGiB));
-    r.header.push_back(fmt::format("memory read: {:.2f} GB/s (STREAM-style read of {} MiB, best of {})",
-                                   read_bps / units::kGBps, o->buffer_mib, o->repeats));
+    r.header.push_back(fmt::format("memory read: {:.2f} GB/s (STREAM-style read of {:.0f} MiB, best of {})",
+                                   read_bps / units::kGBps, static_cast<double>(buffer_bytes) / units::kMiB, o->repeats));
     r.header.push_back(fmt::format("matmul: OpenBLAS cblas_sgemm (fp32), best of {} after a warm-up; layer shapes of {} "
-                                   "at {} tokens", o->repeats, model.name, o->tokens));
+                                   "at {} tokens", o->repeats, model.name, o->prompt));
     if (storage) {
       r.inputs["storage_file"] = o->storage;
       r.results["storage_read_gbps"] = storage->bytes / storage->seconds / units::kGBps;
@@ -123,8 +121,8 @@ Runner setup_bench(CLI::App& app) {
       p.gemm_flops_per_s = best_layer_flops;
       if (storage) p.storage_bytes_per_s = storage->bytes / storage->seconds;
       p.comments = {"Device profile of this host, written by `edgeplan bench --write-profile`.",
-                    fmt::format("{} threads, {} MiB read buffer, layer matmuls of {} at {} tokens.", threads,
-                                o->buffer_mib, model.name, o->tokens)};
+                    fmt::format("{} threads, {:.0f} MiB read buffer, layer matmuls of {} at {} tokens.", threads,
+                                static_cast<double>(buffer_bytes) / units::kMiB, model.name, o->prompt)};
       const std::string text = io::device_profile_toml(p);
       const std::string& path = o->write_profile.path;
       unwrap(io::load_device(io::ProfileText{std::filesystem::path(path).stem().string(), path, path, text}, {}));

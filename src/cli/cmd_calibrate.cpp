@@ -100,14 +100,14 @@ double rms(const std::vector<double>& v) {
 
 }  // namespace
 
-Runner setup_calibrate(CLI::App& app) {
+Runner setup_calibrate(Options& opts) {
   auto o = std::make_shared<CalibrateOptions>();
-  app.add_option("--device", o->device, "Device profile to calibrate (name or .toml path)")->required();
-  app.add_option("--llama-bench", o->results, "llama-bench results: its -o json, jsonl or csv output")->required();
-  app.add_option("--model", o->model,
-                 "Model profile of the benchmarked model (weights by format); default: each row's model_size and "
-                 "model_n_params");
-  add_output_option(app, o->write, "--write", "Write the calibrated device profile to FILE");
+  opts.add(Opt::device, o->device, "Device profile to calibrate (name or .toml path)").required();
+  opts.add(Opt::file, o->results, "llama-bench results: its -o json, jsonl or csv output").required();
+  opts.add(Opt::model, o->model,
+           "Model profile of the benchmarked model (weights by format); default: each row's model_size and "
+           "model_n_params");
+  opts.add(Opt::write_profile, o->write, "Write the calibrated device profile to FILE");
   return [o](const Context& ctx) {
     io::Report r;
     r.command = "calibrate";

@@ -48,10 +48,9 @@ std::vector<CheckEntry> load_plan(const io::ProfileText& text, const std::vector
   }));
 }
 
-Runner setup_check(CLI::App& app) {
+Runner setup_check(Options& opts) {
   auto plan = std::make_shared<std::string>();
-  app.add_option("plan", *plan, "Plan file: [[check]] entries with device, model, quant, context and require")
-      ->required();
+  opts.add(Opt::file, *plan, "Plan file: [[check]] entries with device, model, quant, context and require").required();
   return [plan](const Context& ctx) {
     io::Report r;
     r.command = "check";

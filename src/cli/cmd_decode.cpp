@@ -4,6 +4,7 @@
 
 #include "cli/command.hpp"
 #include "cli/plan.hpp"
+#include "edgeplan/core/limits.hpp"
 #include "edgeplan/core/plan.hpp"
 #include "edgeplan/core/prefill.hpp"
 #include "edgeplan/util/units.hpp"
@@ -148,20 +149,19 @@ void decode_rows(const DecodePlanInputs& plan, const DeviceSpec& device, const s
 
 }  // namespace
 
-Runner setup_decode(CLI::App& app) {
+Runner setup_decode(Options& opts) {
   auto o = std::make_shared<DecodeOptions>();
-  app.add_option("--device", o->device, "Device profile name or .toml path")->required();
-  app.add_option("--model", o->model, "Model profile name or .toml path")->required();
-  app.add_option("--quant", o->quant,
-                 "Comma-separated formats, e.g. Q4_K_M,F16 (default: a GGUF model's own format, else Q4_K_M,Q8_0,F16)");
-  app.add_option("--context", o->context, "Tokens in the KV cache; each decoded token also reads them")
-      ->capture_default_str();
-  app.add_option("--kv-type", o->kv_type, kv_type_help("KV-cache type read at --context"))
-      ->capture_default_str();
-  app.add_option("--spec", o->spec, "Speculative decoding / MTP: alpha=A,gamma=G,cost=C");
-  app.add_option("--prompt", o->prompt, "Prompt tokens for prefill and time to first token (needs [prefill] in the device)")
-      ->capture_default_str()
-      ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 24));
+  opts.add(Opt::device, o->device).required();
+  opts.add(Opt::model, o->model).required();
+  opts.add(Opt::quant, o->quant,
+           "Comma-separated formats, e.g. Q4_K_M,F16 (default: a GGUF model's own format, else Q4_K_M,Q8_0,F16)");
+  opts.add(Opt::context, o->context, "Tokens in the KV cache; each decoded token also reads them (takes k and M: 8k)")
+      .show_default();
+  opts.add(Opt::kv_type, o->kv_type, kv_type_help("KV-cache type read at --context")).show_default();
+  opts.add(Opt::spec, o->spec);
+  opts.add(Opt::prompt, o->prompt, "Prompt tokens for prefill and time to first token (needs [prefill] or [units] in the device; takes k and M: 2k)")
+      .show_default()
+      .range(1, limits::kPromptTokens);
   auto structs = [o](const Context& ctx) {
     io::Json inputs;
     DeviceSpec device = ctx.device(o->device, inputs);

@@ -51,21 +51,20 @@ std::vector<ModelSpec> candidate_models(const Context& ctx, const std::string& n
 
 }  // namespace
 
-Runner setup_fit(CLI::App& app) {
+Runner setup_fit(Options& opts) {
   auto o = std::make_shared<FitOptions>();
-  app.add_option("--device", o->device, "Device profile name or .toml path")->required();
-  app.add_option("--min-context", o->min_context, "Context that must fit, tokens; decode is taken there")
-      ->capture_default_str();
-  app.add_option("--min-tok-per-s", o->min_tok_per_s, "Slowest acceptable decode rate, tok/s")->capture_default_str();
-  app.add_option("--quant", o->formats, "Formats to consider, comma-separated")->capture_default_str();
-  app.add_option("--kv-type", o->kv_type, kv_type_help("KV-cache type"))->capture_default_str();
-  app.add_option("--models", o->models,
-                 "Models to consider, comma-separated names or .toml paths (default: every model profile except "
-                 "reference ones)");
-  app.add_flag("--allow-beyond-trained", o->allow_beyond_trained,
-               "Keep models trained for less than --min-context, and count max context past the trained one");
-  app.add_option("--limit", o->limit, "Rows to show, best first")->capture_default_str()->check(CLI::PositiveNumber);
-  app.add_flag("--all", o->all, "Show every pair that fits (overrides --limit)");
+  opts.add(Opt::device, o->device).required();
+  opts.add(Opt::context, o->min_context, "Context that must fit, tokens (takes k and M: 8k); decode is taken there")
+      .show_default();
+  opts.add(Opt::min_tok_per_s, o->min_tok_per_s).show_default();
+  opts.add(Opt::quant, o->formats, "Formats to consider, comma-separated").show_default();
+  opts.add(Opt::kv_type, o->kv_type, kv_type_help("KV-cache type")).show_default();
+  opts.add(Opt::models, o->models,
+           "Models to consider, comma-separated names or .toml paths (default: every model profile except "
+           "reference ones)");
+  opts.add(Opt::allow_beyond_trained, o->allow_beyond_trained);
+  opts.add(Opt::limit, o->limit).show_default().positive();
+  opts.add(Opt::all, o->all, "Show every pair that fits (overrides --limit)");
   return [o](const Context& ctx) {
     io::Report r;
     r.command = "fit";
@@ -113,9 +112,12 @@ Runner setup_fit(CLI::App& app) {
                          {"quality (B)", "quality_proxy", 2}, {"pareto", "pareto"}}, {}};
     for (std::size_t i : std::span(order).first(shown)) {
       const Candidate& c = fits[i];
-      const io::Cell quality = c.point.quality ? io::Cell(*c.point.quality) : io::Cell();
-      t.add({c.model, c.format, c.params, c.bits_per_weight, c.weights_bytes, c.point.tok_per_s,
-             static_cast<std::int64_t>(c.point.max_context), quality, bool(pareto[i])});
+      std::vector<io::Cell>& row = t.rows.emplace_back();
+      row.reserve(9);
+      row.insert(row.end(), {c.model, c.format, c.params, c.bits_per_weight, c.weights_bytes, c.point.tok_per_s,
+                             static_cast<std::int64_t>(c.point.max_context)});
+      row.emplace_back(c.point.quality ? io::Cell(*c.point.quality) : io::Cell());
+      row.emplace_back(bool(pareto[i]));
     }
     r.results["considered"] = considered;
     r.results["fitting"] = fits.size();

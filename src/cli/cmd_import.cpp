@@ -6,9 +6,9 @@
 
 namespace edgeplan::cli {
 
-Runner setup_import(CLI::App& app) {
+Runner setup_import(Options& opts) {
   auto file = std::make_shared<std::string>();
-  app.add_option("file", *file, "Model file: a GGUF file or a Hugging Face config.json")->required();
+  opts.add(Opt::file, *file, "Model file: a GGUF file or a Hugging Face config.json").required();
   return [file](const Context& ctx) {
     io::Report r;
     r.command = "import";

@@ -64,12 +64,12 @@ std::vector<Counted> from_gguf(const ModelSpec& m, const io::GgufFile& f) {
 
 }  // namespace
 
-Runner setup_inspect(CLI::App& app) {
+Runner setup_inspect(Options& opts) {
   auto o = std::make_shared<InspectOptions>();
-  app.add_option("file", o->file, "Model file: a GGUF file or a Hugging Face config.json")->required();
-  app.add_option("--quant", o->quant,
-                 "For a config.json: the format whose llama.cpp tensor types to apply (default Q4_K_M); a GGUF file "
-                 "has its own");
+  opts.add(Opt::file, o->file, "Model file: a GGUF file or a Hugging Face config.json").required();
+  opts.add(Opt::quant, o->quant,
+           "For a config.json: the format whose llama.cpp tensor types to apply (default Q4_K_M); a GGUF file has its "
+           "own");
   return [o](const Context& ctx) {
     io::Report r;
     r.command = "inspect";

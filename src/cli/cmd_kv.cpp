@@ -53,14 +53,13 @@ void kv_rows(std::uint64_t context, const std::vector<KvTypePlan>& points, const
 
 }  // namespace
 
-Runner setup_kv(CLI::App& app) {
+Runner setup_kv(Options& opts) {
   auto o = std::make_shared<KvOptions>();
-  app.add_option("--device", o->device, "Device profile name or .toml path")->required();
-  app.add_option("--model", o->model, "Model profile name or .toml path")->required();
-  app.add_option("--quant", o->quant, "Weight format, e.g. Q4_K_M (default: a GGUF model's own format, else Q4_K_M)");
-  app.add_option("--context", o->context, "Context to check: does it fit, and with what headroom");
-  app.add_option("--kv-type", o->kv_type, kv_type_help("Cache type that decides `fits`"))
-      ->capture_default_str();
+  opts.add(Opt::device, o->device).required();
+  opts.add(Opt::model, o->model).required();
+  opts.add(Opt::quant, o->quant);
+  opts.add(Opt::context, o->context, "Context to check: does it fit, and with what headroom (takes k and M: 8k)");
+  opts.add(Opt::kv_type, o->kv_type, kv_type_help("Cache type that decides `fits`")).show_default();
   auto structs = [o](const Context& ctx) {
     io::Json inputs;
     DeviceSpec device = ctx.device(o->device, inputs);

@@ -40,18 +40,16 @@ const GgmlType& need_dtype(const std::string& name) {
 
 }  // namespace
 
-Runner setup_lora(CLI::App& app) {
+Runner setup_lora(Options& opts) {
   auto o = std::make_shared<LoraOptions>();
-  app.add_option("--device", o->device, "Device profile name or .toml path (needs [lora])")->required();
-  app.add_option("--model", o->model, "Model profile name or .toml path")->required();
-  app.add_option("--quant", o->quant, "Format of the base weights, e.g. Q4_K_M (default: a GGUF model\'s own format, else Q4_K_M)");
-  auto* rank_opt = app.add_option("--rank", o->rank, "Adapter rank");
-  auto* targets_opt = app.add_option("--targets", o->targets, "Adapted matrices per layer: q,k,v,o,gate,up,down")
-                      ->capture_default_str();
-  auto* adapter_opt = app.add_option("--adapter", o->adapter, "A LoRA adapter in GGUF, instead of --rank");
-  adapter_opt->excludes(rank_opt)->excludes(targets_opt);
-  app.add_option("--dtype", o->dtype, "Type of the adapter and of the merged deltas (F16, F32, BF16, Q8_0, ...)")
-      ->capture_default_str();
+  opts.add(Opt::device, o->device, "Device profile name or .toml path (needs [lora])").required();
+  opts.add(Opt::model, o->model).required();
+  opts.add(Opt::quant, o->quant,
+           "Format of the base weights, e.g. Q4_K_M (default: a GGUF model's own format, else Q4_K_M)");
+  opts.add(Opt::rank, o->rank, "Adapter rank");
+  opts.add(Opt::targets, o->targets).show_default();
+  opts.add(Opt::adapter, o->adapter, "A LoRA adapter in GGUF, instead of --rank").excludes(Opt::rank).excludes(Opt::targets);
+  opts.add(Opt::dtype, o->dtype).show_default();
   return [o](const Context& ctx) {
     io::Report r;
     r.command = "lora";

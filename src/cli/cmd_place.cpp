@@ -35,21 +35,20 @@ std::string describe_unit(UnitKind kind, const ComputeUnit& u) {
 
 }  // namespace
 
-Runner setup_place(CLI::App& app) {
+Runner setup_place(Options& opts) {
   auto o = std::make_shared<PlaceOptions>();
-  app.add_option("--device", o->device, "Device profile name or .toml path (needs [units.*] and [link])");
-  auto* model_opt = app.add_option("--model", o->model, "Model profile: derives the layer, gives the layer count and LM head");
-  auto* graph_opt = app.add_option("--graph", o->graph, "Explicit layer graph: profile name (graphs/) or .toml path");
-  auto* seq_opt = app.add_option("--seq", o->seq, "Prompt tokens of the prefill (derived graph)")->capture_default_str();
-  app.add_option("--policy", o->policy, "npu-first, gpu-first, cpu-only or optimal")->capture_default_str();
-  auto* emit_opt = app.add_flag("--emit-graph", o->emit_graph, "Print the derived layer graph as a --graph file and stop");
-  graph_opt->excludes(seq_opt);
-  emit_opt->excludes(graph_opt);
-  emit_opt->needs(model_opt);
+  opts.add(Opt::device, o->device, "Device profile name or .toml path (needs [units.*] and [link])");
+  opts.add(Opt::model, o->model, "Model profile: derives the layer, gives the layer count and LM head");
+  opts.add(Opt::graph, o->graph);
+  opts.add(Opt::prompt, o->seq, "Prompt tokens of the prefill (derived graph; takes k and M: 2k)")
+      .show_default()
+      .excludes(Opt::graph);
+  opts.add(Opt::policy, o->policy).show_default();
+  opts.add(Opt::emit_graph, o->emit_graph).excludes(Opt::graph).needs(Opt::model);
   return [o](const Context& ctx) {
     io::Report r;
     r.command = "place";
-    if (o->seq == 0) throw UsageError("--seq must be at least 1 token");
+    if (o->seq == 0) throw UsageError("--prompt must be at least 1 token");
     if (o->model.empty() && o->graph.empty()) {
       throw UsageError("place needs --model (to derive the layer) or --graph FILE (an explicit layer)");
     }
@@ -57,7 +56,7 @@ Runner setup_place(CLI::App& app) {
         o->model.empty() ? std::nullopt : std::optional(ctx.model(o->model, r.inputs));
     if (o->emit_graph) {
       r.verbatim = io::graph_toml(derive_layer(*model, o->seq),
-                                  fmt::format("derived by edgeplan place --model {} --seq {}", model->name, o->seq));
+                                  fmt::format("derived by edgeplan place --model {} --prompt {}", model->name, o->seq));
       return r;
     }
     if (o->device.empty()) throw UsageError("--device is required (except with --emit-graph)");

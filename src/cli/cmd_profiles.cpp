@@ -17,8 +17,7 @@ std::string description_of(const io::ProfileText& p) {
 
 }  // namespace
 
-Runner setup_profiles(CLI::App& app) {
-  (void)app;
+Runner setup_profiles(Options&) {
   return [](const Context& ctx) {
     io::Report r;
     r.command = "profiles";

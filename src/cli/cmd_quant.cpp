@@ -57,30 +57,25 @@ std::string method_list() {
 
 }  // namespace
 
-Runner setup_quant(CLI::App& app) {
+Runner setup_quant(Options& opts) {
   auto o = std::make_shared<QuantOptions>();
   o->methods = method_list();
-  app.add_option("--methods", o->methods, "Comma-separated quantization methods")->capture_default_str();
-  app.add_option("--file", o->file, "Weight tensor to quantize: a .gguf, .safetensors or .npy file (default: synthetic)");
-  app.add_option("--tensor", o->tensor, "Tensor name in a .gguf or .safetensors file holding more than one");
-  app.add_option("--rows", o->synthetic.rows, "Synthetic matrix: rows (output channels)")
-      ->capture_default_str()->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 16));
-  app.add_option("--cols", o->synthetic.cols, "Synthetic matrix: columns (weights per row)")
-      ->capture_default_str()->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 16));
-  app.add_option("--seed", o->synthetic.seed, "Synthetic matrix and inputs: SplitMix64 seed")->capture_default_str();
-  app.add_option("--std", o->synthetic.std, "Synthetic matrix: standard deviation of the weights")
-      ->capture_default_str()->check(CLI::Range(1e-30, 1e30));
-  app.add_option("--inputs", o->inputs, "Random input vectors x for the cosine similarity of W.x")
-      ->capture_default_str()->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1024}));
-  app.add_option("--threads", o->threads, "Worker threads (default: all cores); results do not depend on it")
-      ->check(CLI::Range(0u, 4096u));  // as bench's --threads: each is an OS thread
-  app.add_flag("--timing", o->timing, "Also time each method and print GB/s of FP32 input (not deterministic)");
+  opts.add(Opt::methods, o->methods).show_default();
+  opts.add(Opt::file, o->file, "Weight tensor to quantize: a .gguf, .safetensors or .npy file (default: synthetic)");
+  opts.add(Opt::tensor, o->tensor);
+  opts.add(Opt::rows, o->synthetic.rows).show_default().range(1, 1 << 16);
+  opts.add(Opt::cols, o->synthetic.cols).show_default().range(1, 1 << 16);
+  opts.add(Opt::seed, o->synthetic.seed).show_default();
+  opts.add(Opt::std_dev, o->synthetic.std).show_default().range(1e-30, 1e30);
+  opts.add(Opt::inputs, o->inputs).show_default().range(1, 1024);
+  opts.add(Opt::threads, o->threads, "Worker threads (default: all cores); results do not depend on it").range(0, 4096);
+  opts.add(Opt::timing, o->timing);
   return [o](const Context&) {
     io::Report r;
     r.command = "quant";
     std::vector<const QuantMethod*> methods;
     for (const std::string& name : split_list(o->methods, "--methods")) methods.push_back(&need_method(name));
-    if (!o->tensor.empty() && o->file.empty()) throw UsageError("--tensor needs --file");
+    if (!o->tensor.empty() && o->file.empty()) throw UsageError("--tensor needs a FILE");
     if (o->file.empty() && o->synthetic.rows * o->synthetic.cols > kMaxSyntheticWeights) {
       throw UsageError(fmt::format("--rows {} x --cols {} is more than {} weights (1 GiB of FP32); choose a smaller matrix",
                                    o->synthetic.rows, o->synthetic.cols, kMaxSyntheticWeights));

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "cli/plan.hpp"
+#include "edgeplan/core/limits.hpp"
 #include "edgeplan/core/plan.hpp"
 #include "edgeplan/util/units.hpp"
 
@@ -193,21 +194,20 @@ io::Report report(const ReportOptions& o, const Context& ctx) {
   return r;
 }
 
-Runner setup_report(CLI::App& app) {
+Runner setup_report(Options& opts) {
   auto o = std::make_shared<ReportOptions>();
-  app.add_option("--device", o->device, "Device profile name or .toml path")->required();
-  app.add_option("--model", o->model, "Model profile name or .toml path")->required();
-  app.add_option("--quant", o->quant,
-                 "Weight format the figures are for (default: a GGUF model's own format, else Q4_K_M)");
-  app.add_option("--context", o->context, "Context the decode rate and fit are taken at")->capture_default_str();
-  app.add_option("--kv-type", o->kv_type, kv_type_help("KV-cache type"))->capture_default_str();
-  app.add_option("--prompt", o->prompt, "Prompt tokens for prefill and time to first token")
-      ->capture_default_str()
-      ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 24));
-  app.add_option("--spec", o->spec, "Speculative decoding / MTP: alpha=A,gamma=G,cost=C");
-  app.add_option("--rank", o->rank, "LoRA rank for the resident-adapter count")->capture_default_str();
-  app.add_option("--cloud", o->cloud, "Cloud(s) for the request-mix share, comma-separated")->capture_default_str();
-  app.add_option("--requests", o->requests, "Request mix: a requests profile or file")->capture_default_str();
+  opts.add(Opt::device, o->device).required();
+  opts.add(Opt::model, o->model).required();
+  opts.add(Opt::quant, o->quant, "Weight format the figures are for (default: a GGUF model's own format, else Q4_K_M)");
+  opts.add(Opt::context, o->context, "Context the decode rate and fit are taken at (takes k and M: 8k)").show_default();
+  opts.add(Opt::kv_type, o->kv_type, kv_type_help("KV-cache type")).show_default();
+  opts.add(Opt::prompt, o->prompt, "Prompt tokens for prefill and time to first token (takes k and M: 2k)")
+      .show_default()
+      .range(1, limits::kPromptTokens);
+  opts.add(Opt::spec, o->spec);
+  opts.add(Opt::rank, o->rank, "LoRA rank for the resident-adapter count").show_default();
+  opts.add(Opt::cloud, o->cloud, "Cloud(s) for the request-mix share, comma-separated").show_default();
+  opts.add(Opt::requests, o->requests, "Request mix: a requests profile or file").show_default();
   auto structs = [o](const Context& ctx) {
     io::Report loaded;
     auto in = std::make_shared<const PageInputs>(page_inputs(*o, ctx, loaded));

@@ -17,13 +17,13 @@ namespace {
 struct RouteOptions {
   std::string device, model, quant, clouds, requests, trace;
   io::OutputPath trace_out;
-  double prefill_tok_s = 0, decode_tok_s = 0, escalate_after_s = 0, cloud_ratio = 3;
+  std::optional<double> prefill_tok_s, decode_tok_s, escalate_after_s;  // given on the command line or not
+  double cloud_ratio = 3;
   bool skip_bad_lines = false;
-  CLI::Option *prefill_opt = nullptr, *decode_opt = nullptr, *escalate_opt = nullptr, *quant_opt = nullptr;
 };
 
-double positive(const CLI::Option* opt, double v) {
-  if (v <= 0) throw UsageError(fmt::format("{} must be greater than 0 (got {})", opt->get_name(), v));
+double positive(Opt option, double v) {
+  if (v <= 0) throw UsageError(fmt::format("{} must be greater than 0 (got {})", option_row(option).name, v));
   return v;
 }
 
@@ -31,25 +31,25 @@ double positive(const CLI::Option* opt, double v) {
 DeviceRates resolve_rates(const RouteOptions& o, const Context& ctx, const DeviceSpec& device, io::Report& r,
                           std::vector<std::string>& sources) {
   DeviceRates rates;
-  const bool measured_prefill = o.prefill_opt->count() > 0, measured_decode = o.decode_opt->count() > 0;
+  const bool measured_prefill = o.prefill_tok_s.has_value(), measured_decode = o.decode_tok_s.has_value();
   std::optional<ModelSpec> model;
   if (!measured_prefill || !measured_decode) {
     if (o.model.empty()) {
       throw UsageError(fmt::format("--model is needed to derive the device's {} rate (or give {})",
                                    measured_decode ? "prefill" : "decode",
-                                   measured_decode ? "--prefill-tok-s" : "--decode-tok-s"));
+                                   measured_decode ? "--prefill-tok-per-s" : "--decode-tok-per-s"));
     }
     model = ctx.model(o.model, r.inputs);
   } else if (!o.model.empty()) {
-    throw UsageError("--model is not used when both --prefill-tok-s and --decode-tok-s are given");
+    throw UsageError("--model is not used when both --prefill-tok-per-s and --decode-tok-per-s are given");
   }
   if (measured_prefill) {
-    rates.prefill_tok_per_s = positive(o.prefill_opt, o.prefill_tok_s);
-    sources.push_back(fmt::format("prefill {:.1f} tok/s (measured, --prefill-tok-s)", rates.prefill_tok_per_s));
+    rates.prefill_tok_per_s = positive(Opt::prefill_tok_per_s, *o.prefill_tok_s);
+    sources.push_back(fmt::format("prefill {:.1f} tok/s (measured, --prefill-tok-per-s)", rates.prefill_tok_per_s));
   } else {
     const auto estimate = derived_prefill_rate(device, *model, need_format(quant_or_file_format(o.quant, *model)));
     if (!estimate && !device.prefill && device.units.empty()) {
-      throw UsageError(fmt::format("device '{}' has no [prefill] section: give --prefill-tok-s", device.name));
+      throw UsageError(fmt::format("device '{}' has no [prefill] section: give --prefill-tok-per-s", device.name));
     }
     rates.prefill_tok_per_s = unwrap(estimate).tok_per_s;
     sources.push_back(device.prefill
@@ -60,9 +60,9 @@ DeviceRates resolve_rates(const RouteOptions& o, const Context& ctx, const Devic
                                         rates.prefill_tok_per_s, to_string(kPrefillPolicy), kRatePromptTokens));
   }
   if (measured_decode) {
-    if (o.quant_opt->count() > 0) throw UsageError("--quant is not used when --decode-tok-s is given");
-    rates.decode_tok_per_s = positive(o.decode_opt, o.decode_tok_s);
-    sources.push_back(fmt::format("decode {:.1f} tok/s (measured, --decode-tok-s)", rates.decode_tok_per_s));
+    if (!o.quant.empty()) throw UsageError("--quant is not used when --decode-tok-per-s is given");
+    rates.decode_tok_per_s = positive(Opt::decode_tok_per_s, *o.decode_tok_s);
+    sources.push_back(fmt::format("decode {:.1f} tok/s (measured, --decode-tok-per-s)", rates.decode_tok_per_s));
   } else {
     const FileType* ft = &need_format(quant_or_file_format(o.quant, *model));
     const WeightSize weights = unwrap(weight_size(*model, *ft));
@@ -147,15 +147,15 @@ void describe(io::Report& r, const DeviceSpec& device, const std::vector<std::st
 void route_requests(const RouteOptions& o, const std::vector<RouteRequest>& requests, const DeviceSpec& device,
                     const DeviceRates& rates, const std::vector<CloudSpec>& clouds, const RoutePolicy& policy,
                     io::Report& r) {
-  const bool escalation = o.escalate_opt->count() > 0;
-  if (escalation) r.inputs["escalate_after_s"] = positive(o.escalate_opt, o.escalate_after_s);
+  const bool escalation = o.escalate_after_s.has_value();
+  if (escalation) r.inputs["escalate_after_s"] = positive(Opt::escalate_after, *o.escalate_after_s);
   io::Table t{"requests", {{"request", "request"}, {"privacy", "privacy"}, {"in tok", "input_tok", 0},
                            {"out tok", "output_tok", 0}, {"SLO (s)", "slo_s", 0}, {"device (s)", "device_s"},
                            {"unthrottled (s)", "device_unthrottled_s"}}, {}};
   t.columns.insert(t.columns.end(), {{"decision", "decision"}, {"cloud", "cloud"}, {"reason", "reason"},
                                      {"SLO met", "slo_met"}});
   if (escalation) {
-    t.columns.push_back({fmt::format("escalate@{:g}s (s)", o.escalate_after_s), "escalated_s"});
+    t.columns.push_back({fmt::format("escalate@{:g}s (s)", *o.escalate_after_s), "escalated_s"});
     t.columns.push_back({"tok on device", "escalated_device_tokens", 0});
   }
   if (device.power) {
@@ -182,13 +182,13 @@ void route_requests(const RouteOptions& o, const std::vector<RouteRequest>& requ
     if (escalation) {
       if (q.privacy != Privacy::confidential && d.best_cloud >= 0) {
         const CloudSpec& c = clouds[static_cast<std::size_t>(d.best_cloud)];
-        const Escalation e = escalate(run, rates, q, c, o.escalate_after_s);
+        const Escalation e = escalate(run, rates, q, c, *o.escalate_after_s);
         row.emplace_back(e.total_s);
         row.emplace_back(static_cast<std::int64_t>(e.device_tokens));
         if (e.escalated) {
           r.notes.push_back(fmt::format("{}: escalated to {} after {:g} s with {} of {} tokens written: {:.2f} s "
                                         "(device alone {:.2f} s, {} alone {:.2f} s)",
-                                        q.name, c.name, o.escalate_after_s, e.device_tokens, q.output_tok, e.total_s,
+                                        q.name, c.name, *o.escalate_after_s, e.device_tokens, q.output_tok, e.total_s,
                                         run.total_s, c.name, cloud_time_s(c, q.output_tok)));
         }
       } else {
@@ -297,26 +297,23 @@ void route_trace(const RouteOptions& o, const DeviceSpec& device, const DeviceRa
 
 }  // namespace
 
-Runner setup_route(CLI::App& app) {
+Runner setup_route(Options& opts) {
   auto o = std::make_shared<RouteOptions>();
-  app.add_option("--device", o->device, "Device profile name or .toml path")->required();
-  app.add_option("--model", o->model, "Model profile (derives the device rates not given explicitly)");
-  o->quant_opt = app.add_option("--quant", o->quant,
-                                "Weight format for the derived rates (default: a GGUF model's own format, else Q4_K_M)");
-  o->prefill_opt = app.add_option("--prefill-tok-s", o->prefill_tok_s, "Measured device prefill rate, tokens/s");
-  o->decode_opt = app.add_option("--decode-tok-s", o->decode_tok_s, "Measured device decode rate, tokens/s");
-  app.add_option("--cloud", o->clouds, "Comma-separated cloud profiles, e.g. ref-private,ref-public")->required();
-  app.add_option("--requests", o->requests, "Requests: a requests profile, or a .csv / .jsonl file");
-  app.add_option("--trace", o->trace, "Simulate a trace over time: a .csv or .jsonl file with arrival_s");
-  app.add_option("--cloud-ratio", o->cloud_ratio, "The cloud is much faster at this device / cloud time ratio")
-      ->capture_default_str();
-  o->escalate_opt = app.add_option("--escalate-after", o->escalate_after_s,
-                                   "Also compare starting on the device and continuing in the cloud after S seconds");
-  add_output_option(app, o->trace_out, "--trace-out", "With --trace: write one CSV line per request to FILE");
-  app.add_flag("--skip-bad-lines", o->skip_bad_lines, "With --trace: count and skip malformed lines instead of failing");
+  opts.add(Opt::device, o->device).required();
+  opts.add(Opt::model, o->model, "Model profile (derives the device rates not given explicitly)");
+  opts.add(Opt::quant, o->quant, "Weight format for the derived rates (default: a GGUF model's own format, else Q4_K_M)");
+  opts.add(Opt::prefill_tok_per_s, o->prefill_tok_s);
+  opts.add(Opt::decode_tok_per_s, o->decode_tok_s);
+  opts.add(Opt::cloud, o->clouds, "Comma-separated cloud profiles, e.g. ref-private,ref-public").required();
+  opts.add(Opt::requests, o->requests);
+  opts.add(Opt::trace, o->trace);
+  opts.add(Opt::cloud_ratio, o->cloud_ratio).show_default();
+  opts.add(Opt::escalate_after, o->escalate_after_s);
+  opts.add(Opt::trace_out, o->trace_out);
+  opts.add(Opt::skip_bad_lines, o->skip_bad_lines);
   return [o](const Context& ctx) {
     if (o->requests.empty() == o->trace.empty()) throw UsageError("route needs exactly one of --requests and --trace");
-    if (!o->trace.empty() && o->escalate_opt->count() > 0) throw UsageError("--escalate-after works with --requests, not --trace");
+    if (!o->trace.empty() && o->escalate_after_s.has_value()) throw UsageError("--escalate-after works with --requests, not --trace");
     if (o->trace.empty() && (!o->trace_out.path.empty() || o->skip_bad_lines)) {
       throw UsageError(fmt::format("{} works with --trace only", o->trace_out.path.empty() ? "--skip-bad-lines" : "--trace-out"));
     }

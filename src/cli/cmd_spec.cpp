@@ -59,22 +59,17 @@ double need_cost(double v, const std::string& what) {
   return v;
 }
 
-Runner setup_spec(CLI::App& app) {
+Runner setup_spec(Options& opts) {
   auto o = std::make_shared<SpecOptions>();
-  app.add_option("--alpha", o->alpha, "Acceptance rate per drafted token, or a scan START:STOP:STEP")->required();
-  auto* gamma_opt = app.add_option("--gamma", o->gamma, "Draft tokens per target step");
-  auto* best_opt = app.add_flag("--best-gamma", o->best_gamma, "Find the draft length with the highest speedup");
-  gamma_opt->excludes(best_opt);
-  auto* cost_opt = app.add_option("--cost", o->cost, "Draft step cost / target step cost");
-  auto* draft_opt = app.add_option("--draft", o->draft, "Draft model profile: cost = its weight bytes / the target's");
-  auto* mtp_opt = app.add_option("--mtp-layers", o->mtp_layers,
-                             "MTP heads of one decoder layer each: cost = layers / the target's layers");
-  cost_opt->excludes(draft_opt)->excludes(mtp_opt);
-  draft_opt->excludes(mtp_opt);
-  app.add_option("--device", o->device, "Device profile: also print the decode rate with speculation");
-  app.add_option("--model", o->model, "Target model profile (needed by --device, --draft and --mtp-layers)");
-  app.add_option("--quant", o->quant,
-                 "Weight format of target and draft (default: each GGUF model's own format, else Q4_K_M)");
+  opts.add(Opt::alpha, o->alpha).required();
+  opts.add(Opt::gamma, o->gamma).excludes(Opt::best_gamma);
+  opts.add(Opt::best_gamma, o->best_gamma);
+  opts.add(Opt::cost, o->cost).excludes(Opt::draft).excludes(Opt::mtp_layers);
+  opts.add(Opt::draft, o->draft, "Draft model profile: cost = its weight bytes / the target's").excludes(Opt::mtp_layers);
+  opts.add(Opt::mtp_layers, o->mtp_layers);
+  opts.add(Opt::device, o->device, "Device profile: also print the decode rate with speculation");
+  opts.add(Opt::model, o->model, "Target model profile (needed by --device, --draft and --mtp-layers)");
+  opts.add(Opt::quant, o->quant, "Weight format of target and draft (default: each GGUF model's own format, else Q4_K_M)");
   return [o](const Context& ctx) {
     io::Report r;
     r.command = "spec";

@@ -60,15 +60,13 @@ std::string scenario_name(double hot, std::uint64_t window, std::uint64_t readah
 
 }  // namespace
 
-Runner setup_stream(CLI::App& app) {
+Runner setup_stream(Options& opts) {
   auto o = std::make_shared<StreamOptions>();
-  app.add_option("--device", o->device, "Device profile name or .toml path (needs [storage])")->required();
-  app.add_option("--model", o->model, "Model profile name or .toml path")->required();
-  app.add_option("--quant", o->quant, "Weight format, e.g. Q4_K_M (default: a GGUF model\'s own format, else Q4_K_M)");
-  app.add_option("--prefetch", o->prefetch, "Comma-separated prefetch windows in pages, e.g. 1,8,32")
-      ->capture_default_str();
-  app.add_option("--hot", o->hot, "Comma-separated fractions of the pages touched, e.g. 0.3,0.5")
-      ->capture_default_str();
+  opts.add(Opt::device, o->device, "Device profile name or .toml path (needs [storage])").required();
+  opts.add(Opt::model, o->model).required();
+  opts.add(Opt::quant, o->quant);
+  opts.add(Opt::prefetch, o->prefetch).show_default();
+  opts.add(Opt::hot, o->hot).show_default();
   return [o](const Context& ctx) {
     io::Report r;
     r.command = "stream";

@@ -1,5 +1,6 @@
 // The subcommand table and what every subcommand shares: the profile search path, --set overrides,
-// --format and --require. Each subcommand lives in its own cmd_*.cpp and is registered in registry.cpp.
+// --format and --require. Each subcommand lives in its own cmd_*.cpp and is registered in registry.cpp; it declares
+// its options by binding rows of the option table (cli/options.hpp), never through the parser library.
 #pragma once
 
 #include <functional>
@@ -11,8 +12,7 @@
 #include <string>
 #include <vector>
 
-#include <CLI/CLI.hpp>
-
+#include "cli/options.hpp"
 #include "edgeplan/core/device.hpp"
 #include "edgeplan/core/formats.hpp"
 #include "edgeplan/core/kv.hpp"
@@ -54,6 +54,9 @@ struct CommonOptions {
   std::vector<std::string> requirements;  // --require
   std::vector<std::string> sweeps;        // --sweep
 };
+
+// The options every command takes, bound to `o` (registry.cpp).
+Options common_options(CommonOptions& o);
 
 // What a subcommand runs with once the command line is parsed.
 class Context {
@@ -149,8 +152,8 @@ struct Runner {
 struct Command {
   const char* name;
   const char* description;
-  // Adds the subcommand's own options to `app` and returns what runs it.
-  Runner (*setup)(CLI::App& app);
+  // Declares the subcommand's own options (rows of the option table bound to its fields) and returns what runs it.
+  Runner (*setup)(Options& options);
   // The command measures this machine: a sweep runs its combinations one at a time, never side by side.
   bool measures = false;
 };
@@ -158,19 +161,19 @@ struct Command {
 std::span<const Command> commands();
 
 // Per-subcommand setup functions (one cmd_*.cpp each).
-Runner setup_decode(CLI::App& app);
-Runner setup_kv(CLI::App& app);
-Runner setup_place(CLI::App& app);
-Runner setup_profiles(CLI::App& app);
-Runner setup_inspect(CLI::App& app);
-Runner setup_import(CLI::App& app);
-Runner setup_stream(CLI::App& app);
-Runner setup_lora(CLI::App& app);
-Runner setup_spec(CLI::App& app);
-Runner setup_route(CLI::App& app);
-Runner setup_quant(CLI::App& app);
-Runner setup_bench(CLI::App& app);
-Runner setup_calibrate(CLI::App& app);
+Runner setup_decode(Options& options);
+Runner setup_kv(Options& options);
+Runner setup_place(Options& options);
+Runner setup_profiles(Options& options);
+Runner setup_inspect(Options& options);
+Runner setup_import(Options& options);
+Runner setup_stream(Options& options);
+Runner setup_lora(Options& options);
+Runner setup_spec(Options& options);
+Runner setup_route(Options& options);
+Runner setup_quant(Options& options);
+Runner setup_bench(Options& options);
+Runner setup_calibrate(Options& options);
 
 // Looks up a weight format by name (--quant); a usage error suggests the nearest.
 const FileType& need_format(const std::string& name);
@@ -179,9 +182,9 @@ std::string quant_or_file_format(const std::string& quant, const ModelSpec& m, s
 // The note a report carries when format ft is not the format of the GGUF file m was read from: the figures
 // re-quantize the file's shape, a what-if. Empty when m is not a GGUF file or ft is its format.
 std::vector<std::string> requantize_note(const ModelSpec& m, const FileType& ft);
-Runner setup_report(CLI::App& app);
-Runner setup_check(CLI::App& app);
-Runner setup_fit(CLI::App& app);
+Runner setup_report(Options& options);
+Runner setup_check(Options& options);
+Runner setup_fit(Options& options);
 
 // The cache of --kv-type: one type for K and V ("q8_0") or one each ("k=q8_0,v=q4_0"); a usage error
 // suggests the nearest name, and says why llama.cpp refuses the cache for `model` when it does.
@@ -204,9 +207,6 @@ double need_cost(double v, const std::string& what);          // >= 0
 
 // Parses "a,b,c" into its items, trimming blanks; a usage error names the option when an item is empty.
 std::vector<std::string> split_list(const std::string& text, const std::string& option);
-
-// Adds option `name` naming a file the command writes (io/output_file.hpp) to `target`, and --force.
-void add_output_option(CLI::App& app, io::OutputPath& target, const std::string& name, const std::string& description);
 
 // The files a command reads: the source of every profile recorded in `inputs`, and `paths` (options naming
 // files); what an output file must not be.

@@ -1,4 +1,4 @@
-// What the commands that write files share: the output option with --force, and the inputs it must not be.
+// What the commands that write files share: the inputs an output file must not be.
 #include "cli/command.hpp"
 
 namespace edgeplan::cli {
@@ -20,12 +20,6 @@ void collect_sources(const io::Json& j, std::vector<std::string>& out) {
 }
 
 }  // namespace
-
-void add_output_option(CLI::App& app, io::OutputPath& target, const std::string& name, const std::string& description) {
-  target.option = name;
-  app.add_option(name, target.path, description)->type_name("FILE");
-  app.add_flag("--force", target.force, "Replace " + name + " FILE when it exists");
-}
 
 std::vector<std::string> input_files(const io::Json& inputs, std::vector<std::string> paths) {
   collect_sources(inputs, paths);

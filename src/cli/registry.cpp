@@ -1,7 +1,8 @@
-// The command table (name, description, setup) and the options every command shares, with the checks every
-// numeric option gets.
+// The command table (name, description, setup), the option table (one row per option of any command) and its
+// translation into CLI11 with the checks every numeric option gets: the only file that adds options to the parser.
 #include <algorithm>
 #include <array>
+#include <cctype>
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
@@ -15,6 +16,7 @@
 #include "edgeplan/io/fields.hpp"
 #include "edgeplan/io/render/renderer.hpp"
 #include "edgeplan/io/text.hpp"
+#include "edgeplan/util/text.hpp"
 
 namespace edgeplan::cli {
 namespace {
@@ -47,62 +49,123 @@ constexpr std::array kCommands{
 
 std::span<const Command> commands() { return kCommands; }
 
-void add_common(CLI::App& app, CommonOptions& o) {
-  app.add_option("--profiles", o.profile_dirs, "Directory of profiles searched before the built-in ones (repeatable)")
-      ->type_name("DIR");
-  app.add_option("--set", o.sets, "Override a profile value, e.g. device.bandwidth_gbps=120 (repeatable)")
-      ->type_name("KEY=VALUE");
-  app.add_option("--format", o.format, "Output format: " + io::format_names())->type_name("FMT")->capture_default_str();
-  app.add_option("--sweep", o.sweeps, "Run once per value: KEY=V1,V2,... or KEY=START:STOP:STEP (repeatable: all combinations)")
-      ->type_name("KEY=VALUES");
-  app.add_option("--require", o.requirements, "Fail (exit 1) unless 'FIELD OP VALUE' holds, e.g. 'fits == true' (repeatable)")
-      ->type_name("EXPR");
-}
-
 namespace {
 
-// The largest value of each whole-number option that has no CLI::Range of its own, by name, and whether it is a
-// count of tokens (which takes k and M: tokens_with_suffix). A name means the same thing in every subcommand.
-struct WholeOption {
-  std::string_view name;
-  std::uint64_t max;
-  bool tokens = false;
+// Every option of every command: one row per concept, one name for it in every command that takes it.
+constexpr std::array kOptionRows{
+    OptionRow{Opt::profiles, "--profiles", Kind::texts,
+              "Directory of profiles searched before the built-in ones (repeatable)", 0, Complete::file},
+    OptionRow{Opt::set, "--set", Kind::texts, "Override a profile value, e.g. device.bandwidth_gbps=120 (repeatable)"},
+    OptionRow{Opt::format, "--format", Kind::text, "Output format", 0, Complete::format},
+    OptionRow{Opt::sweep, "--sweep", Kind::texts,
+              "Run once per value: KEY=V1,V2,... or KEY=START:STOP:STEP (repeatable: all combinations)"},
+    OptionRow{Opt::require, "--require", Kind::texts,
+              "Fail (exit 1) unless 'FIELD OP VALUE' holds, e.g. 'fits == true' (repeatable)"},
+    OptionRow{Opt::device, "--device", Kind::text, "Device profile name or .toml path", 0, Complete::device},
+    OptionRow{Opt::model, "--model", Kind::text, "Model profile name or .toml path", 0, Complete::model},
+    OptionRow{Opt::models, "--models", Kind::text, "Models to consider, comma-separated names or .toml paths", 0,
+              Complete::model},
+    OptionRow{Opt::quant, "--quant", Kind::text,
+              "Weight format, e.g. Q4_K_M (default: a GGUF model's own format, else Q4_K_M)"},
+    OptionRow{Opt::kv_type, "--kv-type", Kind::text, "KV-cache type"},
+    OptionRow{Opt::cloud, "--cloud", Kind::text, "Cloud profiles, comma-separated", 0, Complete::cloud},
+    OptionRow{Opt::requests, "--requests", Kind::text, "Requests: a requests profile, or a .csv / .jsonl file", 0,
+              Complete::file},
+    OptionRow{Opt::graph, "--graph", Kind::text, "Explicit layer graph: profile name (graphs/) or .toml path", 0,
+              Complete::file},
+    OptionRow{Opt::draft, "--draft", Kind::text, "Draft model profile", 0, Complete::model},
+    OptionRow{Opt::context, "--context", Kind::tokens, "Tokens in the KV cache (takes k and M: 8k, 1M)",
+              kMaxContextTokens},
+    OptionRow{Opt::prompt, "--prompt", Kind::tokens, "Prompt tokens of one prefill (takes k and M: 2k)",
+              limits::kPromptTokens},
+    OptionRow{Opt::rank, "--rank", Kind::whole, "LoRA adapter rank", limits::kLoraRank},
+    OptionRow{Opt::targets, "--targets", Kind::text, "Adapted matrices per layer: q,k,v,o,gate,up,down"},
+    OptionRow{Opt::adapter, "--adapter", Kind::text, "A LoRA adapter in GGUF", 0, Complete::file},
+    OptionRow{Opt::dtype, "--dtype", Kind::text, "Type of the adapter and of the merged deltas (F16, F32, BF16, Q8_0, ...)"},
+    OptionRow{Opt::spec, "--spec", Kind::text, "Speculative decoding / MTP: alpha=A,gamma=G,cost=C"},
+    OptionRow{Opt::limit, "--limit", Kind::whole, "Rows to show, best first"},
+    OptionRow{Opt::all, "--all", Kind::flag, "Show every row (overrides --limit)"},
+    OptionRow{Opt::allow_beyond_trained, "--allow-beyond-trained", Kind::flag,
+              "Keep models trained for less than --context, and count max context past the trained one"},
+    OptionRow{Opt::min_tok_per_s, "--min-tok-per-s", Kind::number, "Slowest acceptable decode rate, tok/s"},
+    OptionRow{Opt::prefill_tok_per_s, "--prefill-tok-per-s", Kind::number, "Measured device prefill rate, tok/s"},
+    OptionRow{Opt::decode_tok_per_s, "--decode-tok-per-s", Kind::number, "Measured device decode rate, tok/s"},
+    OptionRow{Opt::cloud_ratio, "--cloud-ratio", Kind::number,
+              "The cloud is much faster at this device / cloud time ratio"},
+    OptionRow{Opt::escalate_after, "--escalate-after", Kind::number,
+              "Also compare starting on the device and continuing in the cloud after S seconds"},
+    OptionRow{Opt::alpha, "--alpha", Kind::text, "Acceptance rate per drafted token, or a scan START:STOP:STEP"},
+    OptionRow{Opt::gamma, "--gamma", Kind::number, "Draft tokens per target step"},
+    OptionRow{Opt::best_gamma, "--best-gamma", Kind::flag, "Find the draft length with the highest speedup"},
+    OptionRow{Opt::cost, "--cost", Kind::number, "Draft step cost / target step cost"},
+    OptionRow{Opt::mtp_layers, "--mtp-layers", Kind::whole,
+              "MTP heads of one decoder layer each: cost = layers / the target's layers", limits::kLayers},
+    OptionRow{Opt::policy, "--policy", Kind::text, "npu-first, gpu-first, cpu-only or optimal", 0, Complete::choices,
+              "npu-first gpu-first cpu-only optimal"},
+    OptionRow{Opt::emit_graph, "--emit-graph", Kind::flag, "Print the derived layer graph as a --graph file and stop"},
+    OptionRow{Opt::prefetch, "--prefetch", Kind::text, "Comma-separated prefetch windows in pages, e.g. 1,8,32"},
+    OptionRow{Opt::hot, "--hot", Kind::text, "Comma-separated fractions of the pages touched, e.g. 0.3,0.5"},
+    OptionRow{Opt::file, "file", Kind::text, "The file the command reads", 0, Complete::file},
+    OptionRow{Opt::trace, "--trace", Kind::text, "Simulate a trace over time: a .csv or .jsonl file with arrival_s", 0,
+              Complete::file},
+    OptionRow{Opt::trace_out, "--trace-out", Kind::output, "With --trace: write one CSV line per request to FILE", 0,
+              Complete::file},
+    OptionRow{Opt::skip_bad_lines, "--skip-bad-lines", Kind::flag,
+              "With --trace: count and skip malformed lines instead of failing"},
+    OptionRow{Opt::write_profile, "--write-profile", Kind::output, "Write a device profile to FILE", 0, Complete::file},
+    OptionRow{Opt::force, "--force", Kind::flag, "Replace the FILE a command writes when it exists"},
+    OptionRow{Opt::storage, "--storage", Kind::text, "Also time one sequential read of this file", 0, Complete::file},
+    OptionRow{Opt::description, "--description", Kind::text, "Description line of the written profile"},
+    OptionRow{Opt::buffer, "--buffer", Kind::bytes, "Memory read test: buffer size (takes units: 512MiB, 1GiB, 2GB)",
+              std::uint64_t{1} << 40},
+    OptionRow{Opt::threads, "--threads", Kind::whole, "Worker threads (default: all cores)", 4096},
+    OptionRow{Opt::repeats, "--repeats", Kind::whole, "Passes per measurement; the best is reported"},
+    OptionRow{Opt::sizes, "--sizes", Kind::wholes, "Square matmul sizes N (N x N x N), comma-separated"},
+    OptionRow{Opt::methods, "--methods", Kind::text, "Comma-separated quantization methods"},
+    OptionRow{Opt::tensor, "--tensor", Kind::text, "Tensor name in a .gguf or .safetensors file holding more than one"},
+    OptionRow{Opt::rows, "--rows", Kind::whole, "Synthetic matrix: rows (output channels)"},
+    OptionRow{Opt::cols, "--cols", Kind::whole, "Synthetic matrix: columns (weights per row)"},
+    OptionRow{Opt::seed, "--seed", Kind::whole, "Synthetic matrix and inputs: SplitMix64 seed",
+              std::numeric_limits<std::uint64_t>::max()},
+    OptionRow{Opt::std_dev, "--std", Kind::number, "Synthetic matrix: standard deviation of the weights"},
+    OptionRow{Opt::inputs, "--inputs", Kind::whole, "Random input vectors x for the cosine similarity of W.x"},
+    OptionRow{Opt::timing, "--timing", Kind::flag,
+              "Also time each method and print GB/s of FP32 input (not deterministic)"},
 };
-constexpr std::array<WholeOption, 8> kWholeOptions{{
-    {"--context", kMaxContextTokens, true},      // tokens in the KV cache (core/kv.hpp)
-    {"--min-context", kMaxContextTokens, true},
-    {"--prompt", limits::kPromptTokens, true},   // tokens of one prefill
-    {"--seq", limits::kPromptTokens, true},
-    {"--rank", limits::kLoraRank},
-    {"--mtp-layers", limits::kLayers},
-    {"--threads", 4096},                         // as bench --threads
-    {"--seed", std::numeric_limits<std::uint64_t>::max()},  // any seed
-}};
 
-// Token counts as people name context sizes: "8k" is 8,192 tokens, "1M" 1,048,576 (k = 1,024, as "a 128k
-// context" is 131,072 tokens). Rewrites the text before the checks below read it.
-std::string tokens_with_suffix(std::string& text) {
-  if (text.empty()) return "";
-  const char suffix = text.back();
-  const std::uint64_t scale = suffix == 'k' || suffix == 'K' ? 1024 : suffix == 'M' ? 1024 * 1024 : 0;
-  if (scale == 0) return "";
-  std::uint64_t v = 0;
-  const char* last = text.data() + text.size() - 1;
-  const auto [end, ec] = std::from_chars(text.data(), last, v);
-  if (end != last || ec != std::errc() || v > std::numeric_limits<std::uint64_t>::max() / scale) {
-    return "expected a whole number of tokens, optionally with k (x 1,024) or M (x 1,048,576) (got " + text + ")";
+// Old spellings (one name per concept since issue 18): each is an error naming its replacement.
+constexpr std::array kRenamed{
+    Renamed{"--min-context", "--context"},
+    Renamed{"--seq", "--prompt"},
+    Renamed{"--tokens", "--prompt"},
+    Renamed{"--write", "--write-profile"},
+    Renamed{"--prefill-tok-s", "--prefill-tok-per-s"},
+    Renamed{"--decode-tok-s", "--decode-tok-per-s"},
+    Renamed{"--buffer-mib", "--buffer (with a unit: 1GiB)"},
+    Renamed{"--file", "the file argument (edgeplan quant FILE)"},
+    Renamed{"--llama-bench", "the file argument (edgeplan calibrate --device D FILE)"},
+};
+
+constexpr bool rows_in_order() {
+  for (std::size_t i = 0; i < kOptionRows.size(); ++i) {
+    if (static_cast<std::size_t>(kOptionRows[i].id) != i) return false;
   }
-  text = std::to_string(v * scale);
-  return "";
+  return true;
 }
+static_assert(rows_in_order(), "kOptionRows lists the rows in the order of enum Opt");
 
 }  // namespace
 
-// CLI11 reads "-1" into an unsigned option as a huge number, a value past 2^64 as 2^64 - 1, and "nan", "inf"
-// or 1e300 into a double: every numeric option of every subcommand gets a check that refuses them before
-// conversion. Whole numbers are bounded by kWholeOptions (an unlisted one, as profile numbers, by
-// io::kMaxMagnitude), other numbers like profile numbers.
-void check_numeric_options(CLI::App& app) {
+std::span<const OptionRow> option_rows() { return kOptionRows; }
+const OptionRow& option_row(Opt id) { return kOptionRows[static_cast<std::size_t>(id)]; }
+std::span<const Renamed> renamed_options() { return kRenamed; }
+
+namespace {
+
+// CLI11 reads "-1" into an unsigned option as a huge number, a value past 2^64 as 2^64 - 1, and "nan", "inf" or
+// 1e300 into a double: every numeric option gets a check that refuses them before conversion. Whole numbers are
+// bounded by their row (io::kMaxMagnitude when it sets none), other numbers like profile numbers.
+const CLI::Validator& finite_check() {
   static const CLI::Validator finite(
       [](std::string& text) -> std::string {
         char* end = nullptr;
@@ -116,29 +179,125 @@ void check_numeric_options(CLI::App& app) {
         return "";
       },
       "", "finite");
-  for (CLI::Option* o : app.get_options()) {
-    const auto known = std::find_if(kWholeOptions.begin(), kWholeOptions.end(),
-                                    [o](const WholeOption& w) { return o->check_name(std::string(w.name)); });
-    if (known != kWholeOptions.end() && known->tokens) {
-      o->transform(CLI::Validator(tokens_with_suffix, "", "tokens"));
-    }
-    if (o->get_type_name() == "UINT") {
-      const std::uint64_t max = known != kWholeOptions.end() ? known->max : static_cast<std::uint64_t>(io::kMaxMagnitude);
-      o->check(CLI::Validator(
-          [max](std::string& text) -> std::string {
-            if (!text.empty() && text.front() == '-') return "expected a whole number of 0 or more (got " + text + ")";
-            std::uint64_t v = 0;
-            const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-            if (end != text.data() + text.size()) return "";  // not a whole number: CLI11 says it cannot convert it
-            if (ec == std::errc::result_out_of_range || v > max) {
-              return fmt::format("expected a whole number of at most {} (got {})", max, text);
-            }
-            return "";
-          },
-          "", "whole"));
-    }
-    if (o->get_type_name() == "FLOAT") o->check(finite);
+  return finite;
+}
+
+CLI::Validator whole_check(std::uint64_t max) {
+  return CLI::Validator(
+      [max](std::string& text) -> std::string {
+        if (!text.empty() && text.front() == '-') return "expected a whole number of 0 or more (got " + text + ")";
+        std::uint64_t v = 0;
+        const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+        if (end != text.data() + text.size()) return "";  // not a whole number: CLI11 says it cannot convert it
+        if (ec == std::errc::result_out_of_range || v > max) {
+          return fmt::format("expected a whole number of at most {} (got {})", max, text);
+        }
+        return "";
+      },
+      "", "whole");
+}
+
+// Token counts and byte sizes as people write them, rewritten as whole numbers before the checks read them.
+CLI::Validator with_suffix(Kind kind) {
+  return CLI::Validator(
+      [kind](std::string& text) -> std::string {
+        if (text.empty() || std::isdigit(static_cast<unsigned char>(text.back()))) return "";
+        const std::optional<std::uint64_t> v = kind == Kind::tokens ? util::parse_tokens(text) : util::parse_bytes(text);
+        if (!v) {
+          return kind == Kind::tokens
+                     ? "expected a whole number of tokens, optionally with k (x 1,024) or M (x 1,048,576) (got " + text + ")"
+                     : "expected a number of bytes, optionally with a unit: kB, MB, GB, TB (x 1,000^n) or KiB, MiB, "
+                       "GiB, TiB (x 1,024^n) (got " + text + ")";
+        }
+        text = std::to_string(*v);
+        return "";
+      },
+      "", kind == Kind::tokens ? "tokens" : "bytes");
+}
+
+std::string type_name(Kind kind) {
+  switch (kind) {
+    case Kind::tokens: return "TOKENS";
+    case Kind::bytes: return "BYTES";
+    case Kind::output: return "FILE";
+    default: return "";
   }
+}
+
+// Adds one binding to `app`: the parser's option with the checks of its kind and of the command.
+CLI::Option* add_binding(CLI::App& app, const Binding& b) {
+  const OptionRow& row = *b.row;
+  const std::string name(row.name);
+  CLI::Option* o = std::visit(
+      [&](auto* target) -> CLI::Option* {
+        using T = std::remove_pointer_t<decltype(target)>;
+        if constexpr (std::is_same_v<T, bool>) {
+          return app.add_flag(name, *target, b.help);
+        } else if constexpr (std::is_same_v<T, io::OutputPath>) {
+          target->option = name;
+          CLI::Option* out = app.add_option(name, target->path, b.help);
+          app.add_flag("--force", target->force, "Replace " + name + " FILE when it exists");
+          return out;
+        } else {
+          return app.add_option(name, *target, b.help);
+        }
+      },
+      b.target);
+  if (const std::string t = type_name(row.kind); !t.empty()) o->type_name(t);
+  if (row.kind == Kind::wholes) o->delimiter(',');
+  if (row.kind == Kind::tokens || row.kind == Kind::bytes) o->transform(with_suffix(row.kind));
+  if (b.low) {
+    if (row.kind == Kind::number) {
+      o->check(CLI::Range(*b.low, *b.high));
+    } else {
+      o->check(CLI::Range(static_cast<std::uint64_t>(*b.low), static_cast<std::uint64_t>(*b.high)));
+    }
+  }
+  if (b.positive) o->check(CLI::PositiveNumber);
+  switch (row.kind) {
+    case Kind::whole: case Kind::tokens: case Kind::bytes: case Kind::wholes:
+      o->check(whole_check(row.max != 0 ? row.max : static_cast<std::uint64_t>(io::kMaxMagnitude)));
+      break;
+    case Kind::number: o->check(finite_check()); break;
+    default: break;
+  }
+  if (b.required) o->required();
+  if (b.show_default) o->capture_default_str();
+  return o;
+}
+
+}  // namespace
+
+void add_options(CLI::App& app, const Options& options) {
+  std::vector<std::pair<Opt, CLI::Option*>> added;
+  for (const Binding& b : options.bindings()) added.emplace_back(b.row->id, add_binding(app, b));
+  const auto find = [&](Opt id) {
+    const auto it = std::find_if(added.begin(), added.end(), [id](const auto& a) { return a.first == id; });
+    if (it == added.end()) throw std::logic_error("an option excludes or needs one its command does not have");
+    return it->second;
+  };
+  for (std::size_t i = 0; i < added.size(); ++i) {
+    for (Opt other : options.bindings()[i].excludes) added[i].second->excludes(find(other));
+    for (Opt other : options.bindings()[i].needs) added[i].second->needs(find(other));
+  }
+}
+
+Options common_options(CommonOptions& o) {
+  Options opts;
+  opts.add(Opt::profiles, o.profile_dirs);
+  opts.add(Opt::set, o.sets);
+  opts.add(Opt::format, o.format, "Output format: " + io::format_names()).show_default();
+  opts.add(Opt::sweep, o.sweeps);
+  opts.add(Opt::require, o.requirements);
+  return opts;
+}
+
+Runner add_command(CLI::App& app, const Command& command, CommonOptions& common) {
+  add_options(app, common_options(common));
+  Options opts;
+  Runner runner = command.setup(opts);
+  add_options(app, opts);
+  return runner;
 }
 
 }  // namespace edgeplan::cli

@@ -60,9 +60,12 @@ void sweep_cells(const std::vector<io::SweepAxis>& axes, const std::vector<std::
 // The most command lines the option axes of a sweep may make (each is parsed once, and run once to check it).
 constexpr std::uint64_t kMaxOptionCombinations = 4096;
 
-// Long options every command has, which a sweep does not vary.
+// Long options every command has (their rows in the option table), which a sweep does not vary.
 bool common_option(std::string_view name) {
-  return name == "profiles" || name == "set" || name == "format" || name == "sweep" || name == "require";
+  CommonOptions targets;
+  const Options common = common_options(targets);
+  return std::any_of(common.bindings().begin(), common.bindings().end(),
+                     [name](const Binding& b) { return b.row->name.substr(2) == name; });
 }
 
 // `args` without the options named in `names` (as --NAME VALUE or --NAME=VALUE).
@@ -87,9 +90,7 @@ std::vector<std::string> without_options(const std::vector<std::string>& args, c
 Runner parse_command(const Command& command, const std::vector<std::string>& args, const std::vector<std::string>* swept) {
   CLI::App app{command.description, command.name};
   CommonOptions ignored;  // the caller's common options stand; these are only parsed past
-  add_common(app, ignored);
-  Runner runner = command.setup(app);
-  check_numeric_options(app);
+  Runner runner = add_command(app, command, ignored);
   for (const std::string& key : swept ? *swept : std::vector<std::string>()) {
     const CLI::Option* o = app.get_option_no_throw("--" + key);
     if (o && !common_option(key) && o->get_expected_max() == 1) continue;

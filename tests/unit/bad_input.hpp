@@ -68,15 +68,15 @@ struct BadCase {
 
 inline const std::vector<std::string> kKv{"kv", "--device", "{file}", "--model", "ref-8b"};
 inline const std::vector<std::string> kKvModel{"kv", "--device", "phone8g", "--model", "{file}"};
-inline const std::vector<std::string> kRouteCloud{"route",  "--device",       "phone8g",     "--prefill-tok-s",
-                                           "180",    "--decode-tok-s", "13",          "--cloud",
+inline const std::vector<std::string> kRouteCloud{"route",  "--device",       "phone8g",     "--prefill-tok-per-s",
+                                           "180",    "--decode-tok-per-s", "13",          "--cloud",
                                            "{file}", "--requests",     "ref-requests"};
 inline const std::vector<std::string> kRouteRequests{
-    "route",          "--device", "phone8g", "--prefill-tok-s",        "180",
-    "--decode-tok-s", "13",       "--cloud", "ref-private,ref-public", "--requests",
+    "route",          "--device", "phone8g", "--prefill-tok-per-s",        "180",
+    "--decode-tok-per-s", "13",       "--cloud", "ref-private,ref-public", "--requests",
     "{file}"};
-inline const std::vector<std::string> kTrace{"route",          "--device", "phone8g", "--prefill-tok-s",        "180",
-                                      "--decode-tok-s", "13",       "--cloud", "ref-private,ref-public", "--trace",
+inline const std::vector<std::string> kTrace{"route",          "--device", "phone8g", "--prefill-tok-per-s",        "180",
+                                      "--decode-tok-per-s", "13",       "--cloud", "ref-private,ref-public", "--trace",
                                       "{file}"};
 inline const std::vector<std::string> kAdapter{"lora", "--device", "phone8g", "--model", "ref-8b", "--adapter", "{file}"};
 
@@ -100,8 +100,8 @@ inline std::string hf_config(const std::string& fields) {
          "\"hidden_size\": 2048, \"intermediate_size\": 8192, \"num_attention_heads\": 32, "
          "\"num_key_value_heads\": 8, \"vocab_size\": 128256}";
 }
-inline const std::vector<std::string> kQuant{"quant", "--file", "{file}"};
-inline const std::vector<std::string> kCalibrate{"calibrate", "--device", "macbook-air-m1-16g", "--llama-bench", "{file}"};
+inline const std::vector<std::string> kQuant{"quant", "{file}"};
+inline const std::vector<std::string> kCalibrate{"calibrate", "--device", "macbook-air-m1-16g", "{file}"};
 // A .npy file: magic, version 1.0, the header dict padded to 64 bytes, then `data`.
 inline std::string npy(const std::string& dict, const std::string& data) {
   std::string header = dict;

@@ -100,15 +100,15 @@ std::vector<BadCase> numbers_cases() {
       {"option-context-past-bound", "", "",
        {"decode", "--device", "phone8g", "--model", "ref-8b", "--context", "1099511627777"},
        "--context: expected a whole number of at most 1099511627776 (got 1099511627777)" + kUsage},
-      {"option-seq-past-uint32", "", "", {"place", "--device", "phone8g", "--model", "ref-8b", "--seq", "4294967296"},
-       "--seq: expected a whole number of at most 16777216 (got 4294967296)" + kUsage},
+      {"option-seq-past-uint32", "", "", {"place", "--device", "phone8g", "--model", "ref-8b", "--prompt", "4294967296"},
+       "--prompt: expected a whole number of at most 16777216 (got 4294967296)" + kUsage},
       {"option-rank-huge", "", "",
        {"lora", "--device", "phone8g", "--model", "ref-8b", "--rank", "4294967296"},
        "--rank: expected a whole number of at most 65536 (got 4294967296)" + kUsage},
       {"option-rate-huge", "", "",
-       {"route", "--device", "phone8g", "--prefill-tok-s", "1e300", "--decode-tok-s", "13", "--cloud", "ref-private",
+       {"route", "--device", "phone8g", "--prefill-tok-per-s", "1e300", "--decode-tok-per-s", "13", "--cloud", "ref-private",
         "--requests", "ref-requests"},
-       "--prefill-tok-s: expected a number of at most 1e+15 in magnitude (got 1e300)" + kUsage},
+       "--prefill-tok-per-s: expected a number of at most 1e+15 in magnitude (got 1e300)" + kUsage},
   };
 }
 

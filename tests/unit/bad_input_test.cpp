@@ -246,7 +246,7 @@ std::vector<BadCase> cases() {
        "{file}: general.architecture is missing"},
       {"gguf-model-wrong-magic", "model.gguf", Gguf().text("GGJT").u32(3).u64(0).u64(0).bytes(), kKvModelFile,
        "{file}: byte 0: not a GGUF file (the first 4 bytes are not \"GGUF\")"},
-      // Tensor files (quant --file) and llama-bench results (calibrate).
+      // Tensor files (quant FILE) and llama-bench results (calibrate).
       {"npy-wrong-magic", "w.npy", "\x93NUMPZ\x01\x00", kQuant,
        "{file}: byte 0: not a .npy file (it does not start with \\x93NUMPY)"},
       {"npy-version-9", "w.npy", std::string("\x93NUMPY\x09\x00\x00\x00", 10), kQuant,
@@ -446,9 +446,9 @@ std::vector<BadCase> cases() {
       {"prefill-nan",
        "",
        "",
-       {"route", "--device", "phone8g", "--prefill-tok-s", "nan", "--decode-tok-s", "13", "--cloud", "ref-public",
+       {"route", "--device", "phone8g", "--prefill-tok-per-s", "nan", "--decode-tok-per-s", "13", "--cloud", "ref-public",
         "--requests", "ref-requests"},
-       "--prefill-tok-s: expected a finite number (got nan)\nRun 'edgeplan --help' or 'edgeplan COMMAND --help' for "
+       "--prefill-tok-per-s: expected a finite number (got nan)\nRun 'edgeplan --help' or 'edgeplan COMMAND --help' for "
        "usage."},
   };
 }

@@ -83,7 +83,7 @@ TEST(ProfilesCli, MissingProfilesDirectoryIsAnError) {
 }
 
 TEST(RouteCli, JsonKeepsTheRequestCountBesideTheRequestsTable) {
-  const CliRun run = run_cli({"route", "--device", "phone8g", "--prefill-tok-s", "180", "--decode-tok-s", "13",
+  const CliRun run = run_cli({"route", "--device", "phone8g", "--prefill-tok-per-s", "180", "--decode-tok-per-s", "13",
                               "--cloud", "ref-private,ref-public", "--requests", "ref-requests", "--format", "json"});
   ASSERT_EQ(run.exit_code, 0) << run.err;
   const io::Json doc = io::Json::parse(run.out);
@@ -93,7 +93,7 @@ TEST(RouteCli, JsonKeepsTheRequestCountBesideTheRequestsTable) {
 
 // Per-cloud figures are rows keyed by `cloud`, not keys built from cloud names (ref-private_s, ref-public_s).
 TEST(RouteCli, JsonPerCloudTimesAreRowsKeyedByCloud) {
-  const CliRun run = run_cli({"route", "--device", "phone8g", "--prefill-tok-s", "180", "--decode-tok-s", "13",
+  const CliRun run = run_cli({"route", "--device", "phone8g", "--prefill-tok-per-s", "180", "--decode-tok-per-s", "13",
                               "--cloud", "ref-private,ref-public", "--requests", "ref-requests", "--format", "json"});
   ASSERT_EQ(run.exit_code, 0) << run.err;
   const io::Json doc = io::Json::parse(run.out);

@@ -4,6 +4,7 @@
 
 #include <string>
 
+#include "cli/command.hpp"
 #include "cli_run.hpp"
 #include "edgeplan/io/report.hpp"
 
@@ -45,6 +46,48 @@ TEST(CliHelp, UnknownOptionsSuggestTheNearest) {
   EXPECT_EQ(common.err, "edgeplan: error: kv has no option --fromat; did you mean --format?\n"
                         "Run 'edgeplan kv --help' for its options.\n");
   EXPECT_EQ(run_cli({"kv", "--device", "phone8g", "--model", "ref-8b", "--context=8192"}).exit_code, 0);
+}
+
+// One name per concept (issue 18): each old spelling is no option of any command, and is an error naming the new
+// one; every row of the option table is taken by some command.
+TEST(CliOptions, OldSpellingsNameTheirReplacement) {
+  for (const cli::Renamed& r : cli::renamed_options()) {
+    for (const cli::Command& c : cli::commands()) {
+      cli::Options opts;
+      (void)c.setup(opts);
+      for (const cli::Binding& b : opts.bindings()) EXPECT_NE(b.row->name, r.old_name) << c.name;
+    }
+  }
+  const CliRun fit = run_cli({"fit", "--device", "iphone-15-pro", "--min-context", "8192"});
+  EXPECT_EQ(fit.exit_code, 2);
+  EXPECT_EQ(fit.err, "edgeplan: error: fit --min-context is now --context\n");
+  const CliRun route = run_cli({"route", "--device", "phone8g", "--decode-tok-s=13", "--cloud", "ref-public"});
+  EXPECT_EQ(route.err, "edgeplan: error: route --decode-tok-s is now --decode-tok-per-s\n");
+}
+
+TEST(CliOptions, EveryRowIsTaken) {
+  std::vector<bool> taken(cli::option_rows().size(), false);
+  cli::CommonOptions common;
+  const cli::Options every = cli::common_options(common);
+  for (const cli::Binding& b : every.bindings()) taken[static_cast<std::size_t>(b.row->id)] = true;
+  taken[static_cast<std::size_t>(cli::Opt::force)] = true;  // comes with every output option
+  for (const cli::Command& c : cli::commands()) {
+    cli::Options opts;
+    (void)c.setup(opts);
+    for (const cli::Binding& b : opts.bindings()) taken[static_cast<std::size_t>(b.row->id)] = true;
+  }
+  for (std::size_t i = 0; i < taken.size(); ++i) EXPECT_TRUE(taken[i]) << cli::option_rows()[i].name;
+}
+
+// Byte sizes take units; token counts k and M; both refuse other text with what they take.
+TEST(CliOptions, UnitsOfBytesAndTokens) {
+  EXPECT_EQ(run_cli({"bench", "--buffer", "8MiB"}).err,
+            "edgeplan: error: --buffer: Value 8388608 not in range 16777216 to 1099511627776\n"
+            "Run 'edgeplan --help' or 'edgeplan COMMAND --help' for usage.\n");
+  EXPECT_NE(run_cli({"bench", "--buffer", "6Gib"}).err.find("optionally with a unit: kB, MB, GB, TB"), std::string::npos);
+  const CliRun k = run_cli({"kv", "--device", "phone8g", "--model", "ref-8b", "--context", "8k", "--format", "json"});
+  EXPECT_EQ(k.exit_code, 0) << k.err;
+  EXPECT_NE(k.out.find("\"context_tokens\": 8192"), std::string::npos);
 }
 
 // --version names the release and the commit it was built from (cmake/Commit.cmake; "unknown" outside git).

@@ -309,6 +309,7 @@ const Help& help() {
       out.all += run.out;
     }
     out.by_command["help"] = run_cli({"help"}).out;  // `edgeplan help [COMMAND]`, beside the commands
+    out.by_command["completion"] = "bash zsh fish";  // `edgeplan completion SHELL`, which the help does not list
     return out;
   }();
   return h;
@@ -332,7 +333,7 @@ TEST(DocsCommands, EveryQuotedCommandAndOptionExists) {
   for (const fs::path& file : doc_files()) {
     const std::string name = fs::relative(file, kRoot).string();
     for (const std::string& code : code_of(read_file(file))) {
-      // `edgeplan kv --context 8192`, or a command's name first: `place --model M --seq S`.
+      // `edgeplan kv --context 8192`, or a command's name first: `place --model M --prompt S`.
       std::smatch m;
       const std::string first = code.substr(0, code.find(' '));
       const bool named = std::regex_search(code, m, invocation);

@@ -87,9 +87,9 @@ TEST_F(InputFile, CliRefusesDeviceFilesForEveryKindOfInput) {
   EXPECT_EQ(err({"kv", "--device", "phone8g", "--model", null_json}),
             "edgeplan: error: cannot read model file '" + null_json + tail);
   EXPECT_EQ(err({"check", null_toml}), "edgeplan: error: cannot read plan profile '" + null_toml + tail);
-  EXPECT_EQ(err({"calibrate", "--device", "phone8g", "--llama-bench", null_csv}),
+  EXPECT_EQ(err({"calibrate", "--device", "phone8g", null_csv}),
             "edgeplan: error: cannot read llama-bench results '" + null_csv + tail);
-  EXPECT_EQ(err({"route", "--device", "phone8g", "--prefill-tok-s", "180", "--decode-tok-s", "13", "--cloud",
+  EXPECT_EQ(err({"route", "--device", "phone8g", "--prefill-tok-per-s", "180", "--decode-tok-per-s", "13", "--cloud",
                  "ref-private,ref-public", "--trace", null_csv}),
             "edgeplan: error: --trace " + null_csv + ": cannot read the file: not a regular file (a character device)\n");
 }
@@ -128,7 +128,7 @@ TEST_F(InputFile, JsonOutputReplacesBytesThatAreNotUtf8AndSaysSo) {
 
 TEST_F(InputFile, RequestNamesThatAreNotUtf8InJsonAndCsv) {
   const fs::path csv = file("r.csv", "name,privacy,input_tok,output_tok,slo_s\nchat\xFE\x1B[2J,public,100,50,5\n");
-  const std::vector<std::string> route{"route", "--device", "phone8g", "--prefill-tok-s", "180", "--decode-tok-s", "13",
+  const std::vector<std::string> route{"route", "--device", "phone8g", "--prefill-tok-per-s", "180", "--decode-tok-per-s", "13",
                                        "--cloud", "ref-private,ref-public", "--requests", csv.string()};
   std::vector<std::string> json = route;
   json.insert(json.end(), {"--format", "json"});

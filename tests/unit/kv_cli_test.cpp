@@ -86,9 +86,9 @@ TEST(KvCli, ContextBeyondTrainedIsMarked) {
                            "was trained for"), std::string::npos) << check.out;
 }
 
-// fit --min-context 65536 listed 4k models (Phi-3-mini-4k, Llama-2-7B) as fitting 65k tokens.
+// fit --context 65536 listed 4k models (Phi-3-mini-4k, Llama-2-7B) as fitting 65k tokens.
 TEST(KvCli, FitLeavesOutModelsTrainedForLess) {
-  const CliRun fit = run_cli({"fit", "--device", "apple-m1-max-64g", "--min-context", "65536", "--all", "--format", "json"});
+  const CliRun fit = run_cli({"fit", "--device", "apple-m1-max-64g", "--context", "65536", "--all", "--format", "json"});
   ASSERT_EQ(fit.exit_code, 0) << fit.err;
   EXPECT_EQ(fit.out.find("phi-3-mini-4k"), std::string::npos);
   EXPECT_EQ(fit.out.find("llama-2-7b"), std::string::npos);
@@ -103,7 +103,7 @@ TEST(KvCli, FitLeavesOutModelsTrainedForLess) {
     ++capped;
   }
   EXPECT_GT(capped, 0);
-  const CliRun all = run_cli({"fit", "--device", "apple-m1-max-64g", "--min-context", "65536",
+  const CliRun all = run_cli({"fit", "--device", "apple-m1-max-64g", "--context", "65536",
                               "--allow-beyond-trained", "--all", "--format", "json"});
   ASSERT_EQ(all.exit_code, 0) << all.err;
   EXPECT_NE(all.out.find("phi-3-mini-4k"), std::string::npos);
@@ -122,7 +122,7 @@ TEST(KvCli, TokenCountsTakeKAndMSuffixes) {
                             "--format", "json"});
   ASSERT_EQ(m.exit_code, 0) << m.err;
   EXPECT_EQ(nlohmann::json::parse(m.out)["inputs"]["context_tokens"], 1048576);
-  const CliRun fit = run_cli({"fit", "--device", "galaxy-s24-ultra", "--min-context", "32K", "--format", "json"});
+  const CliRun fit = run_cli({"fit", "--device", "galaxy-s24-ultra", "--context", "32K", "--format", "json"});
   EXPECT_EQ(nlohmann::json::parse(fit.out)["inputs"]["min_context_tokens"], 32768);
   const CliRun sweep = run_cli({"kv", "--device", "galaxy-s24-ultra", "--model", "llama-3.2-1b", "--sweep",
                                 "context=4k,8k", "--format", "csv"});

@@ -92,6 +92,29 @@ TEST(Layers, UtilAndCoreUseTheStandardLibraryOnly) {
   EXPECT_EQ(wrong, std::vector<std::string>{});
 }
 
+// Command files declare their options through the option table (cli/options.hpp) and never see CLI11, so a
+// change to one of them compiles in seconds (issue 14; docs/performance.md): neither they nor the cli headers
+// they include name CLI11 or the driver's header (cli/app.hpp), which does.
+TEST(Layers, CommandFilesDoNotSeeTheParser) {
+  std::vector<std::string> wrong;
+  for (const auto& e : fs::directory_iterator(kRoot / "src" / "cli")) {
+    const std::string leaf = e.path().filename().string();
+    if (!leaf.starts_with("cmd_")) continue;
+    std::vector<fs::path> todo{e.path()}, seen;
+    while (!todo.empty()) {
+      const fs::path f = todo.back();
+      todo.pop_back();
+      if (std::find(seen.begin(), seen.end(), f) != seen.end()) continue;
+      seen.push_back(f);
+      for (const std::string& name : includes_of(f)) {
+        if (name.starts_with("CLI/") || name == "cli/app.hpp") wrong.push_back(leaf + " sees " + name + " through " + f.filename().string());
+        if (name.starts_with("cli/")) todo.push_back(kRoot / "src" / name);
+      }
+    }
+  }
+  EXPECT_EQ(wrong, std::vector<std::string>{});
+}
+
 TEST(Layers, TheCheckSeesAWrongInclude) {
   EXPECT_EQ(layer_of_include("edgeplan/io/report.hpp"), "io");
   EXPECT_EQ(layer_of_include("cli/command.hpp"), "cli");

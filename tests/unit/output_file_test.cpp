@@ -95,7 +95,7 @@ TEST_F(OutputFileTest, RefusesAFolderAndAMissingFolder) {
 TEST_F(OutputFileTest, RouteTraceOutIsNotTheTrace) {
   const std::string trace = std::string(EDGEPLAN_SOURCE_DIR) + "/tests/data/route-trace-small.csv";
   write("t.csv", read_file(trace));
-  const std::vector<std::string> args{"route", "--device", "phone8g", "--prefill-tok-s", "180", "--decode-tok-s", "13",
+  const std::vector<std::string> args{"route", "--device", "phone8g", "--prefill-tok-per-s", "180", "--decode-tok-per-s", "13",
                                       "--cloud", "ref-private,ref-public", "--trace", path("t.csv"),
                                       "--trace-out", path("t.csv"), "--force"};
   const auto run = testing_cli::run_cli(args);

@@ -41,7 +41,7 @@ TEST(PlanCli, ReportFiguresAreTheSingleCommands) {
   const io::Json kv = json_of(with({"kv", "--context", "4096"}));
   const io::Json stream = json_of(with({"stream"}));
   const io::Json lora = json_of(with({"lora", "--rank", "16"}));
-  const io::Json place = json_of(with({"place", "--seq", "512"}));
+  const io::Json place = json_of(with({"place", "--prompt", "512"}));
   const io::Json route = json_of(with({"route", "--cloud", "llama-70b-api", "--requests", "typical-mix"}));
   const io::Json& q4 = decode["formats"][0];
   EXPECT_EQ(report["fits"], q4["fits"]);
@@ -62,7 +62,7 @@ TEST(PlanCli, ReportFiguresAreTheSingleCommands) {
 // and route (before, report and decode said "--" and route refused while place printed a rate).
 TEST(PlanCli, UnitsWithoutPrefillUsePlacesRoofline) {
   const std::string device = source_file("tests/data/place-three-units.toml");
-  const io::Json place = json_of({"place", "--device", device, "--model", "ref-8b", "--seq", "512"});
+  const io::Json place = json_of({"place", "--device", device, "--model", "ref-8b", "--prompt", "512"});
   const io::Json report = json_of({"report", "--device", device, "--model", "ref-8b"});
   EXPECT_EQ(report["prefill_tok_per_s"], place["prefill_tok_per_s"]);
   EXPECT_EQ(report["prefill_source"], "units");

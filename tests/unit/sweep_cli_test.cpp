@@ -151,9 +151,9 @@ TEST(SweepCli, BadModelValueFailsAsTheRunWithThatValue) {
 // not run again for its rows.
 std::atomic<int> counted_runs{0};
 
-cli::Runner counting_setup(CLI::App& app) {
+cli::Runner counting_setup(cli::Options& opts) {
   auto n = std::make_shared<std::uint64_t>(1);
-  app.add_option("--n", *n, "a number");
+  opts.add(cli::Opt::limit, *n, "a number");
   return [n](const cli::Context&) {
     ++counted_runs;
     io::Report r;
@@ -165,14 +165,14 @@ cli::Runner counting_setup(CLI::App& app) {
 
 TEST(SweepCli, EachCombinationRunsOnce) {
   const cli::Command count{"count", "counts its runs", counting_setup};
-  const std::vector<io::SweepAxis> axes{*io::parse_sweep("n=1,2"), *io::parse_sweep("device.bandwidth_gbps=1,2,3")};
+  const std::vector<io::SweepAxis> axes{*io::parse_sweep("limit=1,2"), *io::parse_sweep("device.bandwidth_gbps=1,2,3")};
   std::ostringstream out;
   counted_runs = 0;
   const cli::CommonOptions common;
   const cli::Verdict v = cli::run_sweep(count, {}, common, axes, {}, *io::find_format("csv"), out);
   EXPECT_TRUE(v.failures.empty());
   EXPECT_EQ(counted_runs.load(), 6);
-  EXPECT_EQ(out.str(), "n,device.bandwidth_gbps,n\n1,1,1\n1,2,1\n1,3,1\n2,1,2\n2,2,2\n2,3,2\n");
+  EXPECT_EQ(out.str(), "limit,device.bandwidth_gbps,n\n1,1,1\n1,2,1\n1,3,1\n2,1,2\n2,2,2\n2,3,2\n");
 }
 
 TEST(SweepCli, OtherKeysEqualOneRunPerCombination) {

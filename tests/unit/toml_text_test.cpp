@@ -1,6 +1,6 @@
 // TomlText and edit_toml (io/toml_text.hpp): TOML written through toml++ reads back as written, whatever the
 // names hold; edits replace only the changed values, so a profile's comments and layout survive
-// (`calibrate --write`).
+// (`calibrate --write-profile`).
 #include "edgeplan/io/toml_text.hpp"
 
 #include <gtest/gtest.h>
@@ -152,9 +152,9 @@ TEST(CalibrateWrite, KeepsTheProfileComments) {
                            "bandwidth_gbps = 68.25  # LPDDR4X-4266, 128-bit\n"
                            "utilization = 0.9   # a guess\n"
                            "per_token_overhead_ms = 0\n";
-  const auto run = testing_cli::run_cli({"calibrate", "--device", device, "--llama-bench",
+  const auto run = testing_cli::run_cli({"calibrate", "--device", device,
                                          std::string(EDGEPLAN_SOURCE_DIR) + "/tests/data/llama-bench/m1-llama2-7b.csv",
-                                         "--write", out});
+                                         "--write-profile", out});
   ASSERT_EQ(run.exit_code, 0) << run.err;
   const std::string written = testing_files::read_file(out);
   fs::remove_all(dir);

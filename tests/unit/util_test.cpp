@@ -60,6 +60,35 @@ TEST(UtilText, ParseNumberTakesWholeFiniteDecimals) {
   EXPECT_EQ(parse_number(""), std::nullopt);
 }
 
+TEST(UtilText, ParseTokensTakesKAndM) {
+  EXPECT_EQ(parse_tokens("8192"), 8192u);
+  EXPECT_EQ(parse_tokens("8k"), 8192u);
+  EXPECT_EQ(parse_tokens("32K"), 32768u);
+  EXPECT_EQ(parse_tokens("1M"), 1048576u);
+  EXPECT_EQ(parse_tokens("k"), std::nullopt);
+  EXPECT_EQ(parse_tokens("1.5k"), std::nullopt);
+  EXPECT_EQ(parse_tokens("-8k"), std::nullopt);
+  EXPECT_EQ(parse_tokens("8G"), std::nullopt);
+  EXPECT_EQ(parse_tokens("18446744073709551615M"), std::nullopt);
+}
+
+TEST(UtilText, ParseBytesTakesDecimalAndBinaryUnits) {
+  EXPECT_EQ(parse_bytes("4096"), 4096u);
+  EXPECT_EQ(parse_bytes("512MiB"), 536870912u);
+  EXPECT_EQ(parse_bytes("6GiB"), 6442450944u);
+  EXPECT_EQ(parse_bytes("2GB"), 2000000000u);
+  EXPECT_EQ(parse_bytes("1.5GiB"), 1610612736u);
+  EXPECT_EQ(parse_bytes("64kB"), 64000u);
+  EXPECT_EQ(parse_bytes("1KiB"), 1024u);
+  EXPECT_EQ(parse_bytes("1TB"), 1000000000000u);
+  EXPECT_EQ(parse_bytes("100B"), 100u);
+  EXPECT_EQ(parse_bytes("6 GiB"), std::nullopt);
+  EXPECT_EQ(parse_bytes("6Gib"), std::nullopt);
+  EXPECT_EQ(parse_bytes("-1GiB"), std::nullopt);
+  EXPECT_EQ(parse_bytes("GiB"), std::nullopt);
+  EXPECT_EQ(parse_bytes("1e30GB"), std::nullopt);
+}
+
 TEST(UtilParallel, CoversEveryItemOnceInContiguousParts) {
   std::vector<int> seen(100003, 0);
   parallel_for(seen.size(), [&](unsigned, std::uint64_t begin, std::uint64_t end) {

@@ -1,4 +1,4 @@
-// Every file edgeplan writes (`route --trace-out`, `bench --write-profile`, `calibrate --write`) goes through
+// Every file edgeplan writes (`route --trace-out`, `bench --write-profile`, `calibrate --write-profile`) goes through
 // OutputFile, so no data is lost: a path that is one of the command's inputs is refused (compared with
 // std::filesystem::equivalent, so links and ./ are caught); an existing file is replaced only with --force; the
 // text goes to a temporary file in the same folder (NAME.edgeplan-PID.tmp), every write, the flush, the fsync

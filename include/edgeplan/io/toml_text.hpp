@@ -1,4 +1,4 @@
-// TOML that edgeplan writes (`import`, `bench --write-profile`, `calibrate --write`): every key and value is
+// TOML that edgeplan writes (`import`, `bench --write-profile`, `calibrate --write-profile`): every key and value is
 // formatted and escaped by toml++ (a name holding `"`, `\` or a newline reads back as written), in the order
 // given, with comments on lines of their own or after a value; and edits of a profile's text that replace only
 // the changed values, so its comments and layout survive.
