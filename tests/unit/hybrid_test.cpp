@@ -69,6 +69,20 @@ TEST(Hybrid, Lfm2WeightsFromTensorShapes) {
   EXPECT_EQ(weight_size(m, *find_file_type("F16"))->bytes, 2340940800.0);
 }
 
+// llama-quant gives attn_v Q6_K in Q4_K_M where use_more_bits(i_attention_wv, n_attention_wv) holds, counting
+// attn_v tensors: LFM2-1.2B has 6 (i = 0..5, n/8 = 0, 7n/8 = 5): i = 2 and 5, so 2 of the 6 attention layers.
+// With n = 16 (all layers) it would be i < 2 and (i - 2) % 3 == 2: 0, 1 and 4.
+TEST(Hybrid, AttnVRulesCountAttentionLayers) {
+  const ModelSpec m = imported("LFM2-1.2B");
+  std::uint32_t q6 = 0;
+  for (const TypedTensor& t : typed_tensors(m, *find_file_type("Q4_K_M"))) {
+    if (t.shape.role != TensorRole::attn_v) continue;
+    EXPECT_EQ(t.type->name == "Q6_K", t.shape.layer == 2 || t.shape.layer == 5) << t.shape.name;
+    if (t.type->name == "Q6_K") q6 += t.shape.layer_count;
+  }
+  EXPECT_EQ(q6, 2u);
+}
+
 // Prefill: the block matrices (FFN 805,306,368, attention 62,914,560, shortconv 167,833,600) twice per token,
 // and attention over the cached tokens in the 6 attention layers only: 2 x S x (S + 1) x 6 x 32 x 64.
 TEST(Hybrid, Lfm2PrefillAttendsInAttentionLayersOnly) {
