@@ -155,8 +155,13 @@ Runner setup_inspect(Options& opts) {
       kv_how = fmt::format(" if every layer were global; sliding window {} tokens in {} of every {} layers",
                            m.sliding_window->window_tokens, m.sliding_window->pattern - 1, m.sliding_window->pattern);
     }
+    if (m.kv_shared_layers > 0) kv_how += fmt::format("; the last {} layers reuse earlier layers' KV", m.kv_shared_layers);
     r.header.push_back(fmt::format("context length {}; KV cache {} B per token in f16{}",
                                    m.context_tokens ? std::to_string(*m.context_tokens) : "not stated", kv, kv_how));
+    if (m.state) {
+      r.header.push_back(fmt::format("hybrid: {} of {} layers keep a {} state instead of KV, {} B per sequence (F32)",
+                                     m.state->layers, m.layers, to_string(m.state->kind), state_bytes(m)));
+    }
     return r;
   };
 }

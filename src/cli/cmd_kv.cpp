@@ -131,6 +131,11 @@ Runner setup_kv(Options& opts) {
                                    device.memory_bytes / units::kGiB, device.reserved_bytes / units::kGiB,
                                    weights.bytes / units::kGiB, budget / units::kGiB));
     if (budget <= 0) r.notes.push_back("the weights alone do not fit: no room for a KV cache");
+    if (model.state) {
+      r.notes.push_back(fmt::format("{} of {} layers keep a constant {} state instead of KV: {} B (F32) held at any "
+                                    "context, within the budget before the cache",
+                                    model.state->layers, model.layers, to_string(model.state->kind), state_bytes(model)));
+    }
     r.notes.push_back("int8, int4: the reference chapter's idealised types (no block scales); no runtime offers them");
     r.results["trained_context"] = model.context_tokens ? io::Json(*model.context_tokens) : io::Json();
     if (o->context > 0) r.results["beyond_trained"] = beyond_trained(model, o->context);

@@ -129,7 +129,7 @@ const GgmlType& chosen_type(const FileType& ft, TensorRole role, std::uint32_t l
     else if (f == "Q3_K_M") t = &type(layer < 2 ? "Q5_K" : "Q4_K");
     else if (f == "Q3_K_L") t = &type("Q5_K");
     else if ((f == "IQ4_NL" || f == "IQ4_XS") && gqa >= 4) t = &type("Q5_K");
-    else if ((f == "Q4_K_M" || f == "Q5_K_M") && use_more_bits(layer, n)) t = &type("Q6_K");
+    else if ((f == "Q4_K_M" || f == "Q5_K_M") && use_more_bits(layer, mix.attention_layers ? mix.attention_layers : n)) t = &type("Q6_K");
     else if (f == "Q4_K_S" && layer < 4) t = &type("Q5_K");
     if (mix.size_70b && (t->name == "Q3_K" || t->name == "Q4_K")) t = &type("Q5_K");
     if (mix.experts == 8) t = &type("Q8_0");
@@ -235,11 +235,12 @@ const GgmlType* tensor_type(const FileType& ft, TensorRole role, std::uint32_t l
                             const MixContext& mix, bool expert_stack) {
   // Vectors and the router are not quantized: they keep the type the converter wrote, F32.
   if (role == TensorRole::norm || role == TensorRole::bias || role == TensorRole::rope_freqs ||
-      role == TensorRole::router) {
+      role == TensorRole::router || role == TensorRole::unquantized) {
     return &type("F32");
   }
   const GgmlType& base = type(ft.base);
   if (!is_quantized(base)) return &base;
+  if (role == TensorRole::kept_f16) return &type("F16");
   return fallback(chosen_type(ft, role, layer, row_length, mix, expert_stack), row_length);
 }
 

@@ -59,7 +59,19 @@ std::uint64_t pad(std::uint64_t tokens, std::uint32_t to) { return (tokens + to 
 
 }  // namespace
 
-double kv_bytes_per_token(const ModelSpec& m, const KvCacheType& t) { return m.layers * layer_bytes_per_token(m, t); }
+double kv_bytes_per_token(const ModelSpec& m, const KvCacheType& t) { return kv_layers(m) * layer_bytes_per_token(m, t); }
+
+double state_bytes(const ModelSpec& m) {
+  if (!m.state) return 0;
+  const StateSpec& s = *m.state;
+  const double conv_rows = s.conv_kernel > 0 ? s.conv_kernel - 1.0 : 0.0;
+  // n_embd_r: the last conv_kernel - 1 inputs of the convolution; n_embd_s: the SSM / delta-net state.
+  const double r = s.kind == StateKind::shortconv
+                       ? conv_rows * m.hidden
+                       : conv_rows * (s.inner + 2.0 * s.groups * s.state_dim);
+  const double ssm = static_cast<double>(s.state_dim) * s.inner;
+  return s.layers * (r + ssm) * kStateElementBytes;
+}
 
 std::uint64_t kv_cells(const ModelSpec& m, std::uint32_t layer, std::uint64_t context_tokens,
                        const KvCacheSettings& s) {
@@ -70,11 +82,13 @@ std::uint64_t kv_cells(const ModelSpec& m, std::uint32_t layer, std::uint64_t co
 
 double kv_cache_bytes(const ModelSpec& m, const KvCacheType& t, std::uint64_t context_tokens, const KvCacheSettings& s) {
   // Every global layer holds the padded context and every sliding one its window: one term per kind of layer.
+  // The layers with a cache of their own are the first kv_layers (the rest share it or keep a state instead).
+  const std::uint32_t n = kv_layers(m);
   const std::uint32_t pattern = m.sliding_window ? m.sliding_window->pattern : 0;
-  const std::uint32_t global = pattern == 0 ? m.layers : m.layers / pattern;  // layer i is global at i % pattern == pattern - 1
+  const std::uint32_t global = pattern == 0 ? n : n / pattern;  // layer i is global at i % pattern == pattern - 1
   double cells = static_cast<double>(kv_cells(m, pattern == 0 ? 0 : pattern - 1, context_tokens, s)) * global;
-  if (global < m.layers) cells += static_cast<double>(kv_cells(m, 0, context_tokens, s)) * (m.layers - global);
-  return cells * layer_bytes_per_token(m, t);
+  if (global < n) cells += static_cast<double>(kv_cells(m, 0, context_tokens, s)) * (n - global);
+  return cells * layer_bytes_per_token(m, t) + state_bytes(m);
 }
 
 double kv_budget_bytes(double memory_bytes, double reserved_bytes, double weight_bytes) {
@@ -94,13 +108,14 @@ bool weights_fit(double memory_bytes, double reserved_bytes, double weight_bytes
 }
 
 std::uint64_t max_context(const ModelSpec& m, const KvCacheType& t, double budget_bytes, const KvCacheSettings& s) {
-  if (budget_bytes <= 0) return 0;
+  // The constant state is held whatever the context: what is left of the budget holds the KV cache.
+  if (budget_bytes - state_bytes(m) <= 0) return 0;
   if (!m.sliding_window) {
     // The cache is proportional to the padded context: start from the whole pads the budget holds and step to
     // the last one that fits. Contexts between two pads cost the upper pad, so that pad decides them.
     const std::uint64_t p = s.pad_tokens, last_pad = kMaxContextTokens / p * p;
     const double per_token = kv_bytes_per_token(m, t);
-    const double pads = std::floor(budget_bytes / per_token / static_cast<double>(p));
+    const double pads = std::floor((budget_bytes - state_bytes(m)) / per_token / static_cast<double>(p));
     std::uint64_t c = pads * static_cast<double>(p) >= static_cast<double>(last_pad)
                           ? last_pad
                           : static_cast<std::uint64_t>(pads) * p;

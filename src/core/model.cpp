@@ -12,13 +12,18 @@ namespace {
 
 std::string block(int i, const char* what) { return "blk." + std::to_string(i) + "." + what; }
 
+// How an architecture lays out its blocks: llama's (every layer attention + FFN), or a hybrid's (attention
+// layers and state layers, each with an FFN).
+enum class Layout { transformer, hybrid };
+
 // What an architecture adds to the llama layout.
 struct ArchTraits {
   std::string_view name;
-  bool qk_norm;     // attn_q_norm / attn_k_norm of head_dim (Qwen3, Gemma 3)
-  bool post_norms;  // attn_post_norm / ffn_post_norm (Gemma 2/3)
+  bool qk_norm;     // attn_q_norm / attn_k_norm of head_dim (Qwen3, Gemma 3, LFM2, Qwen3-Next)
+  bool post_norms;  // attn_post_norm / ffn_post_norm (Gemma 2/3/3n)
   bool fused;       // attn_qkv and a gate+up ffn_up of 2 x ffn rows, no ffn_gate (Phi-3)
   bool mla;         // multi-head latent attention tensors (DeepSeek V2/V3)
+  Layout layout = Layout::transformer;
 };
 
 constexpr ArchTraits kArchs[] = {
@@ -26,7 +31,15 @@ constexpr ArchTraits kArchs[] = {
     {"qwen3", true, false, false, false},   {"qwen3moe", true, false, false, false},
     {"gemma2", false, true, false, false},  {"gemma3", true, true, false, false},
     {"phi3", false, false, true, false},    {"deepseek2", false, false, false, true},
+    {"smollm3", false, false, false, false}, {"gpt-oss", false, false, false, false},
+    {"gemma3n", true, true, false, false},
+    {"lfm2", true, false, false, false, Layout::hybrid},      {"lfm2moe", true, false, false, false, Layout::hybrid},
+    {"granitehybrid", false, false, false, false, Layout::hybrid}, {"qwen3next", true, false, false, false, Layout::hybrid},
 };
+
+// Gemma 3n's AltUp streams and LAuReL rank (transformers' Gemma3nTextConfig: altup_num_inputs 4, laurel_rank 64;
+// GGUF gemma3n.altup.num_inputs, gemma3n.laurel_rank).
+constexpr std::uint64_t kGemma3nAltup = 4, kGemma3nLaurelRank = 64;
 
 const ArchTraits& traits(const std::string& arch) {
   for (const ArchTraits& t : kArchs) {
@@ -41,7 +54,9 @@ MixContext mix_of(const ModelSpec& m) {
   // llama grouped-query attention without 8 experts (the same depth with full attention is 65B).
   const bool size_70b = m.layers == 80 && ((m.arch == "llama" && experts != 8 && m.heads != m.kv_heads) ||
                                            m.arch == "qwen2");
-  return MixContext{m.layers, m.heads, m.kv_heads, experts, m.tied_embeddings, size_70b};
+  // llama-quant counts attn_v tensors (n_attention_wv): the attention layers; Qwen3-Next's delta nets add an attn_qkv.
+  const std::uint32_t attn_v = m.arch == "qwen3next" ? m.layers : attention_layers(m);
+  return MixContext{m.layers, m.heads, m.kv_heads, experts, m.tied_embeddings, size_70b, attn_v};
 }
 
 void attention_tensors(const ModelSpec& m, const ArchTraits& a, int i, std::vector<TensorShape>& out) {
@@ -67,7 +82,8 @@ void attention_tensors(const ModelSpec& m, const ArchTraits& a, int i, std::vect
   if (a.fused) {
     out.push_back({block(i, "attn_qkv.weight"), TensorRole::attn_qkv, i, h, q + 2 * kv});
   } else {
-    out.push_back({block(i, "attn_q.weight"), TensorRole::attn_q, i, h, q});
+    // Qwen3-Next's attn_q also carries the output gate: 2 x heads x head_dim rows.
+    out.push_back({block(i, "attn_q.weight"), TensorRole::attn_q, i, h, m.arch == "qwen3next" ? 2 * q : q});
     out.push_back({block(i, "attn_k.weight"), TensorRole::attn_k, i, h, kv});
     out.push_back({block(i, "attn_v.weight"), TensorRole::attn_v, i, h, kv});
   }
@@ -81,6 +97,44 @@ void attention_tensors(const ModelSpec& m, const ArchTraits& a, int i, std::vect
     out.push_back({block(i, "attn_k_norm.weight"), TensorRole::norm, i, m.head_dim, 1});
   }
   out.push_back({block(i, "attn_output.weight"), TensorRole::attn_output, i, q, h});
+  if (m.arch == "gpt-oss") {
+    out.push_back({block(i, "attn_output.bias"), TensorRole::bias, i, h, 1});
+    out.push_back({block(i, "attn_sinks.weight"), TensorRole::norm, i, m.heads, 1});  // one sink logit per head
+  }
+}
+
+// The state layers of a hybrid model (llama.cpp's load_arch_tensors of lfm2, granitehybrid, qwen3next).
+void state_tensors(const ModelSpec& m, int i, std::vector<TensorShape>& out) {
+  const StateSpec& st = *m.state;
+  const std::uint64_t h = m.hidden, inner = st.inner, conv = inner + 2ull * st.groups * st.state_dim;
+  switch (st.kind) {
+    case StateKind::shortconv:
+      out.push_back({block(i, "shortconv.conv.weight"), TensorRole::unquantized, i, st.conv_kernel, h});
+      out.push_back({block(i, "shortconv.in_proj.weight"), TensorRole::other, i, h, 3 * h});
+      out.push_back({block(i, "shortconv.out_proj.weight"), TensorRole::other, i, h, h});
+      return;
+    case StateKind::mamba2:
+      out.push_back({block(i, "ssm_in.weight"), TensorRole::other, i, h, inner + conv + st.heads});
+      out.push_back({block(i, "ssm_conv1d.weight"), TensorRole::unquantized, i, st.conv_kernel, conv});
+      out.push_back({block(i, "ssm_conv1d.bias"), TensorRole::bias, i, conv, 1});
+      out.push_back({block(i, "ssm_dt.bias"), TensorRole::bias, i, st.heads, 1});
+      out.push_back({block(i, "ssm_a"), TensorRole::unquantized, i, 1, st.heads});
+      out.push_back({block(i, "ssm_d"), TensorRole::unquantized, i, 1, st.heads});
+      out.push_back({block(i, "ssm_norm.weight"), TensorRole::norm, i, inner / std::max(st.groups, 1u), st.groups});
+      out.push_back({block(i, "ssm_out.weight"), TensorRole::other, i, inner, h});
+      return;
+    case StateKind::gated_delta_net:
+      // q, k (key heads x key width each) and v (inner) in attn_qkv, the output gate z in attn_gate.
+      out.push_back({block(i, "attn_qkv.weight"), TensorRole::attn_qkv, i, h, conv});
+      out.push_back({block(i, "attn_gate.weight"), TensorRole::other, i, h, inner});
+      out.push_back({block(i, "ssm_conv1d.weight"), TensorRole::unquantized, i, st.conv_kernel, conv});
+      out.push_back({block(i, "ssm_dt.bias"), TensorRole::bias, i, st.heads, 1});
+      out.push_back({block(i, "ssm_a"), TensorRole::unquantized, i, st.heads, 1});
+      out.push_back({block(i, "ssm_ba.weight"), TensorRole::other, i, h, 2ull * st.heads});
+      out.push_back({block(i, "ssm_norm.weight"), TensorRole::norm, i, inner / std::max(st.heads, 1u), 1});
+      out.push_back({block(i, "ssm_out.weight"), TensorRole::other, i, inner, h});
+      return;
+  }
 }
 
 void ffn_tensors(const ModelSpec& m, const ArchTraits& a, int i, std::vector<TensorShape>& out) {
@@ -99,10 +153,19 @@ void ffn_tensors(const ModelSpec& m, const ArchTraits& a, int i, std::vector<Ten
   }
   const MoeSpec& e = *m.moe;
   const std::uint64_t ef = e.expert_ffn, n = e.experts;
+  const bool gpt_oss = m.arch == "gpt-oss";
   out.push_back({block(i, "ffn_gate_inp.weight"), TensorRole::router, i, h, n});
+  if (gpt_oss) out.push_back({block(i, "ffn_gate_inp.bias"), TensorRole::bias, i, n, 1});
+  if (m.arch == "lfm2moe") out.push_back({block(i, "exp_probs_b.bias"), TensorRole::bias, i, n, 1});
   out.push_back({block(i, "ffn_gate_exps.weight"), TensorRole::ffn_gate, i, h, ef * n, e.experts});
   out.push_back({block(i, "ffn_up_exps.weight"), TensorRole::ffn_up, i, h, ef * n, e.experts});
   out.push_back({block(i, "ffn_down_exps.weight"), TensorRole::ffn_down, i, ef, h * n, e.experts});
+  if (gpt_oss) {  // one bias per expert, read like its expert
+    out.push_back({block(i, "ffn_gate_exps.bias"), TensorRole::bias, i, ef, n, e.experts});
+    out.push_back({block(i, "ffn_up_exps.bias"), TensorRole::bias, i, ef, n, e.experts});
+    out.push_back({block(i, "ffn_down_exps.bias"), TensorRole::bias, i, h, n, e.experts});
+  }
+  if (m.arch == "qwen3next") out.push_back({block(i, "ffn_gate_inp_shexp.weight"), TensorRole::norm, i, h, 1});
   if (e.shared_experts > 0) {
     const std::uint64_t sf = ef * e.shared_experts;
     out.push_back({block(i, "ffn_gate_shexp.weight"), TensorRole::ffn_gate, i, h, sf});
@@ -145,23 +208,87 @@ bool is_sliding_layer(const ModelSpec& m, std::uint32_t layer) {
   return layer % m.sliding_window->pattern != m.sliding_window->pattern - 1;
 }
 
+std::uint32_t attention_layers(const ModelSpec& m) { return m.layers - (m.state ? m.state->layers : 0); }
+
+std::uint32_t kv_layers(const ModelSpec& m) { return attention_layers(m) - m.kv_shared_layers; }
+
+const char* to_string(StateKind k) {
+  switch (k) {
+    case StateKind::shortconv: return "shortconv";
+    case StateKind::mamba2: return "mamba2";
+    case StateKind::gated_delta_net: return "gated_delta_net";
+  }
+  return "";
+}
+
+namespace {
+
+// Gemma 3n's per-layer additions: the per-layer input gate and projection, AltUp's correction and prediction,
+// LAuReL's low-rank residual (llama.cpp's llama_model_gemma3n::load_arch_tensors).
+void gemma3n_layer_tensors(const ModelSpec& m, int i, std::vector<TensorShape>& out) {
+  const std::uint64_t h = m.hidden, p = m.per_layer_embd, n = kGemma3nAltup, r = kGemma3nLaurelRank;
+  out.push_back({block(i, "inp_gate.weight"), TensorRole::other, i, h, p});
+  out.push_back({block(i, "proj.weight"), TensorRole::other, i, p, h});
+  out.push_back({block(i, "post_norm.weight"), TensorRole::norm, i, h, 1});
+  out.push_back({block(i, "altup_correct_coef.weight"), TensorRole::unquantized, i, n, n});
+  out.push_back({block(i, "altup_correct_scale.weight"), TensorRole::norm, i, h, 1});
+  out.push_back({block(i, "altup_predict_coef.weight"), TensorRole::unquantized, i, n, n * n});
+  out.push_back({block(i, "altup_router.weight"), TensorRole::kept_f16, i, h, n});
+  out.push_back({block(i, "altup_router_norm.weight"), TensorRole::norm, i, h, 1});
+  out.push_back({block(i, "laurel_l.weight"), TensorRole::kept_f16, i, h, r});
+  out.push_back({block(i, "laurel_r.weight"), TensorRole::kept_f16, i, r, h});
+  out.push_back({block(i, "laurel_post_norm.weight"), TensorRole::norm, i, h, 1});
+}
+
+// Sets the layer count of the tensors from `from` on.
+void stand_for(std::vector<TensorShape>& out, std::size_t from, std::uint32_t count) {
+  for (std::size_t k = from; k < out.size(); ++k) out[k].layer_count = count;
+}
+
+}  // namespace
+
 std::vector<TensorShape> llama_tensors(const ModelSpec& m) {
   const ArchTraits& a = traits(m.arch);
   const std::uint64_t h = m.hidden, v = m.vocab.value_or(0);
   std::vector<TensorShape> out;
   out.push_back({"token_embd.weight", TensorRole::token_embd, -1, h, v});
+  if (m.arch == "gemma3n") {
+    const std::uint64_t p = std::uint64_t{m.per_layer_embd} * m.layers;
+    out.push_back({"altup_proj.weight", TensorRole::kept_f16, -1, h, h * (kGemma3nAltup - 1)});
+    out.push_back({"altup_unembd_proj.weight", TensorRole::kept_f16, -1, h, h * (kGemma3nAltup - 1)});
+    out.push_back({"per_layer_token_embd.weight", TensorRole::token_embd, -1, p, v});
+    out.push_back({"per_layer_model_proj.weight", TensorRole::kept_f16, -1, h, p});
+    out.push_back({"per_layer_proj_norm.weight", TensorRole::norm, -1, m.per_layer_embd, 1});
+  }
+  const bool hybrid = a.layout == Layout::hybrid;
   for (const LayerClass& c : layer_classes(m.layers, m.moe ? m.moe->dense_layers : 0)) {
     const std::size_t from = out.size();
     const int i = static_cast<int>(c.first);
     out.push_back({block(i, "attn_norm.weight"), TensorRole::norm, i, h, 1});
-    attention_tensors(m, a, i, out);
-    if (a.post_norms) out.push_back({block(i, "post_attention_norm.weight"), TensorRole::norm, i, h, 1});
-    out.push_back({block(i, "ffn_norm.weight"), TensorRole::norm, i, h, 1});
+    if (!hybrid) attention_tensors(m, a, i, out);
+    if (a.post_norms || m.arch == "gpt-oss" || m.arch == "qwen3next") {
+      out.push_back({block(i, "post_attention_norm.weight"), TensorRole::norm, i, h, 1});
+    }
+    if (m.arch != "gpt-oss" && m.arch != "qwen3next") out.push_back({block(i, "ffn_norm.weight"), TensorRole::norm, i, h, 1});
     ffn_tensors(m, a, i, out);
     if (a.post_norms) out.push_back({block(i, "post_ffw_norm.weight"), TensorRole::norm, i, h, 1});
-    for (std::size_t k = from; k < out.size(); ++k) out[k].layer_count = c.count;
+    if (m.arch == "gemma3n") gemma3n_layer_tensors(m, i, out);
+    stand_for(out, from, c.count);
   }
-  out.push_back({"output_norm.weight", TensorRole::norm, -1, h, 1});
+  if (hybrid) {
+    // Attention layers numbered among themselves, as llama-quant counts attn_v (i_attention_wv of n_attention_wv).
+    for (const LayerClass& c : layer_classes(attention_layers(m), 0)) {
+      const std::size_t from = out.size();
+      attention_tensors(m, a, static_cast<int>(c.first), out);
+      stand_for(out, from, c.count);
+    }
+    const std::size_t from = out.size();
+    state_tensors(m, 0, out);
+    stand_for(out, from, m.state->layers);
+  }
+  // LFM2 stores its final norm as token_embd_norm (llama-arch.cpp LLM_TENSOR_OUTPUT_NORM_LFM2).
+  const bool lfm2 = m.arch == "lfm2" || m.arch == "lfm2moe";
+  out.push_back({lfm2 ? "token_embd_norm.weight" : "output_norm.weight", TensorRole::norm, -1, h, 1});
   if (!m.tied_embeddings) out.push_back({"output.weight", TensorRole::output, -1, h, v});
   if (m.rope_freqs) out.push_back({"rope_freqs.weight", TensorRole::rope_freqs, -1, m.head_dim / 2, 1});
   return out;
@@ -182,6 +309,7 @@ std::vector<TypedTensor> typed_tensors(const ModelSpec& m, const FileType& ft) {
 }
 
 double active_fraction(const ModelSpec& m, const TensorShape& t) {
+  if (t.name == "per_layer_token_embd.weight") return 1.0 / static_cast<double>(t.rows);  // the token's row
   if (t.routed_experts == 0 || !m.moe) return 1.0;
   return static_cast<double>(m.moe->used) / t.routed_experts;
 }

@@ -13,7 +13,8 @@ double matmul_params(const ModelSpec& m) {
 
 double prefill_flops(const ModelSpec& m, std::uint64_t prompt_tokens) {
   const double s = static_cast<double>(prompt_tokens);
-  const double attention = 2.0 * s * (s + 1) * m.layers * m.heads * m.head_dim;
+  // Only the layers with attention attend (a hybrid's state layers cost their projections alone).
+  const double attention = 2.0 * s * (s + 1) * attention_layers(m) * m.heads * m.head_dim;
   return 2.0 * s * matmul_params(m) + attention;
 }
 

@@ -46,7 +46,43 @@ struct Meta {
     if (auto v = optional_count(suffix, range)) return *v;
     fail(arch + "." + suffix + " is missing");
   }
+
+  // Entries of a per-layer integer array that are 0 (0 when the key holds one number or is absent).
+  std::uint32_t zero_entries(const std::string& suffix) const {
+    const GgufValue* v = file.find(arch + "." + suffix);
+    const auto* items = v ? std::get_if<GgufArray>(&v->value) : nullptr;
+    std::uint32_t zeros = 0;
+    for (std::uint64_t i = 0; items && i < items->length; ++i) zeros += items->as_uint(i) == 0 ? 1 : 0;
+    return zeros;
+  }
 };
+
+// The state layers of a hybrid: those with head_count_kv 0 (LFM2, Granite; llama.cpp's is_recr_impl), or all but
+// every full_attention_interval-th (Qwen3-Next, default 4); their sizes from {arch}.shortconv.l_cache or
+// {arch}.ssm.* (llama.cpp's load_arch_hparams of lfm2, granitehybrid, qwen3next).
+StateSpec read_state(const Meta& meta, const ModelSpec& m) {
+  StateSpec s;
+  if (m.arch == "qwen3next") {
+    s.layers = m.layers - m.layers / meta.optional_count("full_attention_interval", layers_range).value_or(4);
+  } else {
+    s.layers = meta.zero_entries("attention.head_count_kv");
+  }
+  if (s.layers == 0 || s.layers >= m.layers) {
+    meta.fail(fmt::format("{}.attention.head_count_kv must give 0 to some layers (the state layers) and not to all", m.arch));
+  }
+  if (m.arch == "lfm2" || m.arch == "lfm2moe") {
+    s.kind = StateKind::shortconv;
+    s.conv_kernel = meta.count("shortconv.l_cache", pattern_range);
+    return s;
+  }
+  s.kind = m.arch == "granitehybrid" ? StateKind::mamba2 : StateKind::gated_delta_net;
+  s.conv_kernel = meta.count("ssm.conv_kernel", pattern_range);
+  s.inner = meta.count("ssm.inner_size", width_range);
+  s.state_dim = meta.count("ssm.state_size", width_range);
+  s.groups = meta.count("ssm.group_count", heads_range);
+  s.heads = meta.count("ssm.time_step_rank", heads_range);
+  return s;
+}
 
 const GgufTensor* tensor(const GgufFile& f, std::string_view name) {
   auto it = std::ranges::find_if(f.tensors, [&](const GgufTensor& t) { return t.name == name; });
@@ -118,9 +154,34 @@ ModelSpec read_model(const GgufFile& f, const std::string& name, const std::stri
   }
   if (auto window = meta.optional_count("attention.sliding_window", context_range)) {
     // llama.cpp fixes the pattern for Gemma 2 (alternating) and Gemma 3 (one global in 6) unless stated.
-    const std::uint32_t fallback = m.arch == "gemma2" ? 2 : m.arch == "gemma3" ? 6 : 0;
-    const std::uint32_t pattern = meta.optional_count("attention.sliding_window_pattern", pattern_range).value_or(fallback);
+    // gpt-oss alternates too (set_swa_pattern(2)) and Gemma 3n has one global layer in 5.
+    const std::uint32_t fallback = m.arch == "gemma2" || m.arch == "gpt-oss" ? 2 : m.arch == "gemma3" ? 6 : m.arch == "gemma3n" ? 5 : 0;
+    // Gemma 3n's converter writes the pattern as one boolean per layer: the fixed period stands for it.
+    const GgufValue* stated = f.find(*arch + ".attention.sliding_window_pattern");
+    const auto* flags = stated ? std::get_if<GgufArray>(&stated->value) : nullptr;
+    const std::uint32_t pattern = flags && flags->element == GgufType::boolean
+                                      ? fallback
+                                      : meta.optional_count("attention.sliding_window_pattern", pattern_range).value_or(fallback);
     if (pattern > 0) m.sliding_window = SlidingWindow{*window, pattern};
+  }
+  if (m.arch == "lfm2" || m.arch == "lfm2moe" || m.arch == "granitehybrid" || m.arch == "qwen3next") {
+    m.state = read_state(meta, m);
+    if (m.sliding_window) meta.fail("a sliding window in a model with state layers is not supported");
+  }
+  if (m.arch == "gemma3n") {
+    m.per_layer_embd = meta.count("embedding_length_per_layer_input", width_range);
+    m.kv_shared_layers = meta.optional_count("attention.shared_kv_layers", dense_layers_range).value_or(0);
+    if (m.kv_shared_layers >= m.layers) meta.fail("attention.shared_kv_layers must be less than block_count");
+  }
+  if (m.arch == "granitehybrid" && m.moe) {  // the shared expert's width, as a whole number of expert widths
+    const std::uint32_t shared = meta.optional_count("expert_shared_feed_forward_length", optional_width_range).value_or(0);
+    if (shared % m.moe->expert_ffn != 0) meta.fail("expert_shared_feed_forward_length must be a multiple of expert_feed_forward_length");
+    m.moe->shared_experts = shared / m.moe->expert_ffn;
+  }
+  if (m.arch == "qwen3next" && m.moe) {
+    const std::uint32_t shared = meta.optional_count("expert_shared_feed_forward_length", optional_width_range).value_or(m.moe->expert_ffn);
+    if (shared % m.moe->expert_ffn != 0) meta.fail("expert_shared_feed_forward_length must be a multiple of expert_feed_forward_length");
+    m.moe->shared_experts = shared / m.moe->expert_ffn;
   }
   // The file's own size for its file type: every tensor's bytes, expert stacks read at used / experts.
   double bytes = 0, active = 0;

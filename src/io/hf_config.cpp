@@ -100,10 +100,95 @@ constexpr std::array kModelTypes{
     ModelType{"gemma2", "gemma2", true, 8192, 256},       ModelType{"gemma3", "gemma3", true, 131072, 256},
     ModelType{"gemma3_text", "gemma3", true, 131072, 256}, ModelType{"phi3", "phi3", false, 4096, 0},
     ModelType{"deepseek_v2", "deepseek2", false, 2048, 0}, ModelType{"deepseek_v3", "deepseek2", false, 4096, 0},
+    ModelType{"smollm3", "smollm3", true, 32768, 0},      ModelType{"gpt_oss", "gpt-oss", false, 131072, 64},
+    ModelType{"lfm2", "lfm2", true, 128000, 0},           ModelType{"lfm2_moe", "lfm2moe", true, 128000, 0},
+    ModelType{"granitemoehybrid", "granitehybrid", true, 4096, 0}, ModelType{"qwen3_next", "qwen3next", false, 32768, 256},
+    ModelType{"gemma3n", "gemma3n", true, 32768, 256},    ModelType{"gemma3n_text", "gemma3n", true, 32768, 256},
 };
+
+// The names a hybrid's layer_types give its attention layers; every other entry is a state layer.
+bool is_attention_type(const nlohmann::json& t) { return t == "full_attention" || t == "attention"; }
+
+// Hybrid models: how many layers keep a state, from layer_types (LFM2, Granite 4.0 H), full_attn_idxs (LFM2's
+// first configs) or full_attention_interval (Qwen3-Next: layer i attends when (i + 1) % interval == 0, as
+// llama.cpp's llama_model_qwen3next::load_arch_hparams reads it).
+std::uint32_t state_layer_count(const Config& c, std::uint32_t layers) {
+  if (const nlohmann::json* types = c.find("layer_types")) {
+    if (!types->is_array() || types->size() != layers) {
+      c.fail(fmt::format("layer_types must be an array of {} strings (num_hidden_layers)", layers));
+    }
+    std::uint32_t state = 0;
+    for (const auto& t : *types) state += is_attention_type(t) ? 0 : 1;
+    return state;
+  }
+  if (const nlohmann::json* idxs = c.find("full_attn_idxs"); idxs && idxs->is_array()) {
+    return layers - static_cast<std::uint32_t>(std::min<std::size_t>(idxs->size(), layers));
+  }
+  if (const auto interval = c.optional_count("full_attention_interval", layers_range)) return layers - layers / *interval;
+  c.fail("layer_types is missing (which layers attend and which keep a state)");
+}
+
+// LFM2's FFN width as llama.cpp's converter computes it (convert_hf_to_gguf.py, LFM2Model._add_feed_forward_length):
+// block_ff_dim, and with block_auto_adjust_ff_dim 2/3 of it, times block_ffn_dim_multiplier, rounded up to a
+// multiple of block_multiple_of.
+std::uint32_t lfm2_ffn(const Config& c) {
+  const std::optional<std::uint32_t> block = c.optional_count("block_ff_dim", width_range);
+  std::uint32_t ff = block ? *block : c.count("intermediate_size", width_range);
+  if (!c.boolean_or("block_auto_adjust_ff_dim", false)) return ff;
+  ff = 2 * ff / 3;
+  if (const nlohmann::json* mult = c.find("block_ffn_dim_multiplier"); mult && mult->is_number()) {
+    ff = static_cast<std::uint32_t>(mult->get<double>() * ff);
+  }
+  const std::uint32_t multiple = c.optional_count("block_multiple_of", width_range).value_or(1);
+  return (ff + multiple - 1) / multiple * multiple;
+}
+
+// Gemma 3n states intermediate_size per layer: one width for every layer (E2B, E4B), or refused.
+std::uint32_t per_layer_ffn(const Config& c) {
+  const nlohmann::json* v = c.find("intermediate_size");
+  if (!v || !v->is_array()) return c.count("intermediate_size", width_range);
+  if (v->empty() || !(*v)[0].is_number_unsigned() || std::ranges::any_of(*v, [&](const auto& x) { return x != (*v)[0]; })) {
+    c.fail("intermediate_size must be one whole number, or a list of one width repeated for every layer");
+  }
+  const std::uint64_t w = (*v)[0].get<std::uint64_t>();
+  if (w < width_range.min || w > width_range.max) c.fail(fmt::format("intermediate_size must be from 1 to {}", width_range.max));
+  return static_cast<std::uint32_t>(w);
+}
+
+// The state layers of a hybrid model type, with their sizes (llama.cpp's converter: LFM2Model conv_L_cache;
+// GraniteHybridModel mamba_d_conv, mamba_d_state, mamba_n_groups, mamba_n_heads, mamba_expand x hidden;
+// Qwen3NextModel linear_conv_kernel_dim, linear_key_head_dim, linear_num_key_heads, linear_num_value_heads,
+// linear_value_head_dim x linear_num_value_heads).
+StateSpec read_state(const Config& c, const ModelSpec& m) {
+  StateSpec s;
+  s.layers = state_layer_count(c, m.layers);
+  if (s.layers >= m.layers) c.fail("layer_types: at least one layer must be an attention layer");
+  if (m.arch == "lfm2" || m.arch == "lfm2moe") {
+    s.kind = StateKind::shortconv;
+    s.conv_kernel = c.count("conv_L_cache", pattern_range);
+  } else if (m.arch == "granitehybrid") {
+    s.kind = StateKind::mamba2;
+    s.conv_kernel = c.count("mamba_d_conv", pattern_range);
+    s.state_dim = c.count("mamba_d_state", width_range);
+    s.groups = c.count("mamba_n_groups", heads_range);
+    s.heads = c.count("mamba_n_heads", heads_range);
+    s.inner = c.optional_count("mamba_expand", CountRange{1, 64}).value_or(2) * m.hidden;
+    if (s.inner % s.groups != 0) c.fail(fmt::format("mamba_n_groups ({}) must divide the inner width ({})", s.groups, s.inner));
+  } else {
+    s.kind = StateKind::gated_delta_net;
+    s.conv_kernel = c.count("linear_conv_kernel_dim", pattern_range);
+    s.state_dim = c.count("linear_key_head_dim", head_dim_range);
+    s.groups = c.count("linear_num_key_heads", heads_range);
+    s.heads = c.count("linear_num_value_heads", heads_range);
+    s.inner = c.count("linear_value_head_dim", head_dim_range) * s.heads;
+  }
+  return s;
+}
 
 // Gemma2Config and Gemma3TextConfig: sliding_window 4096; Gemma3TextConfig: sliding_window_pattern 6.
 constexpr std::uint32_t kGemmaSlidingWindow = 4096, kGemma3WindowPattern = 6;
+// GptOssConfig: sliding_window 128; Gemma3nTextConfig: sliding_window 512.
+constexpr std::uint32_t kGptOssSlidingWindow = 128, kGemma3nSlidingWindow = 512;
 
 // The context the model was trained for: max_position_embeddings, extended by YaRN rope scaling (yarn_context).
 std::uint32_t trained_context(const Config& c, std::uint32_t max_positions) {
@@ -173,15 +258,16 @@ ModelSpec read_config(const Config& c, const std::string& name) {
                        m.heads));
   }
   m.head_dim = c.optional_count("head_dim", head_dim_range).value_or(mt->head_dim ? mt->head_dim : m.hidden / m.heads);
-  m.ffn = c.count("intermediate_size", width_range);
+  m.ffn = m.arch == "lfm2" ? lfm2_ffn(c) : m.arch == "gemma3n" ? per_layer_ffn(c) : c.count("intermediate_size", width_range);
   m.vocab = c.count("vocab_size", vocab_range);
   m.context_tokens = trained_context(c, c.optional_count("max_position_embeddings", context_range).value_or(mt->max_position_embeddings));
-  m.tied_embeddings = c.boolean_or("tie_word_embeddings", mt->tie_word_embeddings);
+  // LFM2 names it tie_embedding.
+  m.tied_embeddings = c.boolean_or("tie_word_embeddings", c.boolean_or("tie_embedding", mt->tie_word_embeddings));
   m.qkv_bias = m.arch == "qwen2";
   if (const nlohmann::json* rope = c.find("rope_scaling"); rope && rope->is_object()) {
     m.rope_freqs = m.arch == "llama" && rope->value("rope_type", std::string()) == "llama3";
   }
-  if (*type == "mixtral") {
+  if (*type == "mixtral" || *type == "gpt_oss") {
     m.moe = MoeSpec{c.count("num_local_experts", experts_range), c.count("num_experts_per_tok", used_range), m.ffn, 0, 0};
   } else if (*type == "qwen3_moe") {
     m.moe = MoeSpec{c.count("num_experts", experts_range), c.count("num_experts_per_tok", used_range), c.count("moe_intermediate_size", width_range), 0, 0};
@@ -194,7 +280,36 @@ ModelSpec read_config(const Config& c, const std::string& name) {
     m.kv_heads = m.heads;
     m.head_dim = m.mla->v_head_dim;
   }
+  else if (*type == "lfm2_moe") {
+    m.moe = MoeSpec{c.count("num_experts", experts_range), c.count("num_experts_per_tok", used_range), c.count("moe_intermediate_size", width_range), 0,
+                    c.optional_count("num_dense_layers", dense_layers_range).value_or(0)};
+  } else if (*type == "granitemoehybrid" && c.optional_count("num_local_experts", optional_experts_range).value_or(0) > 1) {
+    // The FFN is the experts' (intermediate_size) and a shared expert of shared_intermediate_size.
+    m.moe = MoeSpec{c.count("num_local_experts", experts_range), c.count("num_experts_per_tok", used_range), m.ffn, 0, 0};
+    const std::uint32_t shared = c.optional_count("shared_intermediate_size", optional_width_range).value_or(0);
+    if (shared % m.ffn != 0) c.fail(fmt::format("shared_intermediate_size ({}) must be a multiple of intermediate_size ({})", shared, m.ffn));
+    m.moe->shared_experts = shared / m.ffn;
+  } else if (*type == "granitemoehybrid") {
+    m.ffn = c.optional_count("shared_intermediate_size", width_range).value_or(m.ffn);  // a dense FFN of that width
+  } else if (*type == "qwen3_next") {
+    m.moe = MoeSpec{c.count("num_experts", experts_range), c.count("num_experts_per_tok", used_range), c.count("moe_intermediate_size", width_range), 0, 0};
+    const std::uint32_t shared = c.optional_count("shared_expert_intermediate_size", optional_width_range).value_or(m.moe->expert_ffn);
+    if (shared % m.moe->expert_ffn != 0) c.fail("shared_expert_intermediate_size must be a multiple of moe_intermediate_size");
+    m.moe->shared_experts = shared / m.moe->expert_ffn;
+  }
   if (m.moe && m.moe->used > m.moe->experts) c.fail("num_experts_per_tok exceeds the number of experts");
+  if (m.moe && m.moe->dense_layers >= m.layers) c.fail("num_dense_layers must be less than num_hidden_layers");
+  m.qkv_bias = m.qkv_bias || (m.arch == "gpt-oss" && c.boolean_or("attention_bias", true));
+  if (m.arch == "gpt-oss") {  // GptOssConfig: sliding_window 128, sliding and full layers alternating
+    m.sliding_window = SlidingWindow{c.optional_count("sliding_window", context_range).value_or(kGptOssSlidingWindow), 2};
+  }
+  if (m.arch == "gemma3n") {
+    m.sliding_window = SlidingWindow{c.optional_count("sliding_window", context_range).value_or(kGemma3nSlidingWindow), window_pattern(c)};
+    m.kv_shared_layers = c.optional_count("num_kv_shared_layers", dense_layers_range).value_or(0);
+    if (m.kv_shared_layers >= m.layers) c.fail("num_kv_shared_layers must be less than num_hidden_layers");
+    m.per_layer_embd = c.count("hidden_size_per_layer_input", width_range);
+  }
+  if (m.arch == "lfm2" || m.arch == "lfm2moe" || m.arch == "granitehybrid" || m.arch == "qwen3next") m.state = read_state(c, m);
   if (m.arch == "gemma2") {
     m.sliding_window = SlidingWindow{c.optional_count("sliding_window", context_range).value_or(kGemmaSlidingWindow), 2};
   }
@@ -276,6 +391,7 @@ std::string model_profile_toml(const ModelSpec& m, const std::string& source) {
     if (size.active_bytes && m.moe) t.set("active_bytes", static_cast<std::int64_t>(*size.active_bytes));
   }
   schema::write_rows(schema::section(model, "sliding_window"), m, t);
+  schema::write_rows(schema::section(model, "state"), m, t);
   return t.text();
 }
 

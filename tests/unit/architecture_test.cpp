@@ -230,7 +230,7 @@ TEST(ModelFile, GgufErrorsNameTheFile) {
   std::get<std::string>(f.metadata[0].second.value) = "mamba";
   EXPECT_EQ(io::model_from_gguf(f, "moe", "moe.gguf").error().message,
             "moe.gguf: architecture \"mamba\" is not supported; supported: llama, qwen2, qwen3, qwen3moe, gemma2, "
-            "gemma3, phi3, deepseek2");
+            "gemma3, phi3, deepseek2, smollm3, gpt-oss, gemma3n, lfm2, lfm2moe, granitehybrid, qwen3next");
   bytes.resize(100);
   EXPECT_FALSE(io::read_gguf(bytes, "moe.gguf").ok());
 }

@@ -241,7 +241,8 @@ std::vector<BadCase> cases() {
       {"hf-unknown-type", "model.json", hf_config("\"model_type\": \"lama\", \"num_hidden_layers\": 16, "),
        kKvModelFile,
        "{file}: model_type \"lama\" is not supported; supported: llama, mistral, mixtral, qwen2, qwen3, qwen3_moe, "
-       "gemma2, gemma3, gemma3_text, phi3, deepseek_v2, deepseek_v3; did you mean llama?"},
+       "gemma2, gemma3, gemma3_text, phi3, deepseek_v2, deepseek_v3, smollm3, gpt_oss, lfm2, lfm2_moe, "
+       "granitemoehybrid, qwen3_next, gemma3n, gemma3n_text; did you mean llama?"},
       {"gguf-model-no-metadata", "model.gguf", Gguf().header(3, 0, 0).bytes(), kKvModelFile,
        "{file}: general.architecture is missing"},
       {"gguf-model-wrong-magic", "model.gguf", Gguf().text("GGJT").u32(3).u64(0).u64(0).bytes(), kKvModelFile,

@@ -56,7 +56,9 @@ const FileType* find_file_type_id(std::uint32_t gguf_id);  // by general.file_ty
 // other projections).
 enum class TensorRole {
   token_embd, output, attn_q, attn_k, attn_v, attn_qkv, attn_kv_b, attn_output, ffn_gate, ffn_up, ffn_down,
-  norm, bias, rope_freqs, router, other
+  norm, bias, rope_freqs, router, other,
+  unquantized,  // a matrix the converter writes in F32 and llama-quant keeps (conv kernels, SSM A and D)
+  kept_f16      // a matrix the converter writes in F16 and llama-quant keeps (Gemma 3n's altup router, laurel)
 };
 
 // Shape facts of the model that the rules look at.
@@ -67,6 +69,7 @@ struct MixContext {
   std::uint32_t experts = 0;      // routed experts (0 = dense)
   bool tied_embeddings = false;   // token_embd doubles as the output matrix
   bool size_70b = false;          // llama.cpp's LLM_TYPE_70B (80-layer Llama with GQA, 80-layer Qwen2): attn_v gets Q5_K
+  std::uint32_t attention_layers = 0;  // n in use_more_bits for attn_v (llama-quant's n_attention_wv); 0: layers
 };
 
 // llama.cpp's use_more_bits(i, n): the layers in which Q4_K_M / Q5_K_M give attn_v and ffn_down Q6_K.

@@ -3,7 +3,10 @@
 // element), a row of kv_heads x head_dim values stored in whole blocks of its ggml type (llama.cpp's
 // ggml_row_size); with multi-head latent attention one vector of kv_lora_rank + rope_dim per layer (the K
 // side only, as llama.cpp stores it). As llama.cpp allocates it, the cache holds the context padded to a multiple of
-// pad_tokens (256), and a sliding-window layer holds min(padded context, pad(window + ubatch)) cells.
+// pad_tokens (256), and a sliding-window layer holds min(padded context, pad(window + ubatch)) cells. Only the
+// layers with a cache of their own count (kv_layers: not a hybrid's state layers, not Gemma 3n's KV-sharing
+// ones); a hybrid adds the constant F32 state of its state layers (state_bytes; src/llama-memory-recurrent.cpp,
+// src/llama-hparams.cpp n_embd_r / n_embd_s).
 // Budget = usable memory - reserved - weights; max context = the longest context whose cache fits.
 // Source: reference chapter section 7.3 (memory.py); the cache types and block sizes llama.cpp accepts for
 // -ctk/-ctv (common/arg.cpp kv_cache_types, ggml's type traits; src/llama-kv-cache.cpp allocates one
@@ -60,14 +63,23 @@ struct KvCacheSettings {
   std::uint32_t ubatch_tokens = 512;  // micro-batch a sliding-window layer keeps beyond its window
 };
 
-// Bytes of K and V cached per token over all layers, as if every layer were global.
+// Bytes of K and V cached per token over the layers that keep a cache (kv_layers), as if every one were global.
 double kv_bytes_per_token(const ModelSpec& m, const KvCacheType& t);
+
+// The recurrent state llama.cpp keeps per sequence in F32, whatever the cache type (llama_model::create_memory).
+inline constexpr double kStateElementBytes = 4;
+// Bytes of the constant state of one sequence over the state layers of a hybrid model (0 without any):
+// layers x (n_embd_r + n_embd_s) x 4, with n_embd_r = (conv_kernel - 1) x hidden for a short convolution and
+// (conv_kernel - 1) x (inner + 2 x groups x state_dim) otherwise, n_embd_s = state_dim x inner (llama.cpp's
+// llama_hparams::n_embd_r / n_embd_s, one r and one s row per cell in llama_memory_recurrent).
+double state_bytes(const ModelSpec& m);
 
 // Cells (tokens) layer `layer` holds for a context of `context_tokens`.
 std::uint64_t kv_cells(const ModelSpec& m, std::uint32_t layer, std::uint64_t context_tokens,
                        const KvCacheSettings& s);
 
-// Bytes of the whole cache for a context of `context_tokens` (padding and sliding windows applied).
+// Bytes of the whole cache of one sequence for a context of `context_tokens` (padding and sliding windows
+// applied), the constant state of a hybrid model's state layers included.
 double kv_cache_bytes(const ModelSpec& m, const KvCacheType& t, std::uint64_t context_tokens, const KvCacheSettings& s);
 
 // Memory left for the KV cache (may be negative when the weights alone do not fit).

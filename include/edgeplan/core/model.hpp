@@ -3,8 +3,9 @@
 // file, or the reference chapter's 5.184 bits/weight for Q4_K_M), from llama.cpp's per-tensor rules applied
 // to the model's tensor list (when the vocabulary is known), or from params x the format's effective bits.
 // The tensor list follows llama.cpp's GGUF layout per architecture (llama, qwen2, qwen3, qwen3moe, gemma2,
-// gemma3, phi3, deepseek2): extra norms, fused projections, mixture-of-experts stacks and multi-head latent
-// attention. A mixture of experts holds every expert in memory but reads only the shared tensors and the
+// gemma3, phi3, deepseek2, smollm3, gpt-oss, lfm2, lfm2moe, granitehybrid, qwen3next, gemma3n): extra norms,
+// fused projections, mixture-of-experts stacks, multi-head latent attention, and the state layers of hybrid
+// models (short convolutions, Mamba-2, gated delta nets) beside their attention layers. A mixture of experts holds every expert in memory but reads only the shared tensors and the
 // active experts per decoded token (active bytes). Sources: llama.cpp's tensor shapes in src/llama-arch.cpp and
 // src/llama-model.cpp (https://github.com/ggml-org/llama.cpp). Documented in docs/model.md, "Weight sizes", "real".
 #pragma once
@@ -51,6 +52,24 @@ struct SlidingWindow {
   std::uint32_t pattern = 0;          // one global layer in every `pattern`
 };
 
+// What the layers of a hybrid model keep instead of a KV cache: a short causal convolution (LFM2), a Mamba-2
+// block (Granite 4.0 H), or a gated delta net (Qwen3-Next). Each keeps a constant state per sequence.
+enum class StateKind { shortconv, mamba2, gated_delta_net };
+const char* to_string(StateKind k);
+
+// Hybrid models: `layers` of the model's layers keep a constant recurrent state, the others a KV cache. In
+// llama.cpp's hparams (src/llama-hparams.cpp n_embd_r / n_embd_s): conv_kernel = ssm_d_conv (LFM2:
+// shortconv_l_cache), inner = ssm_d_inner, state_dim = ssm_d_state, groups = ssm_n_group, heads = ssm_dt_rank.
+struct StateSpec {
+  StateKind kind = StateKind::shortconv;
+  std::uint32_t layers = 0;       // layers with a state instead of KV (at least one layer keeps KV)
+  std::uint32_t conv_kernel = 0;  // width of the causal convolution (conv_L_cache, conv_kernel, linear_conv_kernel_dim)
+  std::uint32_t inner = 0;        // Mamba-2: d_inner (expand x hidden); delta net: value heads x value head width
+  std::uint32_t state_dim = 0;    // Mamba-2: d_state; delta net: key head width (0 for shortconv)
+  std::uint32_t groups = 0;       // Mamba-2: n_groups; delta net: key heads (0 for shortconv)
+  std::uint32_t heads = 0;        // Mamba-2: heads; delta net: value heads (0 for shortconv)
+};
+
 // llama.cpp architecture names edgeplan has tensor lists for (general.architecture in GGUF).
 const std::vector<std::string>& architectures();
 // How lora.hpp sizes a LoRA target: by its real shape, or as the reference chapter counts it.
@@ -74,11 +93,19 @@ struct ModelSpec {
   std::optional<MoeSpec> moe;      // mixture of experts; nullopt for a dense model
   std::optional<MlaSpec> mla;      // latent attention; replaces kv_heads x head_dim in the cache
   std::optional<SlidingWindow> sliding_window;  // interleaved sliding-window layers
+  std::optional<StateSpec> state;  // hybrid: layers with a constant state instead of a KV cache
+  std::uint32_t kv_shared_layers = 0;  // last layers reusing an earlier layer's KV (Gemma 3n num_kv_shared_layers)
+  std::uint32_t per_layer_embd = 0;    // width of Gemma 3n's per-layer embeddings (hidden_size_per_layer_input)
   std::map<std::string, FormatSize> formats;  // stated sizes, keyed by file type name as given
   std::optional<std::string> file_format;     // the file type of the GGUF file it was read from (--quant's default)
   LoraShapes lora_shapes = LoraShapes::real;  // lora_shapes = "chapter" in the profile: the chapter's sizes
   bool reference = false;  // a textbook model no runtime ships (the chapter's): fit ranks it only when named
 };
+
+// Layers that keep a KV cache of their own: all but the state layers and the layers sharing another's KV.
+std::uint32_t kv_layers(const ModelSpec& m);
+// Layers with attention (q/k/v/o tensors): all but the state layers.
+std::uint32_t attention_layers(const ModelSpec& m);
 
 // Whether layer i of m attends through a sliding window (always false without one).
 bool is_sliding_layer(const ModelSpec& m, std::uint32_t layer);
@@ -112,7 +139,8 @@ struct TypedTensor {
 // m's tensors with their types under file type ft (llama.cpp's per-tensor rules). Requires vocab.
 std::vector<TypedTensor> typed_tensors(const ModelSpec& m, const FileType& ft);
 
-// The 2-D weights of one tensor that a decoded token reads: all of it, or used / experts of an expert stack.
+// The 2-D weights of one tensor that a decoded token reads: all of it, used / experts of an expert stack, or
+// one row of Gemma 3n's per-layer embeddings (per_layer_token_embd, a lookup like token_embd).
 double active_fraction(const ModelSpec& m, const TensorShape& t);
 
 // Parameters read per decoded token: every tensor, expert stacks counted at used / experts.

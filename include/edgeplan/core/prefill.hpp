@@ -1,6 +1,6 @@
 // Compute-bound prefill: the prompt's tokens go through the weight matrices together, so prefill is
 // limited by matmul throughput, not bandwidth.
-//   FLOPs(S) = 2 x S x matmul_params + 2 x S x (S + 1) x layers x heads x head_dim
+//   FLOPs(S) = 2 x S x matmul_params + 2 x S x (S + 1) x attention layers x heads x head_dim
 // (2 FLOPs per multiply-add over the weight matrices for every token; causal attention QK^T and AV at
 // position i cost 4 x i x heads x head_dim per layer, summed over i = 1..S). The LM head runs once, for the
 // last token, and is left out.

@@ -52,6 +52,27 @@ void mla_needs_deepseek2(Fields& f, M& m) {
   }
 }
 
+// The hybrid architectures and their state: LFM2's short convolutions, Granite's Mamba-2, Qwen3-Next's delta nets.
+std::optional<StateKind> hybrid_state(const std::string& arch) {
+  if (arch == "lfm2" || arch == "lfm2moe") return StateKind::shortconv;
+  if (arch == "granitehybrid") return StateKind::mamba2;
+  if (arch == "qwen3next") return StateKind::gated_delta_net;
+  return std::nullopt;
+}
+
+bool state_consistent(const M& m) {
+  const std::optional<StateKind> kind = hybrid_state(m.arch);
+  return m.state ? kind == m.state->kind && !m.sliding_window : !kind;
+}
+
+void state_needs_hybrid(Fields& f, M& m) {
+  if (state_consistent(m)) return;
+  if (m.state && m.sliding_window) f.fail("state", "cannot be combined with [sliding_window]");
+  const std::optional<StateKind> kind = hybrid_state(m.arch);
+  if (!kind) f.fail("arch", fmt::format("\"{}\" has no state layers: remove [state]", m.arch));
+  f.fail("arch", fmt::format("\"{}\" needs [state] with kind = \"{}\"", m.arch, to_string(*kind)));
+}
+
 void params_or_vocab(Fields& f, M& m) {
   if (!m.vocab && !m.params) f.fail({}, "needs params or vocab (to count its weights)");
 }
@@ -160,7 +181,42 @@ Schema<M> make() {
       section_count<&M::sliding_window, &SlidingWindow::window_tokens>("window_tokens", context_range, true),
       section_count<&M::sliding_window, &SlidingWindow::pattern>("pattern", pattern_range, true),
   }, [](M& m) { m.sliding_window.emplace(); }, [](const M& m) { return m.sliding_window.has_value(); }});
+  s.sections.push_back({"state", {
+      R{.key = "kind", .type = Type::choice, .required = true,
+        .choices = [] { return std::vector<std::string>{"shortconv", "mamba2", "gated_delta_net"}; },
+        .set = [](M& m, const Value& v) {
+          m.state->kind = text(v) == "shortconv" ? StateKind::shortconv
+                          : text(v) == "mamba2"  ? StateKind::mamba2
+                                                 : StateKind::gated_delta_net;
+        },
+        .get = [](const M& m) -> std::optional<Value> { return std::string(to_string(m.state->kind)); }},
+      [] {
+        R r = section_count<&M::state, &StateSpec::layers>("layers", layers_range, true);
+        r.check = [](const M& m, const Value& v) -> std::optional<std::string> {
+          if (count(v) < m.layers) return std::nullopt;
+          return fmt::format("({}) must be less than model.layers ({}): at least one layer keeps a KV cache", count(v), m.layers);
+        };
+        return r;
+      }(),
+      section_count<&M::state, &StateSpec::conv_kernel>("conv_kernel", pattern_range, true),
+      section_count<&M::state, &StateSpec::inner>("inner", optional_width_range, false),
+      section_count<&M::state, &StateSpec::state_dim>("state_dim", optional_width_range, false),
+      section_count<&M::state, &StateSpec::groups>("groups", optional_experts_range, false),
+      section_count<&M::state, &StateSpec::heads>("heads", optional_experts_range, false),
+  }, [](M& m) { m.state.emplace(); }, [](const M& m) { return m.state.has_value(); }, state_needs_hybrid});
   s.sections.push_back({.name = "", .rows = {
+      R{.key = "kv_shared_layers", .type = Type::count, .counts = dense_layers_range,
+        .set = [](M& m, const Value& v) { m.kv_shared_layers = count(v); },
+        .get = [](const M& m) -> std::optional<Value> { return std::int64_t{m.kv_shared_layers}; },
+        .check = [](const M& m, const Value& v) -> std::optional<std::string> {
+          if (count(v) < attention_layers(m)) return std::nullopt;
+          return fmt::format("({}) must be less than the layers with attention ({})", count(v), attention_layers(m));
+        },
+        .echo = false, .written = [](const M& m) { return m.kv_shared_layers > 0; }},
+      R{.key = "per_layer_embd", .type = Type::count, .counts = optional_width_range,
+        .set = [](M& m, const Value& v) { m.per_layer_embd = count(v); },
+        .get = [](const M& m) -> std::optional<Value> { return std::int64_t{m.per_layer_embd}; },
+        .echo = false, .written = [](const M& m) { return m.per_layer_embd > 0; }},
       R{.key = "lora_shapes", .type = Type::choice, .choices = [] { return std::vector<std::string>{"real", "chapter"}; },
         .set = [](M& m, const Value& v) { m.lora_shapes = text(v) == "chapter" ? LoraShapes::chapter : LoraShapes::real; },
         .get = [](const M& m) -> std::optional<Value> {
@@ -186,7 +242,7 @@ Schema<M> make() {
   }, .after = params_or_vocab});
   s.sections.push_back({.name = "formats", .rows = {}, .after = read_formats,
                         .custom_keys = {"F.bits_per_weight", "F.bytes", "F.active_bytes"}});
-  s.also_consistent = [](const M& m) { return m.mla.has_value() == (m.arch == "deepseek2"); };
+  s.also_consistent = [](const M& m) { return m.mla.has_value() == (m.arch == "deepseek2") && state_consistent(m); };
   return s;
 }
 

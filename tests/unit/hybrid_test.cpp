@@ -1,0 +1,290 @@
+// This year's architectures: hybrid state layers (LFM2 short convolutions, Mamba-2, gated delta nets), KV shared
+// across layers (Gemma 3n), alternating sliding windows with MXFP4 experts (gpt-oss). Every figure below is
+// derived by hand from llama.cpp's formulas (as bundled with node-llama-cpp 3.21.1): src/llama-hparams.cpp
+// n_embd_r / n_embd_s, src/llama-memory-recurrent.cpp (one F32 r and s row per sequence and layer),
+// src/llama-kv-cache.cpp and llama-kv-cache-iswa.cpp (KV per layer that has one, window cells), and the tensor
+// shapes of src/models/<arch>.cpp load_arch_tensors.
+#include <gtest/gtest.h>
+
+#include "edgeplan/core/kv.hpp"
+#include "edgeplan/core/model.hpp"
+#include "edgeplan/core/prefill.hpp"
+#include "edgeplan/io/model_file.hpp"
+#include "edgeplan/io/profiles.hpp"
+#include "fixtures.hpp"
+#include "test_files.hpp"
+
+namespace edgeplan {
+namespace {
+
+const KvType& f16() { return *find_kv_type("f16"); }
+
+ModelSpec imported(const std::string& dir) {
+  const auto m = io::model_from_hf_config(testing_files::source_file("tests/data/hf/" + dir + "/config.json"), dir, dir);
+  EXPECT_TRUE(m) << (m ? "" : m.error().message);
+  return *m;
+}
+
+// LFM2-1.2B (https://huggingface.co/LiquidAI/LFM2-1.2B/blob/main/config.json): 16 layers, attention at
+// full_attn_idxs 2, 5, 8, 10, 12, 14, the other 10 short convolutions with conv_L_cache 3.
+TEST(Hybrid, Lfm2ImportsStateLayersAndConvertedFfn) {
+  const ModelSpec m = imported("LFM2-1.2B");
+  EXPECT_EQ(m.arch, "lfm2");
+  ASSERT_TRUE(m.state);
+  EXPECT_EQ(m.state->kind, StateKind::shortconv);
+  EXPECT_EQ(m.state->layers, 10u);
+  EXPECT_EQ(m.state->conv_kernel, 3u);
+  EXPECT_EQ(kv_layers(m), 6u);
+  EXPECT_EQ(m.head_dim, 64u);  // 2048 / 32
+  // block_ff_dim 12288 -> 2 x 12288 / 3 = 8192, x 1.0, rounded up to 256: 8192 (LFM2Model._add_feed_forward_length).
+  EXPECT_EQ(m.ffn, 8192u);
+  EXPECT_TRUE(m.tied_embeddings);
+  EXPECT_EQ(m.context_tokens, 128000u);
+}
+
+TEST(Hybrid, Lfm2StateAndKvBytes) {
+  const ModelSpec m = imported("LFM2-1.2B");
+  // n_embd_r = hidden x (l_cache - 1) = 2048 x 2 = 4096 F32 values, n_embd_s = 0: 16,384 B per conv layer,
+  // x 10 layers = 163,840 B per sequence whatever the context.
+  EXPECT_DOUBLE_EQ(state_bytes(m), 163840);
+  // KV: 6 attention layers x 8 kv heads x 64 x (K + V) x 2 B = 12,288 B per token.
+  EXPECT_DOUBLE_EQ(kv_bytes_per_token(m, f16()), 12288);
+  // 4096 tokens (a multiple of 256): 4096 x 12,288 + 163,840.
+  EXPECT_DOUBLE_EQ(kv_cache_bytes(m, f16(), 4096, KvCacheSettings{}), 50331648.0 + 163840);
+  // The longest context within 50,495,488 B is 4096 again; one byte less loses the last pad of 256.
+  EXPECT_EQ(max_context(m, f16(), 50331648.0 + 163840, KvCacheSettings{}), 4096u);
+  EXPECT_EQ(max_context(m, f16(), 50331648.0 + 163839, KvCacheSettings{}), 3840u);
+  EXPECT_EQ(max_context(m, f16(), 163840, KvCacheSettings{}), 0u);  // the state alone fills it
+}
+
+TEST(Hybrid, Lfm2WeightsFromTensorShapes) {
+  const ModelSpec m = imported("LFM2-1.2B");
+  // token_embd 2048 x 65536 = 134,217,728; every layer attn_norm + ffn_norm 4096 and gate/up/down 3 x 2048 x 8192
+  // = 50,331,648 (x 16 = 805,371,904); attention q/k norms 128, q 2048 x 2048, k and v 2048 x 512, o 2048 x 2048
+  // = 10,485,888 (x 6 = 62,915,328); shortconv conv 3 x 2048, in_proj 2048 x 6144, out_proj 2048 x 2048 =
+  // 16,783,360 (x 10 = 167,833,600); token_embd_norm 2048; tied output.
+  EXPECT_EQ(*param_count(m), 1170340608.0);
+  // F16: the conv kernels (61,440) and every norm (65,536 + 768 + 2048) stay F32, the rest is F16:
+  // 129,792 x 4 + (1,170,340,608 - 129,792) x 2 = 2,340,940,800 B.
+  EXPECT_EQ(weight_size(m, *find_file_type("F16"))->bytes, 2340940800.0);
+}
+
+// llama-quant gives attn_v Q6_K in Q4_K_M where use_more_bits(i_attention_wv, n_attention_wv) holds, counting
+// attn_v tensors: LFM2-1.2B has 6 (i = 0..5, n/8 = 0, 7n/8 = 5): i = 2 and 5, so 2 of the 6 attention layers.
+// With n = 16 (all layers) it would be i < 2 and (i - 2) % 3 == 2: 0, 1 and 4.
+TEST(Hybrid, AttnVRulesCountAttentionLayers) {
+  const ModelSpec m = imported("LFM2-1.2B");
+  std::uint32_t q6 = 0;
+  for (const TypedTensor& t : typed_tensors(m, *find_file_type("Q4_K_M"))) {
+    if (t.shape.role != TensorRole::attn_v) continue;
+    EXPECT_EQ(t.type->name == "Q6_K", t.shape.layer == 2 || t.shape.layer == 5) << t.shape.name;
+    if (t.type->name == "Q6_K") q6 += t.shape.layer_count;
+  }
+  EXPECT_EQ(q6, 2u);
+}
+
+// Prefill: the block matrices (FFN 805,306,368, attention 62,914,560, shortconv 167,833,600) twice per token,
+// and attention over the cached tokens in the 6 attention layers only: 2 x S x (S + 1) x 6 x 32 x 64.
+TEST(Hybrid, Lfm2PrefillAttendsInAttentionLayersOnly) {
+  const ModelSpec m = imported("LFM2-1.2B");
+  EXPECT_DOUBLE_EQ(matmul_params(m), 1036054528.0);
+  EXPECT_DOUBLE_EQ(prefill_flops(m, 1), 2 * 1036054528.0 + 2 * 1 * 2 * 6 * 32 * 64.0);
+}
+
+// Mamba-2 layers (Granite 4.0 H's shape: hidden 4096, mamba_expand 2, d_state 128, one group, d_conv 4; 36 of 40
+// layers): n_embd_r = (d_conv - 1) x (d_inner + 2 x groups x d_state) = 3 x (8192 + 256) = 25,344;
+// n_embd_s = d_state x d_inner = 128 x 8192 = 1,048,576; (25,344 + 1,048,576) x 4 B = 4,295,680 per layer.
+TEST(Hybrid, Mamba2StateBytes) {
+  ModelSpec m = fixtures::dense("granite", 40, 4096, 32, 8, 128, 768, 100352);
+  m.arch = "granitehybrid";
+  m.state = StateSpec{StateKind::mamba2, 36, 4, 8192, 128, 1, 128};
+  EXPECT_DOUBLE_EQ(state_bytes(m), 36 * 4295680.0);
+  // 4 attention layers x 8 x 128 x 2 x 2 B = 16,384 B per token.
+  EXPECT_DOUBLE_EQ(kv_bytes_per_token(m, f16()), 16384);
+  // ssm_in holds 2 x d_inner + 2 x groups x d_state + heads = 16,384 + 256 + 128 = 16,768 rows of 4096.
+  bool found = false;
+  for (const TensorShape& t : llama_tensors(m)) {
+    if (t.name.ends_with("ssm_in.weight")) {
+      EXPECT_EQ(t.rows, 16768u);
+      EXPECT_EQ(t.layer_count, 36u);
+      found = true;
+    }
+  }
+  EXPECT_TRUE(found);
+}
+
+// Gated delta net layers (Qwen3-Next-80B-A3B's shape: 16 key heads and 32 value heads of 128, conv kernel 4, 36
+// of 48 layers): n_embd_r = 3 x (32 x 128 + 2 x 16 x 128) = 24,576; n_embd_s = 128 x 4096 = 524,288;
+// (24,576 + 524,288) x 4 B = 2,195,456 per layer.
+TEST(Hybrid, GatedDeltaNetStateBytes) {
+  ModelSpec m = fixtures::dense("next", 48, 2048, 16, 2, 256, 512, 151936);
+  m.arch = "qwen3next";
+  m.state = StateSpec{StateKind::gated_delta_net, 36, 4, 4096, 128, 16, 32};
+  EXPECT_DOUBLE_EQ(state_bytes(m), 36 * 2195456.0);
+  EXPECT_DOUBLE_EQ(kv_bytes_per_token(m, f16()), 12 * 2 * 256 * 2 * 2.0);
+}
+
+// Gemma 3n E2B's attention (30 layers, the last 10 reuse the KV of earlier ones: llama.cpp keeps KV for the
+// first n_layer_kv_from_start = 20; sliding window 512 in 4 of every 5 layers; 2 kv heads of 256): of the 20
+// cached layers 4 are global (i % 5 == 4) and 16 sliding. At 32,768 tokens a global layer holds 32,768 cells, a
+// sliding one pad(512 + 512, 256) = 1024; each cell 2 x 256 x (K + V) x 2 B = 2048 B.
+TEST(Hybrid, SharedKvLayersCountOnce) {
+  ModelSpec m = fixtures::dense("e2b", 30, 2048, 8, 2, 256, 8192, 262400);
+  m.arch = "gemma3n";
+  m.sliding_window = SlidingWindow{512, 5};
+  m.kv_shared_layers = 10;
+  EXPECT_EQ(kv_layers(m), 20u);
+  EXPECT_DOUBLE_EQ(kv_cache_bytes(m, f16(), 32768, KvCacheSettings{}), (4 * 32768.0 + 16 * 1024.0) * 2048);
+}
+
+// gpt-oss-20b (https://huggingface.co/openai/gpt-oss-20b/blob/main/config.json).
+TEST(Hybrid, GptOssImportsWindowsExpertsAndBiases) {
+  const ModelSpec m = imported("gpt-oss-20b");
+  EXPECT_EQ(m.arch, "gpt-oss");
+  ASSERT_TRUE(m.sliding_window);
+  EXPECT_EQ(m.sliding_window->window_tokens, 128u);
+  EXPECT_EQ(m.sliding_window->pattern, 2u);
+  ASSERT_TRUE(m.moe);
+  EXPECT_EQ(m.moe->experts, 32u);
+  EXPECT_EQ(m.moe->used, 4u);
+  EXPECT_TRUE(m.qkv_bias);
+  EXPECT_EQ(m.context_tokens, 131072u);  // YaRN: 4096 x 32
+  // 12 sliding + 12 global layers of 8 x 64 x (K + V) x 2 B = 2048 B per token; at 8192 tokens a sliding layer
+  // keeps pad(128 + 512, 256) = 768 cells: (12 x 8192 + 12 x 768) x 2048 B.
+  EXPECT_DOUBLE_EQ(kv_cache_bytes(m, f16(), 8192, KvCacheSettings{}), 12 * 8960 * 2048.0);
+}
+
+TEST(Hybrid, GptOssWeightsInMxfp4) {
+  const ModelSpec m = imported("gpt-oss-20b");
+  // Per layer: 2 norms 5760; q 2880 x 4096, k and v 2880 x 512, o 4096 x 2880 = 26,542,080; q/k/v/o biases 8000;
+  // sinks 64; router 92,160 + bias 32; gate/up/down expert stacks 3 x 2880 x 2880 x 32 = 796,262,400 and their
+  // biases 3 x 2880 x 32 = 276,480: 823,186,976, x 24 = 19,756,487,424; token_embd and output 2 x 2880 x 201,088
+  // = 1,158,266,880; output_norm 2880.
+  EXPECT_EQ(*param_count(m), 20914757184.0);
+  // MXFP4_MOE: expert stacks MXFP4 (17 B per 32), other matrices Q8_0 (34 B per 32), router, biases, norms and
+  // sinks F32: 19,110,297,600 x 17 / 32 + 1,795,276,800 x 34 / 32 + 9,182,784 x 4.
+  const WeightSize w = *weight_size(m, *find_file_type("MXFP4_MOE"));
+  EXPECT_EQ(w.bytes, 10152345600.0 + 1907481600.0 + 36731136.0);
+  // A token reads 4 of 32 experts (and their biases): the stacks at 1/8.
+  EXPECT_EQ(w.active_bytes, w.bytes - 10152345600.0 * 7 / 8 - 26542080.0 * 7 / 8);
+}
+
+// A GGUF header as llama.cpp's converter writes it for LFM2 (LFM2Model.set_gguf_parameters): head_count_kv per
+// layer, 0 for the conv layers, and lfm2.shortconv.l_cache.
+io::GgufFile lfm2_gguf() {
+  io::GgufFile f;
+  const auto u32 = [&](const std::string& key, std::uint64_t v) { f.metadata.push_back({key, io::GgufValue{io::GgufType::u32, v}}); };
+  f.metadata.push_back({"general.architecture", io::GgufValue{io::GgufType::string, std::string("lfm2")}});
+  u32("lfm2.block_count", 4);
+  u32("lfm2.embedding_length", 64);
+  u32("lfm2.feed_forward_length", 128);
+  u32("lfm2.attention.head_count", 4);
+  u32("lfm2.shortconv.l_cache", 3);
+  io::GgufArray kv{io::GgufType::u32, 4, {}};
+  for (std::uint32_t heads : {0u, 2u, 0u, 2u}) {
+    for (int b = 0; b < 4; ++b) kv.raw.push_back(static_cast<std::byte>(b == 0 ? heads : 0));
+  }
+  f.metadata.push_back({"lfm2.attention.head_count_kv", io::GgufValue{io::GgufType::array, kv}});
+  f.tensors.push_back({"token_embd.weight", {64, 256}, nullptr, 0, 0});
+  return f;
+}
+
+TEST(Hybrid, Lfm2FromGgufMetadata) {
+  const auto m = io::model_from_gguf(lfm2_gguf(), "lfm2", "lfm2.gguf");
+  ASSERT_TRUE(m) << m.error().message;
+  ASSERT_TRUE(m->state);
+  EXPECT_EQ(m->state->kind, StateKind::shortconv);
+  EXPECT_EQ(m->state->layers, 2u);
+  EXPECT_EQ(m->kv_heads, 2u);
+  EXPECT_TRUE(m->tied_embeddings);
+  // 2 conv layers x 64 x 2 x 4 B of state; 2 attention layers x 2 x 16 x 2 x 2 B of KV per token.
+  EXPECT_DOUBLE_EQ(state_bytes(*m), 1024);
+  EXPECT_DOUBLE_EQ(kv_bytes_per_token(*m, f16()), 256);
+}
+
+// Gemma 3n E2B (https://huggingface.co/google/gemma-3n-E2B-it/blob/main/config.json, text_config; the test file
+// keeps the keys edgeplan reads).
+TEST(Hybrid, Gemma3nImportsSharedKvAndPerLayerEmbeddings) {
+  const ModelSpec m = imported("gemma-3n-E2B-it");
+  EXPECT_EQ(m.arch, "gemma3n");
+  EXPECT_EQ(m.kv_shared_layers, 10u);
+  EXPECT_EQ(m.per_layer_embd, 256u);
+  ASSERT_TRUE(m.sliding_window);
+  EXPECT_EQ(m.sliding_window->window_tokens, 512u);
+  EXPECT_EQ(m.sliding_window->pattern, 5u);
+  // Outside the blocks: token_embd 2048 x 262,400 = 537,395,200; altup_proj and altup_unembd_proj 2 x 2048 x 2048
+  // x 3 = 25,165,824; per_layer_token_embd (256 x 30) x 262,400 = 2,015,232,000; per_layer_model_proj 2048 x 7680
+  // = 15,728,640; per_layer_proj_norm 256; output_norm 2048. Per layer: 8 norms of 2048 = 16,384; q/k norms 512;
+  // q and o 2 x 2048 x 2048, k and v 2 x 2048 x 512 = 10,485,760; FFN 3 x 2048 x 8192 = 50,331,648; inp_gate and
+  // proj 2 x 2048 x 256 = 1,048,576; AltUp coefficients 16 + 64; altup_router 8192; laurel 2 x 2048 x 64 =
+  // 262,144: 62,153,296, x 30 = 1,864,598,880.
+  EXPECT_EQ(*param_count(m), 4458122848.0);
+  // A token reads one row (7680 weights) of per_layer_token_embd.
+  EXPECT_EQ(*active_param_count(m), 4458122848.0 - 2015232000.0 + 7680);
+}
+
+// SmolLM3-3B (https://huggingface.co/HuggingFaceTB/SmolLM3-3B/blob/main/config.json): llama's tensors; the layers
+// without RoPE (every 4th, no_rope_layer_interval) change nothing in memory.
+TEST(Hybrid, SmolLm3IsALlamaInMemory) {
+  const ModelSpec m = imported("SmolLM3-3B");
+  EXPECT_EQ(m.arch, "smollm3");
+  EXPECT_EQ(m.head_dim, 128u);
+  EXPECT_TRUE(m.tied_embeddings);
+  // 36 layers x 4 kv heads x 128 x (K + V) x 2 B.
+  EXPECT_DOUBLE_EQ(kv_bytes_per_token(m, f16()), 36 * 4 * 128 * 2 * 2.0);
+  // token_embd 2048 x 128,256 = 262,668,288; per layer 2 norms 4096, q and o 2 x 2048 x 2048, k and v
+  // 2 x 2048 x 512, FFN 3 x 2048 x 11,008 = 78,123,008, x 36 = 2,812,428,288; output_norm 2048.
+  EXPECT_EQ(*param_count(m), 262668288.0 + 2812428288.0 + 2048);
+}
+
+// Gemma 3n as llama.cpp's converter writes it (Gemma3NModel.set_gguf_parameters): the sliding-window pattern is
+// one boolean per layer, shared_kv_layers and embedding_length_per_layer_input.
+TEST(Hybrid, Gemma3nFromGgufMetadata) {
+  io::GgufFile f;
+  const auto u32 = [&](const std::string& key, std::uint64_t v) { f.metadata.push_back({key, io::GgufValue{io::GgufType::u32, v}}); };
+  f.metadata.push_back({"general.architecture", io::GgufValue{io::GgufType::string, std::string("gemma3n")}});
+  u32("gemma3n.block_count", 30);
+  u32("gemma3n.embedding_length", 2048);
+  u32("gemma3n.feed_forward_length", 8192);
+  u32("gemma3n.attention.head_count", 8);
+  u32("gemma3n.attention.head_count_kv", 2);
+  u32("gemma3n.attention.key_length", 256);
+  u32("gemma3n.attention.sliding_window", 512);
+  u32("gemma3n.attention.shared_kv_layers", 10);
+  u32("gemma3n.embedding_length_per_layer_input", 256);
+  f.metadata.push_back({"gemma3n.attention.sliding_window_pattern", io::GgufValue{io::GgufType::array, io::GgufArray{io::GgufType::boolean, 30, {}}}});
+  f.tensors.push_back({"token_embd.weight", {2048, 262400}, nullptr, 0, 0});
+  const auto m = io::model_from_gguf(f, "e2b", "e2b.gguf");
+  ASSERT_TRUE(m) << m.error().message;
+  EXPECT_EQ(m->sliding_window->pattern, 5u);
+  EXPECT_EQ(m->kv_shared_layers, 10u);
+  EXPECT_EQ(m->per_layer_embd, 256u);
+  EXPECT_EQ(kv_layers(*m), 20u);
+}
+
+std::string model_error(const std::string& body) {
+  const auto m = io::load_model(io::ProfileText{"t", "t.toml", "test", body}, {});
+  return m ? "" : m.error().message;
+}
+
+TEST(Hybrid, ProfileStateBelongsToHybridArchitectures) {
+  const std::string shape = "layers = 16\nhidden = 2048\nheads = 32\nkv_heads = 8\nhead_dim = 64\nffn = 8192\nvocab = 65536\n";
+  const std::string state = "[state]\nkind = \"shortconv\"\nlayers = 10\nconv_kernel = 3\n";
+  EXPECT_EQ(model_error("arch = \"lfm2\"\n" + shape + state), "");
+  EXPECT_EQ(model_error("arch = \"llama\"\n" + shape + state), "t.toml:1:8: model.arch \"llama\" has no state layers: remove [state]");
+  EXPECT_EQ(model_error("arch = \"lfm2\"\n" + shape), "t.toml:1:8: model.arch \"lfm2\" needs [state] with kind = \"shortconv\"");
+  EXPECT_EQ(model_error("arch = \"lfm2\"\n" + shape + "[state]\nkind = \"shortconv\"\nlayers = 16\nconv_kernel = 3\n"),
+            "t.toml:11:10: model.state.layers (16) must be less than model.layers (16): at least one layer keeps a KV cache");
+}
+
+TEST(Hybrid, StateNeedsAnAttentionLayer) {
+  const auto m = io::model_from_hf_config(
+      R"({"model_type": "lfm2", "num_hidden_layers": 2, "hidden_size": 64, "num_attention_heads": 4,
+          "intermediate_size": 128, "vocab_size": 256, "conv_L_cache": 3, "layer_types": ["conv", "conv"]})",
+      "l", "l.json");
+  ASSERT_FALSE(m);
+  EXPECT_EQ(m.error().message, "l.json: layer_types: at least one layer must be an attention layer");
+}
+
+}  // namespace
+}  // namespace edgeplan
