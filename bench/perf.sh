@@ -3,8 +3,8 @@
 # them). Uses a Release build:
 #   cmake --preset release && cmake --build --preset release --target edgeplan
 #   bench/perf.sh [path/to/edgeplan] [RUNS]
-# Prints: the median whole-process time of one `edgeplan kv` call over RUNS runs (default 300; the target
-# is under 5 ms), sweep combinations per second (via bench/sweep.sh), trace requests per second at three
+# Prints: the median whole-process time of one `edgeplan kv` call against /bin/true over RUNS runs each
+# (default 300; via bench/startup.sh), sweep combinations per second (via bench/sweep.sh), trace requests per second at three
 # sizes (via bench/route-trace.sh), the time of `inspect` on sparse GGUF files of 2 and 26 layers (5 GB), and `quant` GB/s
 # where the build has those commands.
 set -eu
@@ -30,11 +30,8 @@ times_ms() {
   done
 }
 
-echo "== edgeplan kv: whole process, $runs runs (and /bin/true, the cost of starting any process here)"
-times_ms "$bin" kv --device phone8g --model ref-8b >"$tmp/kv.ms"
-times_ms /bin/true >"$tmp/true.ms"
-printf 'edgeplan kv: median %s ms, min %s ms (target < 5 ms)\n' "$(median <"$tmp/kv.ms")" "$(sort -g "$tmp/kv.ms" | head -1)"
-printf '/bin/true:   median %s ms, min %s ms\n' "$(median <"$tmp/true.ms")" "$(sort -g "$tmp/true.ms" | head -1)"
+echo "== start-up: edgeplan kv against /bin/true, side by side (bench/startup.sh)"
+"$root/bench/startup.sh" "$bin" "$runs"
 
 echo "== --sweep: combinations per second (bench/sweep.sh)"
 "$root/bench/sweep.sh" "$bin"

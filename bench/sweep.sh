@@ -1,7 +1,8 @@
 #!/bin/bash
 # Sweep throughput of edgeplan on this machine: combinations evaluated per second by decode and kv sweeps
 # over device numbers (what docs/performance.md records), whole process, output written as CSV to /dev/null.
-# Each size runs on one core (taskset) and on all cores, so the figure shows what the threads add.
+# Each size runs on one core (taskset) and on all cores, so the figure shows what the threads add. Then, on all
+# cores, sweeps over model numbers (kv, decode, report) and report over device numbers.
 #   bench/sweep.sh [path/to/edgeplan]     (default build/release/edgeplan; build the release preset first)
 # A combination is one point of the cartesian product of the sweeps: for decode it is the whole formats table
 # (three formats, so three rows), for kv the whole types table (five cache types, five rows).
@@ -33,3 +34,22 @@ for command in decode kv; do
     done
   done
 done
+
+# Sweeps over model numbers and report's page, all cores. Model keys: 1,000 layer counts x N ffn widths.
+echo
+printf '%-7s %-40s %12s %9s %16s\n' command sweep combinations seconds "combinations/s"
+other() {
+  local command=$1 n=$2
+  shift 2
+  local sweeps=()
+  for s in "$@"; do sweeps+=(--sweep "$s"); done
+  start=$(now)
+  "$bin" "$command" --device phone8g --model ref-8b "${sweeps[@]}" --format csv >/dev/null
+  end=$(now)
+  awk -v c="$command" -v w="$*" -v n="$n" -v s="$start" -v e="$end" \
+    'BEGIN { d = e - s; printf "%-7s %-40s %12d %9.3f %16.0f\n", c, w, n, d, n / d }'
+}
+other kv 1000000 model.layers=1:1000:1 model.ffn=8192:9191:1
+other decode 1000000 model.layers=1:1000:1 model.ffn=8192:9191:1
+other report 100000 device.bandwidth_gbps=1:1000.99:0.01
+other report 100000 model.layers=1:1000:1 model.ffn=8192:8291:1

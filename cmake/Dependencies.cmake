@@ -11,16 +11,33 @@ edgeplan_require(CLI11 libcli11-dev CONFIG)
 edgeplan_require(nlohmann_json nlohmann-json3-dev CONFIG)
 edgeplan_require(tomlplusplus libtomlplusplus-dev CONFIG)
 edgeplan_require(fmt libfmt-dev CONFIG)
+
+# fmt and toml++ as edgeplan_fmt and edgeplan_toml: Debian's shared libraries, or for a portable binary
+# (EDGEPLAN_PORTABLE; Debian ships neither as a static library) compiled into edgeplan: fmt header-only, and
+# toml++'s implementation in one file of edgeplan_io (src/io/portable/toml_implementation.cpp), as toml++
+# documents.
+add_library(edgeplan_fmt INTERFACE)
+add_library(edgeplan_toml INTERFACE)
+if(EDGEPLAN_PORTABLE)
+  target_link_libraries(edgeplan_fmt INTERFACE fmt::fmt-header-only)
+  get_target_property(EDGEPLAN_TOML_INCLUDE tomlplusplus::tomlplusplus INTERFACE_INCLUDE_DIRECTORIES)
+  target_include_directories(edgeplan_toml SYSTEM INTERFACE ${EDGEPLAN_TOML_INCLUDE})
+  target_compile_definitions(edgeplan_toml INTERFACE TOML_HEADER_ONLY=0)
+else()
+  target_link_libraries(edgeplan_fmt INTERFACE fmt::fmt)
+  target_link_libraries(edgeplan_toml INTERFACE tomlplusplus::tomlplusplus)
+endif()
 if(EDGEPLAN_TESTS)
   edgeplan_require(GTest libgtest-dev)
 endif()
 # `edgeplan bench` measures matrix-multiply throughput through a tuned BLAS (a hand-written loop would
-# measure edgeplan's code, not the machine): OpenBLAS. The build needs its cblas.h; bench loads the library
-# when it runs (src/io/host.cpp).
-set(BLA_VENDOR OpenBLAS)
-edgeplan_require(BLAS libopenblas-dev)
+# measure edgeplan's code, not the machine): OpenBLAS, optional. The build needs its cblas.h; bench loads the
+# library when it runs (src/io/host.cpp). Without it, bench says how to enable the matmul measurement.
 find_path(EDGEPLAN_CBLAS_INCLUDE_DIR cblas.h PATH_SUFFIXES openblas-pthread openblas)
-if(NOT EDGEPLAN_CBLAS_INCLUDE_DIR)
-  message(FATAL_ERROR "edgeplan needs OpenBLAS's cblas.h: install the Debian package 'libopenblas-dev' "
-                      "(sudo apt-get install libopenblas-dev, or run scripts/bootstrap.sh)")
+if(EDGEPLAN_CBLAS_INCLUDE_DIR)
+  set(EDGEPLAN_HAVE_CBLAS 1)
+else()
+  set(EDGEPLAN_HAVE_CBLAS 0)
+  message(STATUS "OpenBLAS's cblas.h not found: `edgeplan bench` will not measure matmul throughput (install "
+                 "libopenblas-dev on Debian, openblas with Homebrew, and configure again to enable it)")
 endif()

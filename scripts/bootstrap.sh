@@ -1,14 +1,19 @@
 #!/bin/sh
 # Sets up a Debian 12 machine for edgeplan and builds it: installs the build tools and libraries from
 # Debian packages when any is missing (apt-get, as root or through sudo), then configures and builds a
-# CMake preset (default: dev, which includes the tests).
+# CMake preset (default: dev, which includes the tests) on all cores.
 #   scripts/bootstrap.sh [PRESET]
 set -eu
 cd "$(dirname "$0")/.."
 preset=${1:-dev}
 
-packages="cmake g++ make pkg-config libcli11-dev nlohmann-json3-dev libtomlplusplus-dev libfmt-dev libgtest-dev libbenchmark-dev libopenblas-dev python3 python3-jsonschema"
-case $preset in asan) packages="$packages clang libclang-rt-14-dev" ;; esac  # clang's sanitizers and libFuzzer
+# libopenblas-dev is optional (bench's matmul measurement); the tests need googletest and jsonschema.
+packages="cmake g++ make pkg-config libcli11-dev nlohmann-json3-dev libtomlplusplus-dev libfmt-dev libopenblas-dev"
+case $preset in
+  release) packages="$packages help2man" ;;  # the man page
+  asan) packages="$packages libgtest-dev python3 python3-jsonschema clang libclang-rt-14-dev" ;;  # clang's sanitizers, libFuzzer
+  *) packages="$packages libgtest-dev python3 python3-jsonschema" ;;
+esac
 missing=""
 for p in $packages; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
@@ -21,4 +26,4 @@ if [ -n "$missing" ]; then
 fi
 
 cmake --preset "$preset" >/dev/null
-cmake --build --preset "$preset"
+cmake --build --preset "$preset" --parallel "$(getconf _NPROCESSORS_ONLN)"

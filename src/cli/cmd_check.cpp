@@ -32,7 +32,7 @@ std::vector<CheckEntry> load_plan(const io::ProfileText& text, const std::vector
       CheckEntry e;
       e.device = io::resolve_beside(c.string("device"), text);
       e.model = io::resolve_beside(c.string("model"), text);
-      e.quant = c.optional_string("quant").value_or("Q4_K_M");
+      e.quant = c.optional_string("quant").value_or("");
       e.kv_type = c.optional_string("kv_type").value_or("f16");
       e.context = c.optional_count("context", context_range);
       for (const std::string& expr : c.strings("require")) {
@@ -69,17 +69,24 @@ Runner setup_check(CLI::App& app) {
       options.quant = e.quant;
       options.kv_type = e.kv_type;
       if (e.context) options.context = *e.context;
-      const io::Json results = io::full_results(report(options, ctx));
+      const io::Report page = report(options, ctx);
+      const io::Json results = io::full_results(page);
+      const std::string quant = page.inputs["quant"].get<std::string>();  // as given, or the file's own
+      if (results["beyond_trained"].get<bool>()) {
+        r.notes.push_back(fmt::format("check {} ({} on {}): context {} is beyond the {} tokens the model was trained for",
+                                      index, e.model, e.device, options.context,
+                                      results["trained_context"].get<std::uint64_t>()));
+      }
       for (const io::Requirement& req : e.requirements) {
         auto outcome = io::evaluate_requirement(results, req);
         if (!outcome) {
-          t.add({index, e.device, e.model, e.quant, req.text, {}, {}});
+          t.add({index, e.device, e.model, quant, req.text, {}, {}});
           r.errors.push_back(fmt::format("{}: check {} ({} on {}) not evaluable: {} (`edgeplan report --device {} "
                                          "--model {}` shows why)", text.display, index, e.model, e.device,
                                          outcome.error().message, e.device, e.model));
           continue;
         }
-        t.add({index, e.device, e.model, e.quant, req.text, figure_cell(outcome->figure), outcome->pass});
+        t.add({index, e.device, e.model, quant, req.text, figure_cell(outcome->figure), outcome->pass});
         if (!outcome->pass) {
           ++failed;
           r.failures.push_back(fmt::format("check {} ({} on {}) failed: {} (got {})", index, e.model, e.device,

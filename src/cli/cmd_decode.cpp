@@ -1,5 +1,6 @@
 // edgeplan decode: weight bytes per format and the bandwidth-bound decode rate (core/decode.hpp).
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "cli/command.hpp"
 #include "cli/plan.hpp"
@@ -12,7 +13,7 @@ namespace edgeplan::cli {
 namespace {
 
 struct DecodeOptions {
-  std::string device, model, quant = "Q4_K_M,Q8_0,F16", kv_type = "f16", spec;
+  std::string device, model, quant, kv_type = "f16", spec;
   std::uint64_t context = 0;
   std::uint64_t prompt = 512;
 };
@@ -49,8 +50,48 @@ const FileType& need_format(const std::string& name) {
   return *need("--quant", util::lookup_or_suggest(file_types(), name, [](const FileType& t) { return t.name; }, "format"));
 }
 
-const KvType& need_kv_type(const std::string& name) {
-  return *need("--kv-type", util::lookup_or_suggest(kv_types(), name, [](const KvType& t) { return t.name; }, "cache type"));
+std::string quant_or_file_format(const std::string& quant, const ModelSpec& m, std::string_view fallback) {
+  if (!quant.empty()) return quant;
+  return m.file_format.value_or(std::string(fallback));
+}
+
+std::vector<std::string> requantize_note(const ModelSpec& m, const FileType& ft) {
+  if (!m.file_format || *m.file_format == ft.name) return {};
+  return {fmt::format("{} is a {} file: {} re-quantizes its shape with llama.cpp's rules, a what-if (without --quant "
+                      "the figures are the file's own tensors)",
+                      m.name, *m.file_format, ft.name)};
+}
+
+std::string kv_type_help(std::string_view what) {
+  std::vector<std::string_view> names;
+  for (const KvType& t : kv_types()) names.push_back(t.name);
+  return fmt::format("{}: {} (int8, int4: the reference's idealised types), or k=TYPE,v=TYPE", what,
+                     fmt::join(names, ", "));
+}
+
+KvCacheType need_kv_type(const std::string& text, const ModelSpec& model) {
+  auto one = [](std::string_view name) -> const KvType& {
+    return *need("--kv-type", util::lookup_or_suggest(kv_types(), name, [](const KvType& t) { return t.name; }, "cache type"));
+  };
+  KvCacheType t;
+  if (text.find('=') == std::string::npos) {
+    t = one(text);
+  } else {
+    for (const std::string& item : split_list(text, "--kv-type")) {
+      const std::size_t eq = item.find('=');
+      const std::string side = eq == std::string::npos ? item : item.substr(0, eq);
+      const KvType** slot = side == "k" ? &t.k : side == "v" ? &t.v : nullptr;
+      if (!slot || eq == std::string::npos || *slot) {
+        throw UsageError(fmt::format("--kv-type: '{}' is not a type or k=TYPE,v=TYPE, e.g. k=q8_0,v=q4_0", text));
+      }
+      *slot = &one(item.substr(eq + 1));
+    }
+    if (!t.k || !t.v) throw UsageError(fmt::format("--kv-type {}: give both k=TYPE and v=TYPE", text));
+  }
+  if (const std::optional<std::string> why = kv_cache_refusal(model, t)) {
+    throw UsageError(fmt::format("--kv-type {}: llama.cpp refuses it for {}: {}", text, model.name, *why));
+  }
+  return t;
 }
 
 namespace {
@@ -61,25 +102,40 @@ struct DecodeInputs {
   DecodePlanInputs plan;  // points at model: keep this struct where it was made (shared_ptr or the stack)
 };
 
+// Sets what decode derives from the model `m`: its weight size per format and the prompt's FLOPs. Fails with
+// the error of the first format whose size cannot be derived.
+std::optional<Error> derive(const ModelSpec& m, DecodePlanInputs& p) {
+  p.model = &m;
+  p.sizes.clear();
+  for (const FileType* ft : p.formats) {
+    Result<WeightSize> size = weight_size(m, *ft);
+    if (!size) return size.error();
+    p.sizes.push_back(*size);
+  }
+  p.prompt_flops = prefill_flops(m, p.prompt_tokens);
+  return std::nullopt;
+}
+
 void decode_inputs(const DecodeOptions& o, const Context& ctx, io::Json& inputs, DecodeInputs& in) {
   in.model = ctx.model(o.model, inputs);
   DecodePlanInputs& p = in.plan;
-  p.model = &in.model;
-  p.kv_type = &need_kv_type(o.kv_type);
-  for (const std::string& q : split_list(o.quant, "--quant")) p.formats.push_back(&need_format(q));
+  p.kv_type = need_kv_type(o.kv_type, in.model);
+  for (const std::string& q : split_list(quant_or_file_format(o.quant, in.model, "Q4_K_M,Q8_0,F16"), "--quant")) {
+    p.formats.push_back(&need_format(q));
+  }
   p.spec = o.spec.empty() ? std::nullopt : std::optional(parse_spec(o.spec));
-  for (const FileType* ft : p.formats) p.sizes.push_back(unwrap(weight_size(in.model, *ft)));
   p.context_tokens = o.context;
   p.prompt_tokens = o.prompt;
-  p.prompt_flops = prefill_flops(in.model, o.prompt);
+  if (const std::optional<Error> e = derive(in.model, p)) throw UsageError(e->message);
 }
 
 // The formats table: one row per format; the prefill columns when the device has a prefill estimate.
-void decode_rows(const DecodeInputs& in, const DeviceSpec& device, const std::vector<io::Cell>& prefix, Rows& rows) {
-  for (const FormatPlan& f : plan_decode(device, in.plan)) {
+void decode_rows(const DecodePlanInputs& plan, const DeviceSpec& device, const std::vector<io::Cell>& prefix,
+                 Rows& rows) {
+  for (const FormatPlan& f : plan_decode(device, plan)) {
     std::vector<io::Cell>& row = start_row(rows, prefix, 12);
     row.insert(row.end(), {std::string(f.format->name), f.weights.bits_per_weight, f.weights.bytes});
-    if (in.model.moe) row.emplace_back(f.weights.active_bytes);
+    if (plan.model->moe) row.emplace_back(f.weights.active_bytes);
     row.insert(row.end(), {std::string(to_string(f.weights.source)), f.memory.fits,
                            f.decode.s_per_token * units::kMsPerS, f.decode.tok_per_s, f.relative});
     if (f.spec_tok_per_s) row.emplace_back(*f.spec_tok_per_s);
@@ -96,23 +152,35 @@ Runner setup_decode(CLI::App& app) {
   auto o = std::make_shared<DecodeOptions>();
   app.add_option("--device", o->device, "Device profile name or .toml path")->required();
   app.add_option("--model", o->model, "Model profile name or .toml path")->required();
-  app.add_option("--quant", o->quant, "Comma-separated formats, e.g. Q4_K_M,F16")->capture_default_str();
+  app.add_option("--quant", o->quant,
+                 "Comma-separated formats, e.g. Q4_K_M,F16 (default: a GGUF model's own format, else Q4_K_M,Q8_0,F16)");
   app.add_option("--context", o->context, "Tokens in the KV cache; each decoded token also reads them")
       ->capture_default_str();
-  app.add_option("--kv-type", o->kv_type, "KV-cache type read at --context: f16, q8_0, q4_0, int8, int4")
+  app.add_option("--kv-type", o->kv_type, kv_type_help("KV-cache type read at --context"))
       ->capture_default_str();
   app.add_option("--spec", o->spec, "Speculative decoding / MTP: alpha=A,gamma=G,cost=C");
   app.add_option("--prompt", o->prompt, "Prompt tokens for prefill and time to first token (needs [prefill] in the device)")
       ->capture_default_str()
       ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 24));
-  auto rows = [o](const Context& ctx) {
+  auto structs = [o](const Context& ctx) {
     io::Json inputs;
     DeviceSpec device = ctx.device(o->device, inputs);
     auto in = std::make_shared<DecodeInputs>();
     decode_inputs(*o, ctx, inputs, *in);
-    return DeviceRows{std::move(device), [in](const DeviceSpec& d, const std::vector<io::Cell>& prefix, Rows& out) {
-                        decode_rows(*in, d, prefix, out);
-                      }};
+    StructRows out{std::move(device), in->model, {}, {}};
+    out.rows = [in](const DeviceSpec& d, const ModelSpec& m, bool model_changed, const std::vector<io::Cell>& prefix,
+                    Rows& rows) {
+      if (!model_changed) return decode_rows(in->plan, d, prefix, rows);
+      DecodePlanInputs plan = in->plan;
+      if (derive(m, plan)) throw UsageError("decode: a swept model was not checked (a bug)");
+      decode_rows(plan, d, prefix, rows);
+    };
+    out.evaluable = [in](const DeviceSpec&, const ModelSpec& m, bool model_changed) {
+      if (!model_changed) return true;
+      DecodePlanInputs plan = in->plan;
+      return !derive(m, plan);
+    };
+    return out;
   };
   auto run = [o](const Context& ctx) {
     io::Report r;
@@ -121,7 +189,7 @@ Runner setup_decode(CLI::App& app) {
     DecodeInputs in;
     decode_inputs(*o, ctx, r.inputs, in);
     const ModelSpec& model = in.model;
-    const KvType& kv = *in.plan.kv_type;
+    const KvCacheType& kv = in.plan.kv_type;
     const std::vector<const FileType*>& formats = in.plan.formats;
     const std::optional<SpecParams>& spec = in.plan.spec;
     // Prefill columns and header: the one prefill model's estimate, the same for every format.
@@ -130,7 +198,7 @@ Runner setup_decode(CLI::App& app) {
 
     const double kv_bytes = kv_cache_bytes(model, kv, o->context, device.kv_cache);
     r.inputs["context_tokens"] = o->context;
-    r.inputs["kv_type"] = kv.name;
+    r.inputs["kv_type"] = kv.name();
     if (spec) r.inputs["spec"] = {{"alpha", spec->alpha}, {"gamma", spec->gamma}, {"cost", spec->cost}};
 
     io::Table t{"formats", {{"format", "format"},
@@ -149,7 +217,7 @@ Runner setup_decode(CLI::App& app) {
       r.inputs["prompt_tokens"] = o->prompt;
     }
     const double speedup = spec ? spec_speedup(*spec) : 1.0;
-    decode_rows(in, device, {}, t.rows);
+    decode_rows(in.plan, device, {}, t.rows);
     r.tables.push_back(std::move(t));
 
     r.title = fmt::format("decode: {} on {}", model.name, device.name);
@@ -169,9 +237,12 @@ Runner setup_decode(CLI::App& app) {
       r.notes.push_back(fmt::format("mixture of experts: memory holds all {} experts; each token reads the shared "
                                     "weights and {} experts (read/token)", model.moe->experts, model.moe->used));
     }
+    for (const FileType* ft : formats) {
+      for (std::string& note : requantize_note(model, *ft)) r.notes.push_back(std::move(note));
+    }
     if (o->context > 0) {
       r.header.push_back(fmt::format("context {} tokens of {} KV: {:.3f} GB read per token besides the weights",
-                                     o->context, kv.name, kv_bytes / units::kGB));
+                                     o->context, kv.name(), kv_bytes / units::kGB));
     }
     if (spec) {
       r.results["spec_expected_tokens"] = spec_expected_tokens(spec->alpha, spec->gamma);
@@ -183,7 +254,7 @@ Runner setup_decode(CLI::App& app) {
     }
     return r;
   };
-  return Runner(run, rows);
+  return Runner(run, structs);
 }
 
 }  // namespace edgeplan::cli

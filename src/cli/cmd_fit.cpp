@@ -20,6 +20,7 @@ struct FitOptions {
   double min_tok_per_s = 0;
   std::size_t limit = 10;
   bool all = false;
+  bool allow_beyond_trained = false;
 };
 
 struct Candidate {
@@ -57,10 +58,12 @@ Runner setup_fit(CLI::App& app) {
       ->capture_default_str();
   app.add_option("--min-tok-per-s", o->min_tok_per_s, "Slowest acceptable decode rate, tok/s")->capture_default_str();
   app.add_option("--quant", o->formats, "Formats to consider, comma-separated")->capture_default_str();
-  app.add_option("--kv-type", o->kv_type, "KV-cache type: f16, q8_0, q4_0, int8, int4")->capture_default_str();
+  app.add_option("--kv-type", o->kv_type, kv_type_help("KV-cache type"))->capture_default_str();
   app.add_option("--models", o->models,
                  "Models to consider, comma-separated names or .toml paths (default: every model profile except "
                  "reference ones)");
+  app.add_flag("--allow-beyond-trained", o->allow_beyond_trained,
+               "Keep models trained for less than --min-context, and count max context past the trained one");
   app.add_option("--limit", o->limit, "Rows to show, best first")->capture_default_str()->check(CLI::PositiveNumber);
   app.add_flag("--all", o->all, "Show every pair that fits (overrides --limit)");
   return [o](const Context& ctx) {
@@ -71,14 +74,20 @@ Runner setup_fit(CLI::App& app) {
     r.inputs["min_context_tokens"] = o->min_context;
     r.inputs["min_tok_per_s"] = o->min_tok_per_s;
     r.inputs["kv_type"] = o->kv_type;
-    const KvType& kv = need_kv_type(o->kv_type);
+    r.inputs["allow_beyond_trained"] = o->allow_beyond_trained;
     std::vector<const FileType*> formats;
     for (const std::string& f : split_list(o->formats, "--quant")) formats.push_back(&need_format(f));
     std::vector<Candidate> fits;
-    std::size_t considered = 0, reference_left_out = 0;
+    std::size_t considered = 0, reference_left_out = 0, beyond = 0;
     std::optional<Candidate> fastest_in_memory;  // of the pairs that hold the context, whatever their rate
     for (const ModelSpec& model : candidate_models(ctx, o->models, reference_left_out)) {
-      DecodePlanInputs in{&model, formats, {}, &kv, o->min_context, std::nullopt, 1, 0};
+      const KvCacheType kv = need_kv_type(o->kv_type, model);
+      if (!o->allow_beyond_trained && beyond_trained(model, o->min_context)) {
+        considered += formats.size();
+        beyond += formats.size();
+        continue;
+      }
+      DecodePlanInputs in{&model, formats, {}, kv, o->min_context, std::nullopt, 1, 0};
       for (const FileType* ft : formats) in.sizes.push_back(unwrap(weight_size(model, *ft)));
       const double params = param_count(model).value_or(0);
       for (const FormatPlan& f : plan_decode(device, in)) {
@@ -86,6 +95,7 @@ Runner setup_fit(CLI::App& app) {
         Candidate c{model.name, std::string(f.format->name), params, f.weights.bits_per_weight, f.weights.bytes,
                     {quality_proxy(params, f.format->name), f.decode.tok_per_s,
                      max_context(model, kv, f.memory.budget_bytes, device.kv_cache)}};
+        if (!o->allow_beyond_trained) c.point.max_context = trained_cap(model, c.point.max_context);
         if (!f.memory.fits || c.point.max_context < o->min_context) continue;
         if (!fastest_in_memory || c.point.tok_per_s > fastest_in_memory->point.tok_per_s) fastest_in_memory = c;
         if (c.point.tok_per_s < o->min_tok_per_s) continue;
@@ -109,6 +119,7 @@ Runner setup_fit(CLI::App& app) {
     }
     r.results["considered"] = considered;
     r.results["fitting"] = fits.size();
+    r.results["beyond_trained"] = beyond;
     r.results["shown"] = shown;
     if (!fits.empty()) r.results["best"] = fits[order.front()].model + " " + fits[order.front()].format;
     r.tables.push_back(std::move(t));
@@ -120,10 +131,14 @@ Runner setup_fit(CLI::App& app) {
       r.notes.push_back(fmt::format("{} reference model{} left out (textbook models no runtime ships; name them with "
                                     "--models to include them)", reference_left_out, reference_left_out == 1 ? "" : "s"));
     }
-    r.notes.push_back(fmt::format("quality = effective parameters (B): params x (perplexity ratio of the format on Llama-3-8B, "
-                      ""
-                                  "llama.cpp's scoreboard) ^ -{:.2f}, so a format that raises perplexity counts as a "
-                                  "smaller model; -- where llama.cpp publishes no figure for the format",
+    if (beyond > 0) {
+      r.notes.push_back(fmt::format("{} pairs left out: their model was trained for fewer than {} tokens "
+                                    "(--allow-beyond-trained keeps them)", beyond, o->min_context));
+    }
+    if (!o->allow_beyond_trained) r.notes.push_back("max context: what memory holds, capped at the model's trained context");
+    r.notes.push_back(fmt::format("quality = effective parameters (B): params x (perplexity ratio of the format on "
+                                  "Llama-3-8B, llama.cpp's scoreboard) ^ -{:.2f}, so a format that raises perplexity "
+                                  "counts as a smaller model; -- where llama.cpp publishes no figure for the format",
                                   1 / perplexity_slope()));
     r.notes.push_back("pareto: no other pair is at least as good in quality, tok/s and max context and better in one");
     if (fits.empty()) {

@@ -15,7 +15,7 @@ namespace edgeplan::cli {
 namespace {
 
 struct InspectOptions {
-  std::string file, quant = "Q4_K_M";
+  std::string file, quant;
 };
 
 struct TypeTotal {
@@ -44,11 +44,10 @@ std::vector<Counted> from_rules(const ModelSpec& m, const FileType& ft) {
 std::string file_type_name(const io::GgufFile& f) {
   const io::GgufValue* v = f.find("general.file_type");
   if (!v) return "not stated";
-  const std::uint64_t id = v->as_uint().value_or(~std::uint64_t{0});
-  for (const FileType& t : file_types()) {
-    if (t.gguf_id && *t.gguf_id == id) return std::string(t.name);
-  }
-  return fmt::format("{} (not a file type edgeplan names)", id);
+  const std::optional<std::uint64_t> id = v->as_uint();
+  const FileType* t = id && *id <= UINT32_MAX ? find_file_type_id(static_cast<std::uint32_t>(*id)) : nullptr;
+  if (t) return std::string(t->name);
+  return fmt::format("{} (not a file type llama.cpp defines)", id ? std::to_string(*id) : "(not a whole number)");
 }
 
 std::vector<Counted> from_gguf(const ModelSpec& m, const io::GgufFile& f) {
@@ -68,8 +67,9 @@ std::vector<Counted> from_gguf(const ModelSpec& m, const io::GgufFile& f) {
 Runner setup_inspect(CLI::App& app) {
   auto o = std::make_shared<InspectOptions>();
   app.add_option("file", o->file, "Model file: a GGUF file or a Hugging Face config.json")->required();
-  app.add_option("--quant", o->quant, "For a config.json: the format whose llama.cpp tensor types to apply")
-      ->capture_default_str();
+  app.add_option("--quant", o->quant,
+                 "For a config.json: the format whose llama.cpp tensor types to apply (default Q4_K_M); a GGUF file "
+                 "has its own");
   return [o](const Context& ctx) {
     io::Report r;
     r.command = "inspect";
@@ -80,17 +80,24 @@ Runner setup_inspect(CLI::App& app) {
     std::vector<Counted> tensors;
     std::string size_rule;
     if (o->file.ends_with(".gguf")) {
-      const io::GgufFile f = unwrap(io::read_gguf_file(o->file));
+      if (!o->quant.empty()) {
+        throw UsageError(fmt::format("--quant: {} is a GGUF file: inspect shows its own tensor types (for a what-if in "
+                                     "another format, give --quant to kv or decode)", o->file));
+      }
+      const io::GgufFile f = unwrap(io::read_gguf_model(o->file));
       tensors = from_gguf(m, f);
       const std::string type_name = file_type_name(f);
-      size_rule = fmt::format("the file's tensors (GGUF v{}, {} tensors, file type {}, data at byte {})", f.version,
-                              f.tensors.size(), type_name, f.data_offset);
+      size_rule = fmt::format("the file's tensors (GGUF v{}, {} tensors, file type {}, data at byte {}{})", f.version,
+                              f.tensors.size(), type_name, f.data_offset,
+                              f.shards > 1 ? fmt::format(" of shard 1; {} shards", f.shards) : "");
+      r.results["shards"] = f.shards;
       r.results["gguf_version"] = f.version;
       r.results["file_type"] = type_name;
       r.results["file_bytes"] = f.file_bytes;
     } else {
-      const FileType& ft = need_format(o->quant);
+      const FileType& ft = need_format(o->quant.empty() ? "Q4_K_M" : o->quant);
       r.inputs["quant"] = ft.name;
+      unwrap(weight_size(m, ft));  // a file type llama.cpp refuses for this shape is an error, not a table
       tensors = from_rules(m, ft);
       size_rule = fmt::format("{} under llama.cpp's rules", ft.name);
     }

@@ -9,14 +9,14 @@ namespace edgeplan::cli {
 namespace {
 
 struct KvOptions {
-  std::string device, model, quant = "Q4_K_M", kv_type = "f16";
+  std::string device, model, quant, kv_type = "f16";
   std::uint64_t context = 0;
 };
 
 // What kv's rows need besides the device, loaded and computed once.
 struct KvInputs {
   ModelSpec model;
-  const KvType* primary = nullptr;
+  KvCacheType primary;
   const FileType* format = nullptr;
   WeightSize weights;
   std::uint64_t context = 0;
@@ -25,20 +25,26 @@ struct KvInputs {
 KvInputs kv_inputs(const KvOptions& o, const Context& ctx, io::Json& inputs) {
   KvInputs in;
   in.model = ctx.model(o.model, inputs);
-  in.primary = &need_kv_type(o.kv_type);
-  in.format = &need_format(o.quant);
+  in.primary = need_kv_type(o.kv_type, in.model);
+  in.format = &need_format(quant_or_file_format(o.quant, in.model));
   in.weights = unwrap(weight_size(in.model, *in.format));
   in.context = o.context;
   return in;
 }
 
+// Who offers a cache: llama.cpp, or the reference (the chapter's idealised int8/int4, no runtime).
+std::string counted_as(const KvCacheType& t) {
+  return t.k->counted_as == t.v->counted_as ? std::string(t.k->counted_as) : "mixed";
+}
+
 // The types table: one row per cache type.
-void kv_rows(const KvInputs& in, const std::vector<KvTypePlan>& points, const std::vector<io::Cell>& prefix, Rows& rows) {
+void kv_rows(std::uint64_t context, const std::vector<KvTypePlan>& points, const std::vector<io::Cell>& prefix,
+             Rows& rows) {
   for (const KvTypePlan& p : points) {
     std::vector<io::Cell>& row = start_row(rows, prefix, 6);
-    row.insert(row.end(), {std::string(p.type->name), std::string(p.type->counted_as), p.bytes_per_token,
+    row.insert(row.end(), {p.type.name(), counted_as(p.type), p.bytes_per_token,
                            static_cast<std::int64_t>(p.max_context)});
-    if (in.context > 0) {
+    if (context > 0) {
       row.emplace_back(p.at_context.fits);
       row.emplace_back(p.at_context.headroom_bytes);
     }
@@ -51,17 +57,24 @@ Runner setup_kv(CLI::App& app) {
   auto o = std::make_shared<KvOptions>();
   app.add_option("--device", o->device, "Device profile name or .toml path")->required();
   app.add_option("--model", o->model, "Model profile name or .toml path")->required();
-  app.add_option("--quant", o->quant, "Weight format, e.g. Q4_K_M")->capture_default_str();
+  app.add_option("--quant", o->quant, "Weight format, e.g. Q4_K_M (default: a GGUF model's own format, else Q4_K_M)");
   app.add_option("--context", o->context, "Context to check: does it fit, and with what headroom");
-  app.add_option("--kv-type", o->kv_type, "Cache type that decides `fits`: f16, q8_0, q4_0, int8, int4")
+  app.add_option("--kv-type", o->kv_type, kv_type_help("Cache type that decides `fits`"))
       ->capture_default_str();
-  auto rows = [o](const Context& ctx) {
+  auto structs = [o](const Context& ctx) {
     io::Json inputs;
     DeviceSpec device = ctx.device(o->device, inputs);
     auto in = std::make_shared<const KvInputs>(kv_inputs(*o, ctx, inputs));
-    return DeviceRows{std::move(device), [in](const DeviceSpec& d, const std::vector<io::Cell>& prefix, Rows& out) {
-                        kv_rows(*in, plan_kv(d, in->model, in->weights.bytes, in->context), prefix, out);
-                      }};
+    StructRows out{std::move(device), in->model, {}, {}};
+    out.rows = [in](const DeviceSpec& d, const ModelSpec& m, bool model_changed, const std::vector<io::Cell>& prefix,
+                    Rows& rows) {
+      const double weight_bytes = model_changed ? unwrap(weight_size(m, *in->format)).bytes : in->weights.bytes;
+      kv_rows(in->context, plan_kv(d, m, weight_bytes, in->context, in->primary), prefix, rows);
+    };
+    out.evaluable = [in](const DeviceSpec&, const ModelSpec& m, bool model_changed) {
+      return !model_changed || weight_size(m, *in->format).ok();
+    };
+    return out;
   };
   auto run = [o](const Context& ctx) {
     io::Report r;
@@ -73,7 +86,8 @@ Runner setup_kv(CLI::App& app) {
     const WeightSize& weights = in.weights;
     const double budget = kv_budget_bytes(device.memory_bytes, device.reserved_bytes, weights.bytes);
     r.inputs["quant"] = ft->name;
-    r.inputs["kv_type"] = in.primary->name;
+    r.inputs["kv_type"] = in.primary.name();
+    r.notes = requantize_note(model, *ft);
     if (o->context > 0) r.inputs["context_tokens"] = o->context;
 
     io::Table t{"types", {{"kv type", "kv_type"},
@@ -84,13 +98,14 @@ Runner setup_kv(CLI::App& app) {
       t.columns.push_back({fmt::format("fits {}", o->context), "fits"});
       t.columns.push_back({"headroom (GiB)", "headroom_bytes", 2, false, units::kGiB});
     }
-    const std::vector<KvTypePlan> points = plan_kv(device, model, weights.bytes, in.context);
-    kv_rows(in, points, {}, t.rows);
+    const std::vector<KvTypePlan> points = plan_kv(device, model, weights.bytes, in.context, in.primary);
+    kv_rows(in.context, points, {}, t.rows);
     for (const KvTypePlan& p : points) {
       if (p.type != in.primary) continue;
       r.results["bytes_per_token"] = p.bytes_per_token;
       r.results["max_context"] = p.max_context;
       if (o->context > 0) {
+        r.results["cache_bytes"] = p.cache_bytes;
         r.results["fits"] = p.at_context.fits;
         r.results["headroom_bytes"] = p.at_context.headroom_bytes;
       }
@@ -105,7 +120,14 @@ Runner setup_kv(CLI::App& app) {
                                    device.memory_bytes / units::kGiB, device.reserved_bytes / units::kGiB,
                                    weights.bytes / units::kGiB, budget / units::kGiB));
     if (budget <= 0) r.notes.push_back("the weights alone do not fit: no room for a KV cache");
-    if (model.context_tokens && r.results["max_context"].get<std::uint64_t>() > *model.context_tokens) {
+    r.notes.push_back("int8, int4: the reference chapter's idealised types (no block scales); no runtime offers them");
+    r.results["trained_context"] = model.context_tokens ? io::Json(*model.context_tokens) : io::Json();
+    if (o->context > 0) r.results["beyond_trained"] = beyond_trained(model, o->context);
+    if (o->context > 0 && beyond_trained(model, o->context)) {
+      r.notes.push_back(fmt::format("context {} is beyond the {} tokens {} was trained for: memory is not the limit, "
+                                    "the model is", with_thousands(o->context), with_thousands(*model.context_tokens),
+                                    model.name));
+    } else if (beyond_trained(model, r.results["max_context"].get<std::uint64_t>())) {
       r.notes.push_back(fmt::format("the model was trained for {} tokens: contexts beyond that fit but are not supported",
                                     with_thousands(*model.context_tokens)));
     }
@@ -118,7 +140,7 @@ Runner setup_kv(CLI::App& app) {
     }
     return r;
   };
-  return Runner(run, rows);
+  return Runner(run, structs);
 }
 
 }  // namespace edgeplan::cli

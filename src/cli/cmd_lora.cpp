@@ -12,7 +12,7 @@ namespace edgeplan::cli {
 namespace {
 
 struct LoraOptions {
-  std::string device, model, quant = "Q4_K_M", targets = "q,k,v,o,gate,up,down", dtype = "F16", adapter;
+  std::string device, model, quant, targets = "q,k,v,o,gate,up,down", dtype = "F16", adapter;
   std::optional<std::uint32_t> rank;
 };
 
@@ -44,7 +44,7 @@ Runner setup_lora(CLI::App& app) {
   auto o = std::make_shared<LoraOptions>();
   app.add_option("--device", o->device, "Device profile name or .toml path (needs [lora])")->required();
   app.add_option("--model", o->model, "Model profile name or .toml path")->required();
-  app.add_option("--quant", o->quant, "Format of the base weights, e.g. Q4_K_M")->capture_default_str();
+  app.add_option("--quant", o->quant, "Format of the base weights, e.g. Q4_K_M (default: a GGUF model\'s own format, else Q4_K_M)");
   auto* rank_opt = app.add_option("--rank", o->rank, "Adapter rank");
   auto* targets_opt = app.add_option("--targets", o->targets, "Adapted matrices per layer: q,k,v,o,gate,up,down")
                       ->capture_default_str();
@@ -62,10 +62,11 @@ Runner setup_lora(CLI::App& app) {
                                    device.name));
     }
     const ModelSpec model = ctx.model(o->model, r.inputs);
-    const FileType& ft = need_format(o->quant);
+    const FileType& ft = need_format(quant_or_file_format(o->quant, model));
     const GgmlType& dtype = need_dtype(o->dtype);
     const double bytes_per_weight = dtype.bits_per_weight() / 8;
     r.inputs["quant"] = ft.name;
+    r.notes = requantize_note(model, ft);
     r.inputs["dtype"] = dtype.name;
 
     io::Table t{"targets", {{"target", "target"},

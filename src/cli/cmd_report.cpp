@@ -18,30 +18,24 @@ std::vector<const FileType*> formats_for(const FileType& chosen) {
   return out;
 }
 
-// One line of the page: a figure, its value as text, a note.
-void line(io::Table& t, std::string figure, std::string value, std::string note = "") {
-  t.add({std::move(figure), std::move(value), std::move(note)});
-}
-
 io::Json optional_json(const std::optional<double>& v) { return v ? io::Json(*v) : io::Json(); }
 
 }  // namespace
 
-io::Report report(const ReportOptions& o, const Context& ctx) {
-  io::Report r;
-  r.command = "report";
+namespace {
+
+// The plan's inputs of a pair: the profiles loaded (recorded in r.inputs) and the options checked.
+PlanInputs plan_inputs(const ReportOptions& o, const Context& ctx, io::Report& r) {
   PlanInputs in;
   in.device = ctx.device(o.device, r.inputs);
   in.model = ctx.model(o.model, r.inputs);
-  const DeviceSpec& device = in.device;
-  const FileType& format = need_format(o.quant);
-  const std::string quant(format.name);
-  const std::string context = std::to_string(o.context);
-  r.inputs["quant"] = quant;
+  const FileType& format = need_format(quant_or_file_format(o.quant, in.model));
+  r.inputs["quant"] = std::string(format.name);
+  r.notes = requantize_note(in.model, format);
   r.inputs["context_tokens"] = o.context;
-  r.inputs["kv_type"] = o.kv_type;
   in.formats = formats_for(format);
-  in.kv_type = &need_kv_type(o.kv_type);
+  in.kv_type = need_kv_type(o.kv_type, in.model);
+  r.inputs["kv_type"] = in.kv_type.name();
   in.context_tokens = o.context;
   in.prompt_tokens = o.prompt;
   if (!o.spec.empty()) in.spec = parse_spec(o.spec);
@@ -50,104 +44,143 @@ io::Report report(const ReportOptions& o, const Context& ctx) {
   io::Report route_inputs;  // the clouds and requests are recorded by route, not on this page
   in.clouds = load_clouds(o.cloud, ctx, route_inputs);
   in.requests = load_request_list(o.requests, ctx, route_inputs);
-  const PlanResult plan = unwrap(edgeplan::plan(in));
+  return in;
+}
 
-  io::Table t{"figures", {{"figure", "figure"}, {"value", "value"}, {"note", "note"}}, {}};
-  io::Json& res = r.results;
+// The plan of a pair as the page needs it: a device with [lora] whose adapters cannot be planned, or with an
+// NPU whose placement fails, is an error rather than a "--" line.
+Result<PlanResult> page_plan(const PlanInputs& in) {
+  Result<PlanResult> plan = edgeplan::plan(in);
+  if (!plan) return plan;
+  if (!plan->lora && in.device.lora) return plan->lora.error();
+  if (!plan->place && in.device.units.contains(UnitKind::npu)) return plan->place.error();
+  return plan;
+}
 
+// The figures table of a pair's plan, each row starting with `prefix`; with `report`, the results and notes too.
+void figures(const ReportOptions& o, const PlanInputs& in, const PlanResult& plan, const std::vector<io::Cell>& prefix,
+             Rows& rows, io::Report* report) {
+  const auto line = [&](std::string figure, std::string value, std::string note = "") {
+    std::vector<io::Cell>& row = start_row(rows, prefix, 3);
+    row.insert(row.end(), {std::move(figure), std::move(value), std::move(note)});
+  };
+  const auto result = [&](const char* key, io::Json value) {
+    if (report) report->results[key] = std::move(value);
+  };
+  const DeviceSpec& device = in.device;
+  const std::string quant(plan.chosen().format->name);
+  const std::string context = std::to_string(o.context);
   // Weights and decode.
   for (const FormatPlan& f : plan.formats) {
-    line(t, fmt::format("weights {}", f.format->name), fmt::format("{:.2f} GB", f.weights.bytes / units::kGB),
-         f.memory.fits ? fmt::format("fits with {} tokens of {} KV", context, o.kv_type) : "does not fit");
+    line(fmt::format("weights {}", f.format->name), fmt::format("{:.2f} GB", f.weights.bytes / units::kGB),
+         f.memory.fits ? fmt::format("fits with {} tokens of {} KV", context, in.kv_type.name()) : "does not fit");
   }
   const FormatPlan& mine = plan.chosen();
-  res["fits"] = mine.memory.fits;
-  res["weights_bytes"] = mine.weights.bytes;
-  res["decode_tok_per_s"] = mine.decode.tok_per_s;
-  line(t, "decode", fmt::format("{:.2f} tok/s", mine.decode.tok_per_s), fmt::format("{} at context {}", quant, context));
-  res["spec_tok_per_s"] = optional_json(mine.spec_tok_per_s);
+  result("fits", mine.memory.fits);
+  result("weights_bytes", mine.weights.bytes);
+  result("decode_tok_per_s", mine.decode.tok_per_s);
+  line("decode", fmt::format("{:.2f} tok/s", mine.decode.tok_per_s), fmt::format("{} at context {}", quant, context));
+  result("spec_tok_per_s", optional_json(mine.spec_tok_per_s));
   if (mine.spec_tok_per_s) {
-    line(t, "decode with speculation", fmt::format("{:.2f} tok/s", *mine.spec_tok_per_s),
+    line("decode with speculation", fmt::format("{:.2f} tok/s", *mine.spec_tok_per_s),
          fmt::format("{:.2f}x ({})", *plan.spec_speedup, o.spec));
   }
-  res["prefill_tok_per_s"] = mine.prefill ? io::Json(mine.prefill->tok_per_s) : io::Json();
-  res["ttft_s"] = optional_json(mine.ttft_s);
-  res["prefill_source"] = mine.prefill ? io::Json(to_string(mine.prefill->source)) : io::Json();
+  result("prefill_tok_per_s", mine.prefill ? io::Json(mine.prefill->tok_per_s) : io::Json());
+  result("ttft_s", optional_json(mine.ttft_s));
+  result("prefill_source", mine.prefill ? io::Json(to_string(mine.prefill->source)) : io::Json());
   if (mine.prefill) {
-    line(t, "prefill", fmt::format("{:.1f} tok/s", mine.prefill->tok_per_s), fmt::format("{}-token prompt", o.prompt));
-    line(t, "time to first token", fmt::format("{:.2f} s", *mine.ttft_s), "prefill + one decode step");
+    line("prefill", fmt::format("{:.1f} tok/s", mine.prefill->tok_per_s), fmt::format("{}-token prompt", o.prompt));
+    line("time to first token", fmt::format("{:.2f} s", *mine.ttft_s), "prefill + one decode step");
   } else {
-    line(t, "prefill", "--", mine.prefill.error().message);
+    line("prefill", "--", mine.prefill.error().message);
   }
 
   // KV cache.
-  res["kv_budget_bytes"] = plan.kv_budget_bytes;
+  result("kv_budget_bytes", plan.kv_budget_bytes);
   for (const KvTypePlan& k : plan.kv) {
-    if (k.type == in.kv_type) res["max_context"] = k.max_context;
+    if (k.type == in.kv_type) result("max_context", k.max_context);
   }
-  line(t, "KV budget", fmt::format("{:.2f} GiB", plan.kv_budget_bytes / units::kGiB), "memory - reserved - weights");
+  line("KV budget", fmt::format("{:.2f} GiB", plan.kv_budget_bytes / units::kGiB), "memory - reserved - weights");
+  result("trained_context", in.model.context_tokens ? io::Json(*in.model.context_tokens) : io::Json());
+  result("beyond_trained", beyond_trained(in.model, o.context));
+  if (in.model.context_tokens) {
+    line("trained context", with_thousands(*in.model.context_tokens) + " tokens",
+         beyond_trained(in.model, o.context) ? fmt::format("context {} is beyond it: the model does not support it", context)
+                                             : fmt::format("context {} is within it", context));
+  }
   for (const KvTypePlan& k : plan.kv) {
-    line(t, fmt::format("max context {}", k.type->name), with_thousands(k.max_context) + " tokens",
+    line(fmt::format("max context {}", k.type.name()), with_thousands(k.max_context) + " tokens",
          fmt::format("{:.0f} B/token", k.bytes_per_token));
   }
 
   // Cold load from storage.
   if (plan.load) {
-    res["load_s"] = plan.load->total_s;
-    line(t, "cold load", fmt::format("{:.2f} s", plan.load->total_s), "whole file read (mlock)");
+    result("load_s", plan.load->total_s);
+    line("cold load", fmt::format("{:.2f} s", plan.load->total_s), "whole file read (mlock)");
   } else {
-    res["load_s"] = nullptr;
-    line(t, "cold load", "--", plan.load.error().message);
+    result("load_s", nullptr);
+    line("cold load", "--", plan.load.error().message);
   }
 
   // LoRA adapters.
   if (plan.lora) {
-    res["lora_resident_adapters"] = plan.lora->result.resident_adapters;
-    line(t, "LoRA adapters resident", std::to_string(plan.lora->result.resident_adapters),
+    result("lora_resident_adapters", plan.lora->result.resident_adapters);
+    line("LoRA adapters resident", std::to_string(plan.lora->result.resident_adapters),
          fmt::format("rank {}, {:.1f} MiB each, swap {:.0f} us", o.rank, plan.lora->adapter.adapter_bytes / units::kMiB,
                      plan.lora->result.swap_s * units::kUsPerS));
   } else {
-    if (device.lora) throw UsageError(plan.lora.error().message);
-    res["lora_resident_adapters"] = nullptr;
-    line(t, "LoRA adapters resident", "--", plan.lora.error().message);
+    result("lora_resident_adapters", nullptr);
+    line("LoRA adapters resident", "--", plan.lora.error().message);
   }
 
   // Operator fallbacks on the NPU.
   if (device.units.contains(UnitKind::npu)) {
-    const PlacePlan& place = unwrap(Result<PlacePlan>(plan.place));
-    res["npu_fallbacks"] = place.fallbacks;
-    res["npu_tax_percent"] = place.tax_percent;
-    line(t, "NPU fallbacks", std::to_string(place.fallbacks),
+    const PlacePlan& place = *plan.place;
+    result("npu_fallbacks", place.fallbacks);
+    result("npu_tax_percent", place.tax_percent);
+    line("NPU fallbacks", std::to_string(place.fallbacks),
          fmt::format("transfer tax {:.1f}% of a layer", place.tax_percent));
   } else {
-    res["npu_fallbacks"] = nullptr;
-    res["npu_tax_percent"] = nullptr;
-    line(t, "NPU fallbacks", "--", "device profile has no [units.npu]");
+    result("npu_fallbacks", nullptr);
+    result("npu_tax_percent", nullptr);
+    line("NPU fallbacks", "--", "device profile has no [units.npu]");
   }
 
   // Share of a request mix that stays on the device.
   if (plan.route) {
-    res["device_share"] = static_cast<double>(plan.route->to_device) / static_cast<double>(plan.route->requests);
-    line(t, "requests on device", fmt::format("{} of {}", plan.route->to_device, plan.route->requests),
+    result("device_share", static_cast<double>(plan.route->to_device) / static_cast<double>(plan.route->requests));
+    line("requests on device", fmt::format("{} of {}", plan.route->to_device, plan.route->requests),
          fmt::format("mix {}, cloud {}", o.requests, o.cloud));
   } else {
-    res["device_share"] = nullptr;
-    line(t, "requests on device", "--", plan.route.error().message);
+    result("device_share", nullptr);
+    line("requests on device", "--", plan.route.error().message);
   }
 
   // Which prefill estimate the page shows, when the device gives two.
+  if (!report) return;
+  std::vector<std::string>& notes = report->notes;
   if (mine.prefill && mine.prefill->source == PrefillSource::profile && plan.place && plan.place->prefill) {
-    r.notes.push_back(fmt::format(
+    notes.push_back(fmt::format(
         "prefill, TTFT and routing use the device's [prefill] rate ({:.1f} tok/s), the runtime's end-to-end figure; "
         "`place` prints the per-op roofline of its [units] ({:.0f} tok/s, {}), an ideal with no runtime overheads",
         mine.prefill->tok_per_s, plan.place->prefill->tok_per_s, to_string(in.place_policy)));
   } else if (mine.prefill && mine.prefill->source == PrefillSource::roofline) {
-    r.notes.push_back(fmt::format("prefill: the per-op roofline of the device's [units] ({}, as `place` prints it), "
-                                  "since the profile has no [prefill]", to_string(kPrefillPolicy)));
+    notes.push_back(fmt::format("prefill: the per-op roofline of the device's [units] ({}, as `place` prints it), "
+                                "since the profile has no [prefill]", to_string(kPrefillPolicy)));
   }
+}
 
+}  // namespace
+
+io::Report report(const ReportOptions& o, const Context& ctx) {
+  io::Report r;
+  r.command = "report";
+  const PlanInputs in = plan_inputs(o, ctx, r);
+  const PlanResult plan = unwrap(page_plan(in));
+  io::Table t{"figures", {{"figure", "figure"}, {"value", "value"}, {"note", "note"}}, {}};
+  figures(o, in, plan, {}, t.rows, &r);
   r.tables.push_back(std::move(t));
-  r.title = fmt::format("report: {} ({}) on {}", in.model.name, quant, device.name);
+  r.title = fmt::format("report: {} ({}) on {}", in.model.name, plan.chosen().format->name, in.device.name);
   return r;
 }
 
@@ -155,9 +188,10 @@ Runner setup_report(CLI::App& app) {
   auto o = std::make_shared<ReportOptions>();
   app.add_option("--device", o->device, "Device profile name or .toml path")->required();
   app.add_option("--model", o->model, "Model profile name or .toml path")->required();
-  app.add_option("--quant", o->quant, "Weight format the figures are for")->capture_default_str();
+  app.add_option("--quant", o->quant,
+                 "Weight format the figures are for (default: a GGUF model's own format, else Q4_K_M)");
   app.add_option("--context", o->context, "Context the decode rate and fit are taken at")->capture_default_str();
-  app.add_option("--kv-type", o->kv_type, "KV-cache type: f16, q8_0, q4_0, int8, int4")->capture_default_str();
+  app.add_option("--kv-type", o->kv_type, kv_type_help("KV-cache type"))->capture_default_str();
   app.add_option("--prompt", o->prompt, "Prompt tokens for prefill and time to first token")
       ->capture_default_str()
       ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 24));
@@ -165,7 +199,25 @@ Runner setup_report(CLI::App& app) {
   app.add_option("--rank", o->rank, "LoRA rank for the resident-adapter count")->capture_default_str();
   app.add_option("--cloud", o->cloud, "Cloud(s) for the request-mix share, comma-separated")->capture_default_str();
   app.add_option("--requests", o->requests, "Request mix: a requests profile or file")->capture_default_str();
-  return [o](const Context& ctx) { return report(*o, ctx); };
+  auto structs = [o](const Context& ctx) {
+    io::Report loaded;
+    auto in = std::make_shared<const PlanInputs>(plan_inputs(*o, ctx, loaded));
+    StructRows out{in->device, in->model, {}, {}};
+    out.rows = [o, in](const DeviceSpec& d, const ModelSpec& m, bool, const std::vector<io::Cell>& prefix, Rows& rows) {
+      PlanInputs one = *in;
+      one.device = d;
+      one.model = m;
+      figures(*o, one, unwrap(page_plan(one)), prefix, rows, nullptr);
+    };
+    out.evaluable = [in](const DeviceSpec& d, const ModelSpec& m, bool) {
+      PlanInputs one = *in;
+      one.device = d;
+      one.model = m;
+      return page_plan(one).ok();
+    };
+    return out;
+  };
+  return Runner([o](const Context& ctx) { return report(*o, ctx); }, structs);
 }
 
 }  // namespace edgeplan::cli

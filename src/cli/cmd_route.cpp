@@ -15,7 +15,7 @@ namespace edgeplan::cli {
 namespace {
 
 struct RouteOptions {
-  std::string device, model, quant = "Q4_K_M", clouds, requests, trace;
+  std::string device, model, quant, clouds, requests, trace;
   io::OutputPath trace_out;
   double prefill_tok_s = 0, decode_tok_s = 0, escalate_after_s = 0, cloud_ratio = 3;
   bool skip_bad_lines = false;
@@ -47,7 +47,7 @@ DeviceRates resolve_rates(const RouteOptions& o, const Context& ctx, const Devic
     rates.prefill_tok_per_s = positive(o.prefill_opt, o.prefill_tok_s);
     sources.push_back(fmt::format("prefill {:.1f} tok/s (measured, --prefill-tok-s)", rates.prefill_tok_per_s));
   } else {
-    const auto estimate = derived_prefill_rate(device, *model, need_format(o.quant));
+    const auto estimate = derived_prefill_rate(device, *model, need_format(quant_or_file_format(o.quant, *model)));
     if (!estimate && !device.prefill && device.units.empty()) {
       throw UsageError(fmt::format("device '{}' has no [prefill] section: give --prefill-tok-s", device.name));
     }
@@ -64,7 +64,7 @@ DeviceRates resolve_rates(const RouteOptions& o, const Context& ctx, const Devic
     rates.decode_tok_per_s = positive(o.decode_opt, o.decode_tok_s);
     sources.push_back(fmt::format("decode {:.1f} tok/s (measured, --decode-tok-s)", rates.decode_tok_per_s));
   } else {
-    const FileType* ft = &need_format(o.quant);
+    const FileType* ft = &need_format(quant_or_file_format(o.quant, *model));
     const WeightSize weights = unwrap(weight_size(*model, *ft));
     rates.decode_tok_per_s = derived_decode_rate(device, weights);
     sources.push_back(fmt::format("decode {:.1f} tok/s ({} weights, bandwidth-bound decode)", rates.decode_tok_per_s, ft->name));
@@ -301,7 +301,8 @@ Runner setup_route(CLI::App& app) {
   auto o = std::make_shared<RouteOptions>();
   app.add_option("--device", o->device, "Device profile name or .toml path")->required();
   app.add_option("--model", o->model, "Model profile (derives the device rates not given explicitly)");
-  o->quant_opt = app.add_option("--quant", o->quant, "Weight format for the derived decode rate")->capture_default_str();
+  o->quant_opt = app.add_option("--quant", o->quant,
+                                "Weight format for the derived rates (default: a GGUF model's own format, else Q4_K_M)");
   o->prefill_opt = app.add_option("--prefill-tok-s", o->prefill_tok_s, "Measured device prefill rate, tokens/s");
   o->decode_opt = app.add_option("--decode-tok-s", o->decode_tok_s, "Measured device decode rate, tokens/s");
   app.add_option("--cloud", o->clouds, "Comma-separated cloud profiles, e.g. ref-private,ref-public")->required();

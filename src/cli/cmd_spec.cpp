@@ -13,7 +13,7 @@ namespace edgeplan::cli {
 namespace {
 
 struct SpecOptions {
-  std::string alpha, device, model, draft, quant = "Q4_K_M";
+  std::string alpha, device, model, draft, quant;
   std::optional<double> gamma, cost;
   std::optional<std::uint32_t> mtp_layers;
   bool best_gamma = false;
@@ -73,7 +73,8 @@ Runner setup_spec(CLI::App& app) {
   draft_opt->excludes(mtp_opt);
   app.add_option("--device", o->device, "Device profile: also print the decode rate with speculation");
   app.add_option("--model", o->model, "Target model profile (needed by --device, --draft and --mtp-layers)");
-  app.add_option("--quant", o->quant, "Weight format of target and draft")->capture_default_str();
+  app.add_option("--quant", o->quant,
+                 "Weight format of target and draft (default: each GGUF model's own format, else Q4_K_M)");
   return [o](const Context& ctx) {
     io::Report r;
     r.command = "spec";
@@ -97,10 +98,12 @@ Runner setup_spec(CLI::App& app) {
     if (!o->device.empty()) device = ctx.device(o->device, r.inputs);
     std::optional<ModelSpec> target;
     std::optional<WeightSize> target_size;
+    const FileType* target_format = nullptr;
     if (!o->model.empty()) {
       target = ctx.model(o->model, r.inputs);
-      target_size = unwrap(weight_size(*target, need_format(o->quant)));
-      r.inputs["quant"] = need_format(o->quant).name;
+      target_format = &need_format(quant_or_file_format(o->quant, *target));
+      target_size = unwrap(weight_size(*target, *target_format));
+      r.inputs["quant"] = target_format->name;
     }
     double cost = 0;
     std::string cost_from;
@@ -111,7 +114,8 @@ Runner setup_spec(CLI::App& app) {
       io::Json draft_inputs = io::Json::object();
       const ModelSpec draft_model = ctx.model(o->draft, draft_inputs);
       r.inputs["draft"] = draft_inputs["model"];
-      const WeightSize draft_size = unwrap(weight_size(draft_model, need_format(o->quant)));
+      const FileType& draft_format = need_format(quant_or_file_format(o->quant, draft_model));
+      const WeightSize draft_size = unwrap(weight_size(draft_model, draft_format));
       cost = spec_draft_cost(device ? &*device : nullptr, draft_size.active_bytes, target_size->active_bytes);
       cost_from = device ? fmt::format("draft {}: {:.2f} ms / {:.2f} ms per token decoding on {}", draft_model.name,
                                        decode(*device, {draft_size.active_bytes, 0}).s_per_token * units::kMsPerS,
@@ -168,7 +172,7 @@ Runner setup_spec(CLI::App& app) {
     r.header.push_back(fmt::format("draft cost {:.4g} of a target step ({})", cost, cost_from));
     if (base) {
       r.header.push_back(fmt::format("target decode {:.2f} tok/s ({} {} on {})", base->tok_per_s, target->name,
-                                     need_format(o->quant).name, device->name));
+                                     target_format->name, device->name));
     }
     if (cost >= 1) {
       r.notes.push_back("a draft step costs at least a target step: speculation never pays (speedup <= 1 for any "

@@ -14,7 +14,7 @@ namespace edgeplan::cli {
 namespace {
 
 struct StreamOptions {
-  std::string device, model, quant = "Q4_K_M", prefetch = "32", hot = "0.3";
+  std::string device, model, quant, prefetch = "32", hot = "0.3";
 };
 
 std::vector<std::uint64_t> parse_windows(const std::string& text) {
@@ -64,7 +64,7 @@ Runner setup_stream(CLI::App& app) {
   auto o = std::make_shared<StreamOptions>();
   app.add_option("--device", o->device, "Device profile name or .toml path (needs [storage])")->required();
   app.add_option("--model", o->model, "Model profile name or .toml path")->required();
-  app.add_option("--quant", o->quant, "Weight format, e.g. Q4_K_M")->capture_default_str();
+  app.add_option("--quant", o->quant, "Weight format, e.g. Q4_K_M (default: a GGUF model\'s own format, else Q4_K_M)");
   app.add_option("--prefetch", o->prefetch, "Comma-separated prefetch windows in pages, e.g. 1,8,32")
       ->capture_default_str();
   app.add_option("--hot", o->hot, "Comma-separated fractions of the pages touched, e.g. 0.3,0.5")
@@ -79,10 +79,11 @@ Runner setup_stream(CLI::App& app) {
     }
     const StorageSpec& storage = *device.storage;
     const ModelSpec model = ctx.model(o->model, r.inputs);
-    const FileType& ft = need_format(o->quant);
+    const FileType& ft = need_format(quant_or_file_format(o->quant, model));
     const std::vector<std::uint64_t> windows = parse_windows(o->prefetch);
     const std::vector<double> fractions = parse_fractions(o->hot);
     r.inputs["quant"] = ft.name;
+    r.notes = requantize_note(model, ft);
     r.inputs["prefetch_pages"] = windows;
     r.inputs["hot_fractions"] = fractions;
     const WeightSize weights = unwrap(weight_size(model, ft));

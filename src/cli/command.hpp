@@ -1,5 +1,5 @@
 // The subcommand table and what every subcommand shares: the profile search path, --set overrides,
-// --format and --require. Each subcommand lives in its own cmd_*.cpp and is registered in commands.cpp.
+// --format and --require. Each subcommand lives in its own cmd_*.cpp and is registered in registry.cpp.
 #pragma once
 
 #include <functional>
@@ -73,12 +73,20 @@ class Context {
 
 using Rows = std::vector<std::vector<io::Cell>>;
 
-// The rows of a command's first table computed straight from a device, for sweeps over device numbers.
-struct DeviceRows {
-  DeviceSpec device;  // as the profiles and --set give it
-  // Appends the rows for `device` (this device with other numbers), each starting with the cells of `prefix`
-  // (the swept values); called from several threads at once.
-  std::function<void(const DeviceSpec& device, const std::vector<io::Cell>& prefix, Rows& rows)> rows;
+// The rows of a command's first table computed straight from the profiles' structs, for sweeps over their
+// numbers (device and model keys).
+struct StructRows {
+  DeviceSpec device;  // as the profiles and --set give them
+  ModelSpec model;
+  // Appends the rows for `device` and `model` (these profiles with other numbers), each starting with the cells
+  // of `prefix` (the swept values). `model_changed`: the sweep sets model keys, so what the command derived from
+  // the loaded model once is derived from `model` again. Called from several threads at once.
+  std::function<void(const DeviceSpec& device, const ModelSpec& model, bool model_changed,
+                     const std::vector<io::Cell>& prefix, Rows& rows)>
+      rows;
+  // Whether `rows` can evaluate this combination; false when the command would fail on it (the sweep then runs
+  // the command on the first such combination for its error). Not set: every combination the loader accepts.
+  std::function<bool(const DeviceSpec& device, const ModelSpec& model, bool model_changed)> evaluable;
 };
 
 // Appends a row holding `prefix`, with room for `cells` more: how row builders start a row.
@@ -92,17 +100,17 @@ inline std::vector<io::Cell>& start_row(Rows& rows, const std::vector<io::Cell>&
 // What runs a subcommand once its command line is parsed.
 struct Runner {
   std::function<io::Report(const Context&)> run;
-  // Set by commands whose first table depends on the device's profile numbers only through a DeviceSpec
-  // (decode, kv): a sweep over those numbers then evaluates structs on all cores instead of rerunning the
-  // command per combination (commands.cpp, run_sweep). Its rows must equal those of `run`.
-  std::function<DeviceRows(const Context&)> device_rows;
+  // Set by commands whose first table depends on the profiles' numbers only through a DeviceSpec and a
+  // ModelSpec (decode, kv, report): a sweep over those numbers then evaluates structs on all cores instead of
+  // rerunning the command per combination (sweep.cpp, run_sweep). Its rows must equal those of `run`.
+  std::function<StructRows(const Context&)> struct_rows;
 
   Runner() = default;
   template <class Run>
     requires std::is_invocable_r_v<io::Report, Run, const Context&>
   Runner(Run r) : run(std::move(r)) {}  // NOLINT: a lambda is a Runner
-  Runner(std::function<io::Report(const Context&)> r, std::function<DeviceRows(const Context&)> rows)
-      : run(std::move(r)), device_rows(std::move(rows)) {}
+  Runner(std::function<io::Report(const Context&)> r, std::function<StructRows(const Context&)> rows)
+      : run(std::move(r)), struct_rows(std::move(rows)) {}
 
   io::Report operator()(const Context& ctx) const { return run(ctx); }
 };
@@ -135,12 +143,20 @@ Runner setup_calibrate(CLI::App& app);
 
 // Looks up a weight format by name (--quant); a usage error suggests the nearest.
 const FileType& need_format(const std::string& name);
+// --quant as given, else the format of the GGUF file model m was read from (model.file_format), else `fallback`.
+std::string quant_or_file_format(const std::string& quant, const ModelSpec& m, std::string_view fallback = "Q4_K_M");
+// The note a report carries when format ft is not the format of the GGUF file m was read from: the figures
+// re-quantize the file's shape, a what-if. Empty when m is not a GGUF file or ft is its format.
+std::vector<std::string> requantize_note(const ModelSpec& m, const FileType& ft);
 Runner setup_report(CLI::App& app);
 Runner setup_check(CLI::App& app);
 Runner setup_fit(CLI::App& app);
 
-// Looks up a KV-cache type by name (--kv-type); a usage error suggests the nearest.
-const KvType& need_kv_type(const std::string& name);
+// The cache of --kv-type: one type for K and V ("q8_0") or one each ("k=q8_0,v=q4_0"); a usage error
+// suggests the nearest name, and says why llama.cpp refuses the cache for `model` when it does.
+KvCacheType need_kv_type(const std::string& text, const ModelSpec& model);
+// --kv-type's help: `what` the option decides, then every type (kv_types()) and the K/V form.
+std::string kv_type_help(std::string_view what);
 
 // 19431 as "19,431", as the table view groups whole numbers.
 std::string with_thousands(std::uint64_t v);

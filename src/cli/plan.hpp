@@ -18,7 +18,7 @@
 namespace edgeplan::cli {
 
 struct ReportOptions {
-  std::string device, model, quant = "Q4_K_M", kv_type = "f16", spec, cloud = "llama-70b-api",
+  std::string device, model, quant, kv_type = "f16", spec, cloud = "llama-70b-api",
                               requests = "typical-mix";
   std::uint64_t context = 4096, prompt = 512;
   std::uint32_t rank = 16;

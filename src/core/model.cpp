@@ -36,7 +36,12 @@ const ArchTraits& traits(const std::string& arch) {
 }
 
 MixContext mix_of(const ModelSpec& m) {
-  return MixContext{m.layers, m.heads, m.kv_heads, m.moe ? m.moe->experts : 0, m.tied_embeddings};
+  const std::uint32_t experts = m.moe ? m.moe->experts : 0;
+  // llama.cpp's model type 70B (src/models/llama.cpp and qwen2.cpp, load_arch_hparams): 80 layers, and for
+  // llama grouped-query attention without 8 experts (the same depth with full attention is 65B).
+  const bool size_70b = m.layers == 80 && ((m.arch == "llama" && experts != 8 && m.heads != m.kv_heads) ||
+                                           m.arch == "qwen2");
+  return MixContext{m.layers, m.heads, m.kv_heads, experts, m.tied_embeddings, size_70b};
 }
 
 void attention_tensors(const ModelSpec& m, const ArchTraits& a, int i, std::vector<TensorShape>& out) {
@@ -54,7 +59,7 @@ void attention_tensors(const ModelSpec& m, const ArchTraits& a, int i, std::vect
     }
     out.push_back({block(i, "attn_kv_a_mqa.weight"), TensorRole::other, i, h, std::uint64_t{l.kv_lora_rank} + l.rope_dim});
     out.push_back({block(i, "attn_kv_a_norm.weight"), TensorRole::norm, i, l.kv_lora_rank, 1});
-    out.push_back({block(i, "attn_kv_b.weight"), TensorRole::other, i, l.kv_lora_rank,
+    out.push_back({block(i, "attn_kv_b.weight"), TensorRole::attn_kv_b, i, l.kv_lora_rank,
                    std::uint64_t{m.heads} * (l.nope_dim + l.v_head_dim)});
     out.push_back({block(i, "attn_output.weight"), TensorRole::attn_output, i, std::uint64_t{m.heads} * l.v_head_dim, h});
     return;
@@ -169,9 +174,9 @@ std::vector<TypedTensor> typed_tensors(const ModelSpec& m, const FileType& ft) {
   std::vector<TypedTensor> out;
   for (TensorShape& t : llama_tensors(m)) {
     const std::uint32_t layer = t.layer < 0 ? 0 : static_cast<std::uint32_t>(t.layer);
-    const GgmlType& type = tensor_type(ft, t.role, layer, t.row_length, mix);
-    const double bytes = static_cast<double>(*tensor_bytes(type, t.row_length, t.rows)) * t.layer_count;
-    out.push_back({std::move(t), &type, bytes});
+    const GgmlType* type = tensor_type(ft, t.role, layer, t.row_length, mix, t.routed_experts > 1);
+    const double bytes = type ? static_cast<double>(*tensor_bytes(*type, t.row_length, t.rows)) * t.layer_count : 0;
+    out.push_back({std::move(t), type, bytes});
   }
   return out;
 }
@@ -224,7 +229,18 @@ Result<WeightSize> weight_size(const ModelSpec& m, const FileType& ft) {
       return WeightSize{bytes, bytes * share, *size.bits_per_weight, SizeSource::stated_bits};
     }
   }
+  if (!ft.quantize_target) {
+    return Error{"model '" + m.name + "' has no size for " + std::string(ft.name) + ": llama-quantize does not make " +
+                 std::string(ft.name) + " files, so edgeplan costs them only from the file itself (--model file.gguf)"};
+  }
   if (m.vocab) {
+    for (const TypedTensor& t : typed_tensors(m, ft)) {
+      if (!t.type) {
+        return Error{"model '" + m.name + "' cannot be quantized to " + std::string(ft.name) + ": llama.cpp refuses " +
+                     t.shape.name + " (rows of " + std::to_string(t.shape.row_length) + " weights are not a multiple of the " +
+                     std::string(ft.base) + " block, and it defines no fallback)"};
+      }
+    }
     const auto [bytes, active] = tensor_rule_bytes(m, ft);
     if (bytes > limits::kWeightBytes) {
       return Error{"model '" + m.name + "' would hold " + std::to_string(bytes / 0x1p60) + " EiB of weights in " +

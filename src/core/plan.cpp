@@ -33,7 +33,7 @@ double derived_decode_rate(const DeviceSpec& device, const WeightSize& weights) 
 
 std::vector<FormatPlan> plan_decode(const DeviceSpec& device, const DecodePlanInputs& in) {
   const ModelSpec& m = *in.model;
-  const double kv_bytes = kv_cache_bytes(m, *in.kv_type, in.context_tokens, device.kv_cache);
+  const double kv_bytes = kv_cache_bytes(m, in.kv_type, in.context_tokens, device.kv_cache);
   const double baseline = decode(device, {in.sizes.back().active_bytes, kv_bytes}).tok_per_s;
   const double speedup = in.spec ? spec_speedup(*in.spec) : 1.0;
   std::vector<FormatPlan> out;
@@ -53,14 +53,18 @@ std::vector<FormatPlan> plan_decode(const DeviceSpec& device, const DecodePlanIn
 }
 
 std::vector<KvTypePlan> plan_kv(const DeviceSpec& device, const ModelSpec& m, double weight_bytes,
-                                std::uint64_t context_tokens) {
+                                std::uint64_t context_tokens, const KvCacheType& chosen) {
   const double budget = kv_budget_bytes(device.memory_bytes, device.reserved_bytes, weight_bytes);
   std::vector<KvTypePlan> out;
+  auto add = [&](const KvCacheType& type) {
+    const double cache = kv_cache_bytes(m, type, context_tokens, device.kv_cache);
+    out.push_back({type, kv_bytes_per_token(m, type), max_context(m, type, budget, device.kv_cache), cache,
+                   memory_fit(device.memory_bytes, device.reserved_bytes, weight_bytes, cache)});
+  };
   for (const KvType& type : kv_types()) {
-    out.push_back({&type, kv_bytes_per_token(m, type), max_context(m, type, budget, device.kv_cache),
-                   memory_fit(device.memory_bytes, device.reserved_bytes, weight_bytes,
-                              kv_cache_bytes(m, type, context_tokens, device.kv_cache))});
+    if (!kv_cache_refusal(m, type)) add(type);
   }
+  if (chosen.k != chosen.v) add(chosen);
   return out;
 }
 
@@ -113,7 +117,7 @@ Result<RouteShare> plan_route(const PlanInputs& in, const WeightSize& weights) {
 }  // namespace
 
 Result<PlanResult> plan(const PlanInputs& in) {
-  if (in.formats.empty() || !in.kv_type) return Error{"a plan needs at least one format and a KV type"};
+  if (in.formats.empty() || !in.kv_type.k) return Error{"a plan needs at least one format and a KV type"};
   DecodePlanInputs d{&in.model, in.formats, {}, in.kv_type, in.context_tokens, in.spec, in.prompt_tokens,
                      prefill_flops(in.model, in.prompt_tokens)};
   for (const FileType* ft : in.formats) {
@@ -125,7 +129,7 @@ Result<PlanResult> plan(const PlanInputs& in) {
   r.formats = plan_decode(in.device, d);
   if (in.spec) r.spec_speedup = spec_speedup(*in.spec);
   const WeightSize& weights = r.chosen().weights;
-  r.kv = plan_kv(in.device, in.model, weights.bytes, in.context_tokens);
+  r.kv = plan_kv(in.device, in.model, weights.bytes, in.context_tokens, in.kv_type);
   r.kv_budget_bytes = kv_budget_bytes(in.device.memory_bytes, in.device.reserved_bytes, weights.bytes);
   if (in.device.storage) {
     r.load = load_time(*in.device.storage, {weights.bytes, 1, LoadMode::preload, 1});

@@ -394,4 +394,70 @@ Result<GgufFile> read_gguf_file(const std::string& path) {
   return parse(source, path);
 }
 
+std::optional<std::vector<std::string>> gguf_split_paths(const std::string& path) {
+  // PREFIX-iiiii-of-nnnnn.gguf: 5 digits each (more when the number needs them, as %05d prints it).
+  static constexpr std::string_view kExt = ".gguf", kOf = "-of-";
+  if (!path.ends_with(kExt)) return std::nullopt;
+  const std::string stem = path.substr(0, path.size() - kExt.size());
+  const std::size_t of = stem.rfind(kOf);
+  if (of == std::string::npos) return std::nullopt;
+  const std::size_t dash = stem.rfind('-', of == 0 ? 0 : of - 1);
+  if (dash == std::string::npos || of == 0) return std::nullopt;
+  const std::string no = stem.substr(dash + 1, of - dash - 1), count = stem.substr(of + kOf.size());
+  auto number = [](const std::string& digits) -> std::optional<std::uint32_t> {
+    if (digits.size() < 5 || digits.size() > 9 || !std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; })) {
+      return std::nullopt;
+    }
+    return static_cast<std::uint32_t>(std::stoul(digits));
+  };
+  const auto i = number(no), n = number(count);
+  if (!i || !n || *i < 1 || *i > *n || *n > 99999) return std::nullopt;
+  std::vector<std::string> out;
+  for (std::uint32_t k = 1; k <= *n; ++k) out.push_back(fmt::format("{}-{:05}-of-{:05}.gguf", stem.substr(0, dash), k, *n));
+  return out;
+}
+
+Result<GgufFile> read_gguf_model(const std::string& path) {
+  auto first = read_gguf_file(path);
+  if (!first) return first;
+  const GgufValue* count_key = first->find("split.count");
+  const std::optional<std::uint64_t> count = count_key ? count_key->as_uint() : std::nullopt;
+  if (!count || *count <= 1) return first;
+  const auto paths = gguf_split_paths(path);
+  if (!paths || paths->size() != *count) {
+    return Error{fmt::format("{}: split.count is {} but the name is not llama.cpp's PREFIX-0000i-of-{:05}.gguf, so "
+                             "the other shards cannot be found", path, *count, *count)};
+  }
+  GgufFile whole;
+  std::uint64_t tensors_expected = 0;
+  for (std::size_t i = 0; i < paths->size(); ++i) {
+    const std::string& shard = (*paths)[i];
+    if (!std::filesystem::exists(shard)) {
+      return Error{fmt::format("{}: shard {} of {} of this split model is missing: {}", path, i + 1, *count, shard)};
+    }
+    auto f = shard == path ? std::move(first) : read_gguf_file(shard);
+    if (!f) return f.error();
+    const GgufValue* no = f->find("split.no");
+    const GgufValue* n = f->find("split.count");
+    if (!no || no->as_uint() != i || !n || n->as_uint() != *count) {
+      return Error{fmt::format("{}: split.no and split.count must be {} and {} in shard {} of {}", shard, i, *count,
+                               i + 1, *count)};
+    }
+    if (i == 0) {
+      const GgufValue* t = f->find("split.tensors.count");
+      tensors_expected = t && t->as_uint() ? *t->as_uint() : 0;
+      whole = std::move(*f);
+      whole.shards = static_cast<std::uint32_t>(*count);
+      continue;
+    }
+    whole.file_bytes += f->file_bytes;
+    for (GgufTensor& t : f->tensors) whole.tensors.push_back(std::move(t));
+  }
+  if (whole.tensors.size() != tensors_expected) {
+    return Error{fmt::format("{}: the {} shards hold {} tensors but split.tensors.count is {}", path, *count,
+                             whole.tensors.size(), tensors_expected)};
+  }
+  return whole;
+}
+
 }  // namespace edgeplan::io

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "edgeplan/core/kv.hpp"
 #include "edgeplan/core/limits.hpp"
 #include "edgeplan/io/model_file.hpp"
 #include "edgeplan/util/names.hpp"
@@ -78,6 +79,16 @@ ModelSpec read_model(const GgufFile& f, const std::string& name, const std::stri
   m.head_dim = meta.optional_count("attention.key_length", head_dim_range).value_or(m.hidden / m.heads);
   m.ffn = meta.optional_count("feed_forward_length", width_range).value_or(0);
   m.context_tokens = meta.optional_count("context_length", context_range);
+  if (const GgufValue* factor = f.find(*arch + ".rope.scaling.factor");
+      m.context_tokens && factor && f.string(*arch + ".rope.scaling.type") == "yarn") {
+    const double* x = std::get_if<double>(&factor->value);
+    const double original = meta.optional_count("rope.scaling.original_context_length", context_range).value_or(0);
+    if (x && *x > 1) {
+      const double scaled = yarn_context(*m.context_tokens, original, *x);
+      if (!(scaled <= context_range.max)) meta.fail(fmt::format("the YaRN context ({:.0f}) is more than {}", scaled, context_range.max));
+      m.context_tokens = static_cast<std::uint32_t>(scaled);
+    }
+  }
   const GgufTensor* embd = tensor(f, "token_embd.weight");
   if (!embd || embd->dims.size() != 2) meta.fail("token_embd.weight (2-D) is missing");
   if (embd->dims[1] < vocab_range.min || embd->dims[1] > vocab_range.max) {
@@ -120,8 +131,9 @@ ModelSpec read_model(const GgufFile& f, const std::string& name, const std::stri
   }
   const auto ftype = f.find("general.file_type");
   const auto id = ftype ? ftype->as_uint() : std::nullopt;
-  for (const FileType& ft : file_types()) {
-    if (id && ft.gguf_id == id) m.formats.emplace(std::string(ft.name), FormatSize{std::nullopt, bytes, active});
+  if (const FileType* ft = id && *id <= UINT32_MAX ? find_file_type_id(static_cast<std::uint32_t>(*id)) : nullptr) {
+    m.formats.emplace(std::string(ft->name), FormatSize{std::nullopt, bytes, active});
+    m.file_format = std::string(ft->name);
   }
   return m;
 }

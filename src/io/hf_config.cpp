@@ -2,6 +2,7 @@
 // https://github.com/huggingface/transformers/blob/main/src/transformers/models/llama/configuration_llama.py),
 // and ModelSpec -> TOML model profile. Fields read: docs/profiles.md, "Model files".
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <filesystem>
 #include <limits>
@@ -10,6 +11,7 @@
 #include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
+#include "edgeplan/core/kv.hpp"
 #include "edgeplan/io/model_file.hpp"
 #include "edgeplan/io/schema/kinds.hpp"
 #include "edgeplan/io/toml_text.hpp"
@@ -80,18 +82,50 @@ class Config {
   std::string display_;
 };
 
-// model_type -> llama.cpp architecture.
-const std::vector<std::pair<std::string, std::string>> kModelTypes{
-    {"llama", "llama"},     {"mistral", "llama"},       {"mixtral", "llama"},          {"qwen2", "qwen2"},
-    {"qwen3", "qwen3"},     {"qwen3_moe", "qwen3moe"},  {"gemma2", "gemma2"},          {"gemma3", "gemma3"},
-    {"gemma3_text", "gemma3"}, {"phi3", "phi3"},        {"deepseek_v2", "deepseek2"},  {"deepseek_v3", "deepseek2"},
+// A config.json model_type: the llama.cpp architecture it converts to, and the defaults its transformers
+// configuration class gives the keys a config may leave out (transformers v4.53.0,
+// src/transformers/models/<model>/configuration_<model>.py, the __init__ defaults of LlamaConfig,
+// MistralConfig, MixtralConfig, Qwen2Config, Qwen3Config, Qwen3MoeConfig, Gemma2Config, Gemma3TextConfig,
+// Phi3Config, DeepseekV2Config, DeepseekV3Config). head_dim 0: the class derives it, hidden / heads.
+struct ModelType {
+  std::string_view name, arch;
+  bool tie_word_embeddings;
+  std::uint32_t max_position_embeddings;
+  std::uint32_t head_dim;
 };
+constexpr std::array kModelTypes{
+    ModelType{"llama", "llama", false, 2048, 0},          ModelType{"mistral", "llama", false, 131072, 0},
+    ModelType{"mixtral", "llama", false, 131072, 0},      ModelType{"qwen2", "qwen2", false, 32768, 0},
+    ModelType{"qwen3", "qwen3", false, 32768, 128},       ModelType{"qwen3_moe", "qwen3moe", false, 32768, 0},
+    ModelType{"gemma2", "gemma2", true, 8192, 256},       ModelType{"gemma3", "gemma3", true, 131072, 256},
+    ModelType{"gemma3_text", "gemma3", true, 131072, 256}, ModelType{"phi3", "phi3", false, 4096, 0},
+    ModelType{"deepseek_v2", "deepseek2", false, 2048, 0}, ModelType{"deepseek_v3", "deepseek2", false, 4096, 0},
+};
+
+// Gemma2Config and Gemma3TextConfig: sliding_window 4096; Gemma3TextConfig: sliding_window_pattern 6.
+constexpr std::uint32_t kGemmaSlidingWindow = 4096, kGemma3WindowPattern = 6;
+
+// The context the model was trained for: max_position_embeddings, extended by YaRN rope scaling (yarn_context).
+std::uint32_t trained_context(const Config& c, std::uint32_t max_positions) {
+  const nlohmann::json* rope = c.find("rope_scaling");
+  if (!rope || !rope->is_object()) return max_positions;
+  const std::string type = rope->value("rope_type", rope->value("type", std::string()));
+  const auto factor = rope->find("factor");
+  if (type != "yarn" || factor == rope->end() || !factor->is_number() || factor->get<double>() <= 1) return max_positions;
+  const auto original = rope->find("original_max_position_embeddings");
+  const double scaled = yarn_context(max_positions, original != rope->end() && original->is_number() ? original->get<double>() : 0,
+                                     factor->get<double>());
+  if (!(scaled <= context_range.max)) {
+    c.fail(fmt::format("rope_scaling: the YaRN context ({:.0f}) is more than {}", scaled, context_range.max));
+  }
+  return static_cast<std::uint32_t>(scaled);
+}
 
 // One global layer in every `pattern`, read from sliding_window_pattern or layer_types.
 std::uint32_t window_pattern(const Config& c) {
   if (auto p = c.optional_count("sliding_window_pattern", pattern_range)) return *p;
   const nlohmann::json* types = c.find("layer_types");
-  if (!types) c.fail("sliding_window needs sliding_window_pattern or layer_types");
+  if (!types) return kGemma3WindowPattern;
   if (!types->is_array()) c.fail("layer_types must be an array of strings");
   std::uint32_t pattern = 0;
   for (std::size_t i = 0; i < types->size(); ++i) {
@@ -117,14 +151,16 @@ ModelSpec read_config(const Config& c, const std::string& name) {
   const std::optional<std::string> type = c.string("model_type");
   if (!type) c.fail("model_type is missing");
   std::vector<std::string> known;
-  for (const auto& [t, arch] : kModelTypes) {
-    known.push_back(t);
-    if (t == *type) m.arch = arch;
+  const ModelType* mt = nullptr;
+  for (const ModelType& t : kModelTypes) {
+    known.emplace_back(t.name);
+    if (t.name == *type) mt = &t;
   }
-  if (std::find(known.begin(), known.end(), *type) == known.end()) {
+  if (!mt) {
     c.fail(fmt::format("model_type \"{}\" is not supported; supported: {}{}", clipped(*type), fmt::join(known, ", "),
                        util::did_you_mean(*type, known)));
   }
+  m.arch = mt->arch;
   m.layers = c.count("num_hidden_layers", layers_range);
   m.hidden = c.count("hidden_size", width_range);
   m.heads = c.count("num_attention_heads", heads_range);
@@ -132,15 +168,15 @@ ModelSpec read_config(const Config& c, const std::string& name) {
   if (m.heads % m.kv_heads != 0) {
     c.fail(fmt::format("num_key_value_heads ({}) must divide num_attention_heads ({})", m.kv_heads, m.heads));
   }
-  if (!c.find("head_dim") && m.hidden < m.heads) {
+  if (!c.find("head_dim") && mt->head_dim == 0 && m.hidden < m.heads) {
     c.fail(fmt::format("hidden_size ({}) must be at least num_attention_heads ({}) when head_dim is not given", m.hidden,
                        m.heads));
   }
-  m.head_dim = c.optional_count("head_dim", head_dim_range).value_or(m.hidden / m.heads);
+  m.head_dim = c.optional_count("head_dim", head_dim_range).value_or(mt->head_dim ? mt->head_dim : m.hidden / m.heads);
   m.ffn = c.count("intermediate_size", width_range);
   m.vocab = c.count("vocab_size", vocab_range);
-  m.context_tokens = c.optional_count("max_position_embeddings", context_range);
-  m.tied_embeddings = c.boolean_or("tie_word_embeddings", true);  // transformers' default
+  m.context_tokens = trained_context(c, c.optional_count("max_position_embeddings", context_range).value_or(mt->max_position_embeddings));
+  m.tied_embeddings = c.boolean_or("tie_word_embeddings", mt->tie_word_embeddings);
   m.qkv_bias = m.arch == "qwen2";
   if (const nlohmann::json* rope = c.find("rope_scaling"); rope && rope->is_object()) {
     m.rope_freqs = m.arch == "llama" && rope->value("rope_type", std::string()) == "llama3";
@@ -159,8 +195,12 @@ ModelSpec read_config(const Config& c, const std::string& name) {
     m.head_dim = m.mla->v_head_dim;
   }
   if (m.moe && m.moe->used > m.moe->experts) c.fail("num_experts_per_tok exceeds the number of experts");
-  if (m.arch == "gemma2") m.sliding_window = SlidingWindow{c.count("sliding_window", context_range), 2};
-  if (m.arch == "gemma3") m.sliding_window = SlidingWindow{c.count("sliding_window", context_range), window_pattern(c)};
+  if (m.arch == "gemma2") {
+    m.sliding_window = SlidingWindow{c.optional_count("sliding_window", context_range).value_or(kGemmaSlidingWindow), 2};
+  }
+  if (m.arch == "gemma3") {
+    m.sliding_window = SlidingWindow{c.optional_count("sliding_window", context_range).value_or(kGemmaSlidingWindow), window_pattern(c)};
+  }
   return m;
 }
 
@@ -190,6 +230,10 @@ Result<ModelSpec> model_from_hf_config(std::string_view json_text, const std::st
 
 std::string model_file_name(const std::string& path) {
   const std::filesystem::path p(path);
+  if (gguf_split_paths(path)) {  // a shard, PREFIX-0000i-of-0000n.gguf: the model's name is PREFIX's
+    const std::string stem = p.stem().string();
+    return stem.substr(0, stem.rfind('-', stem.rfind("-of-") - 1));
+  }
   if (p.filename() == "config.json" && p.has_parent_path() && p.parent_path().has_filename()) {
     return p.parent_path().filename().string();
   }
@@ -198,7 +242,7 @@ std::string model_file_name(const std::string& path) {
 
 Result<ProfileText> model_file_profile(const std::string& path) {
   if (path.ends_with(".gguf")) {
-    auto file = read_gguf_file(path);
+    auto file = read_gguf_model(path);
     if (!file) return file.error();
     auto m = model_from_gguf(*file, model_file_name(path), path);
     if (!m) return m.error();

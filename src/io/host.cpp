@@ -1,7 +1,9 @@
 #include "edgeplan/io/host.hpp"
 
+#if EDGEPLAN_HAVE_CBLAS
 #include <cblas.h>
 #include <dlfcn.h>
+#endif
 
 #include <algorithm>
 #include <array>
@@ -24,8 +26,6 @@ namespace edgeplan::io {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-constexpr const char* kOpenBlas = "libopenblas.so.0";  // the runtime library of libopenblas-dev
 
 double seconds_since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
@@ -81,8 +81,10 @@ double measure_read_bandwidth(std::uint64_t buffer_bytes, unsigned threads, unsi
 }
 
 Result<double> measure_gemm_s(const GemmShape& shape, unsigned repeats) {
+#if EDGEPLAN_HAVE_CBLAS
   // OpenBLAS is loaded here, on first use, rather than linked: a linked OpenBLAS starts its thread pool in
   // every edgeplan process, and the idle threads spin for a while, taking a core from the rest of edgeplan.
+  constexpr const char* kOpenBlas = "libopenblas.so.0";  // the runtime library of libopenblas-dev
   static void* const library = dlopen(kOpenBlas, RTLD_NOW | RTLD_LOCAL);
   static void* const symbol = library ? dlsym(library, "cblas_sgemm") : nullptr;
   if (!symbol) {
@@ -101,6 +103,12 @@ Result<double> measure_gemm_s(const GemmShape& shape, unsigned repeats) {
   double best = once();
   for (unsigned r = 1; r < repeats; ++r) best = std::min(best, once());
   return best;
+#else
+  (void)shape;
+  (void)repeats;
+  return Error{"bench: this edgeplan was built without OpenBLAS, so it cannot measure matmul throughput: install "
+               "OpenBLAS (Debian: libopenblas-dev; Homebrew: openblas) and configure and build again"};
+#endif
 }
 
 Result<FileRead> measure_file_read(const std::string& path) {
@@ -137,11 +145,16 @@ Result<HostMemory> parse_meminfo(std::string_view text) {
 }
 
 Result<HostMemory> read_meminfo() {
+#ifdef __linux__
   std::ifstream in("/proc/meminfo");
   if (!in) return Error{"cannot read /proc/meminfo (edgeplan bench --write-profile needs Linux)"};
   std::ostringstream ss;
   ss << in.rdbuf();
   return parse_meminfo(ss.str());
+#else
+  return Error{"bench reads the memory size from /proc/meminfo, which only Linux has: on this system, give "
+               "memory_gib and reserved_gib in a device profile by hand"};
+#endif
 }
 
 std::string device_profile_toml(const HostProfile& p) {

@@ -56,11 +56,13 @@ Result<SearchPath> default_search_path(const std::vector<std::string>& flag_dirs
     }
   }
   p.user_dirs = p.dirs.size();
+#ifdef __linux__  // the installed profiles beside the binary (PREFIX/bin/edgeplan -> PREFIX/share/edgeplan/profiles)
   const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
   if (!ec) {
     const fs::path share = exe.parent_path().parent_path() / EDGEPLAN_SHARE_SUBDIR;
     if (fs::is_directory(share, ec)) p.dirs.push_back(share.string());
   }
+#endif  // elsewhere the built-in profiles and EDGEPLAN_PROFILE_PATH serve
   return p;
 }
 

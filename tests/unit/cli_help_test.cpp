@@ -5,6 +5,7 @@
 #include <string>
 
 #include "cli_run.hpp"
+#include "edgeplan/io/report.hpp"
 
 namespace edgeplan {
 namespace {
@@ -44,6 +45,16 @@ TEST(CliHelp, UnknownOptionsSuggestTheNearest) {
   EXPECT_EQ(common.err, "edgeplan: error: kv has no option --fromat; did you mean --format?\n"
                         "Run 'edgeplan kv --help' for its options.\n");
   EXPECT_EQ(run_cli({"kv", "--device", "phone8g", "--model", "ref-8b", "--context=8192"}).exit_code, 0);
+}
+
+// --version names the release and the commit it was built from (cmake/Commit.cmake; "unknown" outside git).
+TEST(CliHelp, VersionNamesTheCommit) {
+  const CliRun v = run_cli({"--version"});
+  EXPECT_EQ(v.exit_code, 0);
+  const std::string head = "edgeplan " + std::string(io::version()) + " (commit ";
+  ASSERT_TRUE(v.out.starts_with(head)) << v.out;
+  EXPECT_TRUE(v.out.ends_with(")\n")) << v.out;
+  EXPECT_GT(v.out.size(), head.size() + 2) << "a commit between the parentheses";
 }
 
 }  // namespace

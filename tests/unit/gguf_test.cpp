@@ -10,7 +10,9 @@
 #include <fmt/format.h>
 
 #include "edgeplan/io/lora.hpp"
+#include "edgeplan/io/model_file.hpp"
 #include "gguf_builder.hpp"
+#include "scratch_dir.hpp"
 
 namespace edgeplan::io {
 namespace {
@@ -101,6 +103,24 @@ TEST(Gguf, RejectsUnknownTypes) {
   t.u64(1).u64(0).tensor("w", {32, 2}, 4, 0);
   t.pad_to(512);
   EXPECT_EQ(error_of(t.read()), "mem.gguf: byte 53: tensor w: unknown ggml type id 4");
+}
+
+// A tensor of type 17 (IQ2_XS) made the reader refuse the whole file ("unknown ggml type id 17").
+TEST(Gguf, ReadsTheTypesLlamaCppAddedLater) {
+  const std::pair<std::uint32_t, std::uint64_t> types[] = {{17, 74}, {19, 50}, {21, 110}, {22, 82}, {29, 56},
+                                                           {34, 54}, {35, 66}, {40, 36 * 4}, {41, 18 * 2}, {42, 18 * 4}};
+  for (const auto& [id, bytes_per_row] : types) {
+    Builder b;
+    b.u64(1).u64(0).tensor("w", {256, 2}, id, 0);
+    b.pad_to(4096);
+    const auto f = b.read();
+    ASSERT_TRUE(f) << id << ": " << f.error().message;
+    EXPECT_EQ(f->tensors[0].bytes, 2 * bytes_per_row) << id;
+  }
+  Builder past;
+  past.u64(1).u64(0).tensor("w", {256, 2}, 43, 0);
+  past.pad_to(512);
+  EXPECT_EQ(error_of(past.read()), "mem.gguf: byte 53: tensor w: unknown ggml type id 43");
 }
 
 TEST(Gguf, RejectsBadTensors) {
@@ -278,6 +298,94 @@ TEST(GgufLora, PairsFiftyThousandTensorsByName) {
   ASSERT_TRUE(lora.ok()) << lora.error().message;
   ASSERT_EQ(lora->matrices.size(), static_cast<std::size_t>(kPairs));
   EXPECT_EQ(lora->matrices.back().target, "attn_q.weight");
+}
+
+}  // namespace
+}  // namespace edgeplan::io
+
+namespace edgeplan::io {
+namespace {
+
+// One shard of a model split as llama.cpp's gguf-split writes it: split.no, split.count and split.tensors.count
+// in every shard, the model's metadata in the first only; each tensor F32 [32, rows].
+std::vector<std::byte> shard(std::uint16_t no, std::uint16_t count, std::int32_t total,
+                             const std::vector<std::pair<std::string, std::uint64_t>>& tensors) {
+  Builder b;
+  const bool first = no == 0;
+  b.u64(tensors.size()).u64(first ? 9 : 3);
+  if (first) {
+    b.kv_string("general.architecture", "llama");
+    b.str("general.file_type").u32(4).u32(0);  // ALL_F32
+    b.str("llama.block_count").u32(4).u32(1);
+    b.str("llama.embedding_length").u32(4).u32(32);
+    b.str("llama.feed_forward_length").u32(4).u32(64);
+    b.str("llama.attention.head_count").u32(4).u32(4);
+  }
+  b.str("split.no").u32(2).raw(&no, 2);
+  b.str("split.count").u32(2).raw(&count, 2);
+  b.str("split.tensors.count").u32(5).raw(&total, 4);
+  std::uint64_t offset = 0;
+  for (const auto& [name, rows] : tensors) {
+    b.tensor(name, {32, rows}, 0, offset);
+    offset += 128 * rows;
+  }
+  b.pad_to((b.size() + 31) / 32 * 32 + offset);
+  return b.bytes();
+}
+
+void write_file(const std::filesystem::path& p, const std::vector<std::byte>& bytes) {
+  std::ofstream(p, std::ios::binary).write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+}
+
+TEST(GgufSplit, ShardNamesAreLlamaCpps) {
+  EXPECT_EQ(gguf_split_paths("m/x-00002-of-00003.gguf"),
+            (std::vector<std::string>{"m/x-00001-of-00003.gguf", "m/x-00002-of-00003.gguf", "m/x-00003-of-00003.gguf"}));
+  EXPECT_EQ(gguf_split_paths("x.gguf"), std::nullopt);
+  EXPECT_EQ(gguf_split_paths("x-00004-of-00003.gguf"), std::nullopt);
+  EXPECT_EQ(gguf_split_paths("x-1-of-3.gguf"), std::nullopt);  // llama_split_path prints %05d
+  EXPECT_EQ(model_file_name("dir/Llama-3.1-8B-Q6_K-00001-of-00002.gguf"), "Llama-3.1-8B-Q6_K");
+}
+
+// Given any shard, the whole model: before, the first shard alone was taken for the model.
+TEST(GgufSplit, AnyShardReadsTheWholeModel) {
+  const testing_dir::ScratchDir dir("gguf_split");
+  const std::vector<std::vector<std::pair<std::string, std::uint64_t>>> parts{
+      {{"token_embd.weight", 16}, {"blk.0.attn_q.weight", 32}}, {{"blk.0.ffn_up.weight", 64}}, {{"output.weight", 16}}};
+  std::uint64_t bytes = 0;
+  for (std::uint16_t i = 0; i < 3; ++i) {
+    const auto b = shard(i, 3, 4, parts[i]);
+    bytes += b.size();
+    write_file(dir / fmt::format("tiny-{:05}-of-00003.gguf", i + 1), b);
+  }
+  for (int i = 1; i <= 3; ++i) {
+    const std::string path = (dir / fmt::format("tiny-{:05}-of-00003.gguf", i)).string();
+    const auto f = read_gguf_model(path);
+    ASSERT_TRUE(f.ok()) << f.error().message;
+    EXPECT_EQ(f->tensors.size(), 4u);
+    EXPECT_EQ(f->shards, 3u);
+    EXPECT_EQ(f->file_bytes, bytes);
+    const auto profile = model_file_profile(path);
+    ASSERT_TRUE(profile.ok()) << profile.error().message;
+    EXPECT_EQ(profile->name, "tiny");
+  }
+  const auto m = model_from_gguf(*read_gguf_model((dir / "tiny-00003-of-00003.gguf").string()), "tiny", "t");
+  ASSERT_TRUE(m.ok()) << m.error().message;
+  EXPECT_EQ(*m->formats.at("F32").bytes, 128.0 * (16 + 32 + 64 + 16));
+
+  std::filesystem::remove(dir / "tiny-00002-of-00003.gguf");
+  const std::string third = (dir / "tiny-00003-of-00003.gguf").string();
+  EXPECT_EQ(read_gguf_model(third).error().message,
+            third + ": shard 2 of 3 of this split model is missing: " + (dir / "tiny-00002-of-00003.gguf").string());
+  write_file(dir / "tiny-00002-of-00003.gguf", shard(0, 3, 4, parts[1]));  // split.no says shard 1
+  EXPECT_EQ(read_gguf_model(third).error().message,
+            (dir / "tiny-00002-of-00003.gguf").string() + ": split.no and split.count must be 1 and 3 in shard 2 of 3");
+  write_file(dir / "tiny-00002-of-00003.gguf", shard(1, 3, 4, {}));  // a tensor short
+  EXPECT_EQ(read_gguf_model(third).error().message,
+            third + ": the 3 shards hold 3 tensors but split.tensors.count is 4");
+  write_file(dir / "renamed.gguf", shard(0, 3, 4, parts[0]));
+  EXPECT_EQ(read_gguf_model((dir / "renamed.gguf").string()).error().message,
+            (dir / "renamed.gguf").string() + ": split.count is 3 but the name is not llama.cpp's "
+            "PREFIX-0000i-of-00003.gguf, so the other shards cannot be found");
 }
 
 }  // namespace

@@ -2,6 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <string_view>
+#include <utility>
+#include <vector>
+
 #include "fixtures.hpp"
 
 namespace edgeplan {
@@ -16,6 +20,53 @@ TEST(Kv, BytesPerTokenPerType) {
   EXPECT_DOUBLE_EQ(kv_bytes_per_token(ref_8b(), *find_kv_type("q8_0")), 69632);  // 34 B per 32 values
   EXPECT_DOUBLE_EQ(kv_bytes_per_token(ref_8b(), *find_kv_type("Q4_0")), 36864);  // 18 B per 32 values
   EXPECT_EQ(find_kv_type("fp8"), nullptr);
+}
+
+// Every type llama.cpp accepts for -ctk/-ctv, sized by ggml's blocks: ref-8b holds 1024 K and 1024 V values
+// per layer per token (8 kv heads x 128), 32 layers.
+TEST(Kv, EveryLlamaCppCacheTypeInWholeBlocks) {
+  const std::vector<std::pair<const char*, double>> per_token{
+      {"f32", 4}, {"f16", 2}, {"bf16", 2}, {"q8_0", 34.0 / 32}, {"q4_0", 18.0 / 32},
+      {"q4_1", 20.0 / 32}, {"iq4_nl", 18.0 / 32}, {"q5_0", 22.0 / 32}, {"q5_1", 24.0 / 32}};
+  std::vector<std::string_view> llama;
+  for (const KvType& t : kv_types()) {
+    if (t.counted_as == "llama.cpp") llama.push_back(t.name);
+  }
+  ASSERT_EQ(llama.size(), per_token.size());
+  for (std::size_t i = 0; i < per_token.size(); ++i) {
+    EXPECT_EQ(llama[i], per_token[i].first);
+    EXPECT_DOUBLE_EQ(kv_bytes_per_token(ref_8b(), *find_kv_type(per_token[i].first)), 32 * 2048 * per_token[i].second)
+        << per_token[i].first;
+  }
+  EXPECT_EQ(find_kv_type("int8")->counted_as, "reference");
+  EXPECT_EQ(find_kv_type("IQ4_NL")->name, "iq4_nl");
+}
+
+TEST(Kv, SeparateKAndVTypes) {
+  const KvCacheType mixed{*find_kv_type("q8_0"), *find_kv_type("q4_0")};
+  EXPECT_EQ(mixed.name(), "k=q8_0,v=q4_0");
+  EXPECT_EQ(KvCacheType(*find_kv_type("q8_0")).name(), "q8_0");
+  EXPECT_DOUBLE_EQ(kv_bytes_per_token(ref_8b(), mixed), 32.0 * 1024 * (34.0 / 32 + 18.0 / 32));  // 53,248 B
+  EXPECT_DOUBLE_EQ(kv_cache_bytes(ref_8b(), mixed, 1000, KvCacheSettings{}), 1024.0 * 53248);
+  EXPECT_EQ(max_context(ref_8b(), mixed, 1024.0 * 53248, KvCacheSettings{}), 1024u);
+  EXPECT_EQ(kv_cache_refusal(ref_8b(), mixed), std::nullopt);
+}
+
+// llama.cpp's llama_init_from_model refuses a quantized type whose block does not divide the head size, and
+// different K and V types under latent attention.
+TEST(Kv, CachesLlamaCppRefuses) {
+  ModelSpec m = ref_8b();
+  m.head_dim = 80;
+  EXPECT_EQ(kv_cache_refusal(m, *find_kv_type("f16")), std::nullopt);
+  EXPECT_EQ(kv_cache_refusal(m, *find_kv_type("q8_0")),
+            "K cache type q8_0 with block size 32 does not divide the head size 80");
+  EXPECT_EQ(kv_cache_refusal(m, KvCacheType{*find_kv_type("f16"), *find_kv_type("q5_1")}),
+            "V cache type q5_1 with block size 32 does not divide the head size 80");
+  ModelSpec d = fixtures::dense("deepseek", 27, 2048, 16, 16, 128, 10944, 102400);
+  d.mla = MlaSpec{512, 0, 64, 128, 128};
+  EXPECT_EQ(kv_cache_refusal(d, KvCacheType{*find_kv_type("q8_0"), *find_kv_type("q4_0")}),
+            "latent attention caches one vector per token: K and V take one type, not k=q8_0,v=q4_0");
+  EXPECT_EQ(kv_cache_refusal(d, *find_kv_type("q4_0")), std::nullopt);
 }
 
 TEST(Kv, ReferenceBudgetAndContexts) {
@@ -84,6 +135,17 @@ TEST(Kv, LatentAttentionCachesOneVectorPerLayer) {
   m.mla = MlaSpec{512, 0, 64, 128, 128};
   EXPECT_DOUBLE_EQ(kv_bytes_per_token(m, *find_kv_type("f16")), 27.0 * 576 * 2);  // 31,104 B
   EXPECT_DOUBLE_EQ(kv_bytes_per_token(m, *find_kv_type("q8_0")), 27.0 * 18 * 34);
+}
+
+TEST(Kv, TrainedContext) {
+  ModelSpec m = ref_8b();
+  EXPECT_FALSE(beyond_trained(m, 1u << 30));  // not stated: never beyond
+  EXPECT_EQ(trained_cap(m, 77726), 77726u);
+  m.context_tokens = 4096;
+  EXPECT_FALSE(beyond_trained(m, 4096));
+  EXPECT_TRUE(beyond_trained(m, 4097));
+  EXPECT_EQ(trained_cap(m, 77726), 4096u);
+  EXPECT_EQ(trained_cap(m, 2048), 2048u);
 }
 
 TEST(Kv, RecomputeSaving) {

@@ -132,7 +132,7 @@ TEST(Plan, ReferencePair) {
   in.device = fixtures::phone8g();
   in.model = fixtures::ref_8b();
   in.formats = {find_file_type("Q4_K_M"), find_file_type("F16")};
-  in.kv_type = find_kv_type("f16");
+  in.kv_type = *find_kv_type("f16");
   in.context_tokens = 0;
   in.lora_rank = 16;
   const Result<PlanResult> r = plan(in);
@@ -143,7 +143,8 @@ TEST(Plan, ReferencePair) {
   EXPECT_EQ(r->formats[1].weights.bytes, f16.bytes);
   const double budget = kv_budget_bytes(in.device.memory_bytes, in.device.reserved_bytes, q4.bytes);
   EXPECT_EQ(r->kv_budget_bytes, budget);
-  EXPECT_EQ(r->kv[0].max_context, max_context(in.model, *in.kv_type, budget, in.device.kv_cache));
+  ASSERT_EQ(r->kv[1].type, in.kv_type);  // f32 first, as llama.cpp lists its cache types
+  EXPECT_EQ(r->kv[1].max_context, max_context(in.model, in.kv_type, budget, in.device.kv_cache));
   EXPECT_FALSE(r->route);  // no clouds asked for
   EXPECT_EQ(r->route.error().message, "no clouds or requests to route");
 }
@@ -156,7 +157,7 @@ TEST(Plan, AbsentSectionsSayWhy) {
   in.device.units.clear();
   in.model = fixtures::ref_8b();
   in.formats = {find_file_type("Q4_K_M")};
-  in.kv_type = find_kv_type("f16");
+  in.kv_type = *find_kv_type("f16");
   const Result<PlanResult> r = plan(in);
   ASSERT_TRUE(r);
   EXPECT_EQ(r->load.error().message, "device profile has no [storage]");

@@ -5,9 +5,12 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
+#include <sstream>
 #include <string>
 #include <vector>
 
+#include "cli/app.hpp"
 #include "cli/command.hpp"
 #include "cli_run.hpp"
 #include "test_files.hpp"
@@ -67,7 +70,7 @@ TEST(SweepCli, DeviceNumbersOnDecodeEqualOneRunPerCombination) {
                             "--context", "4096", "--spec", "alpha=0.75,gamma=4,cost=0.15"},
                            {"device.bandwidth_gbps=50:200:37.5", "device.memory_gib=5.5,8,16",
                             "device.per_token_overhead_ms=0,1.5"});
-  expect_sweep_equals_runs({"decode", "--device", "apple-m2-ultra-192g", "--model", "llama-2-7b"},
+  expect_sweep_equals_runs({"decode", "--device", "apple-m2-max-64g", "--model", "llama-2-7b"},
                            {"device.utilization=0.3:1:0.35", "device.reserved_gib=0,1_0"});
 }
 
@@ -75,6 +78,74 @@ TEST(SweepCli, DeviceNumbersOnKvEqualOneRunPerCombination) {
   expect_sweep_equals_runs({"kv", "--device", "phone8g", "--model", "ref-8b", "--context", "20000"},
                            {"device.memory_gib=6:12:1.5", "device.reserved_gib=0.5,0.8"});
   expect_sweep_equals_runs({"kv", "--device", "phone8g", "--model", "gemma-3-4b"}, {"device.memory_gib=4,8,12.25"});
+}
+
+// Model numbers are set on a ModelSpec per combination as device numbers are on a DeviceSpec, alone, mixed
+// with device numbers and with options.
+TEST(SweepCli, ModelNumbersEqualOneRunPerCombination) {
+  expect_sweep_equals_runs({"kv", "--device", "phone8g", "--model", "ref-8b", "--context", "8192"},
+                           {"model.layers=16:40:8", "model.kv_heads=4,8"});
+  expect_sweep_equals_runs({"decode", "--device", "phone8g", "--model", "ref-8b", "--spec", "alpha=0.7,gamma=4,cost=0.1"},
+                           {"model.hidden=2048,4096", "model.ffn=8192,14336", "device.bandwidth_gbps=40,80"});
+  expect_sweep_equals_runs({"decode", "--device", "iphone-15-pro", "--model", "gemma-3-4b"},
+                           {"quant=Q4_K_M,Q8_0", "model.layers=10,34", "device.memory_gib=4,8"});
+  expect_sweep_equals_runs({"kv", "--device", "phone8g", "--model", "ref-8b"},
+                           {"model.params=4e9,8e9", "context=2048,4096", "device.reserved_gib=0.5,1"});
+}
+
+// report's page per combination comes from PlanInputs -> PlanResult on the struct road.
+TEST(SweepCli, ReportOverProfileNumbersEqualsOneRunPerCombination) {
+  expect_sweep_equals_runs({"report", "--device", "phone8g", "--model", "ref-8b"},
+                           {"device.bandwidth_gbps=30,60", "model.layers=24,32", "prompt=128,512"});
+  expect_sweep_equals_runs({"report", "--device", "iphone-15-pro", "--model", "llama-3.1-8b", "--context", "8192"},
+                           {"device.memory_gib=6,8", "model.kv_heads=4,8"});
+}
+
+TEST(SweepCli, BadModelValueFailsAsTheRunWithThatValue) {
+  for (const char* command : {"decode", "kv", "report"}) {
+    for (const auto& [sweep, set] : std::vector<std::pair<std::string, std::string>>{
+             {"model.kv_heads=8,3", "model.kv_heads=3"},
+             {"model.layers=32,0", "model.layers=0"},
+             {"model.hidden=4096,4096.5", "model.hidden=4096.5"}}) {
+      const std::vector<std::string> base{command, "--device", "phone8g", "--model", "ref-8b"};
+      std::vector<std::string> swept = base, one = base;
+      swept.insert(swept.end(), {"--sweep", sweep});
+      one.insert(one.end(), {"--set", set});
+      const CliRun a = run_cli(swept), b = run_cli(one);
+      EXPECT_EQ(a.exit_code, 2) << command << " " << sweep;
+      EXPECT_EQ(a.out, "") << command << " " << sweep;
+      EXPECT_EQ(a.err, b.err) << command << " " << sweep;
+      EXPECT_NE(b.err, "") << command << " " << sweep;
+    }
+  }
+}
+
+// A sweep runs each combination once: the first combination of each command line, run for its columns, is
+// not run again for its rows.
+std::atomic<int> counted_runs{0};
+
+cli::Runner counting_setup(CLI::App& app) {
+  auto n = std::make_shared<std::uint64_t>(1);
+  app.add_option("--n", *n, "a number");
+  return [n](const cli::Context&) {
+    ++counted_runs;
+    io::Report r;
+    r.command = "count";
+    r.tables.push_back(io::Table{"t", {{"n", "n"}}, {{static_cast<std::int64_t>(*n)}}});
+    return r;
+  };
+}
+
+TEST(SweepCli, EachCombinationRunsOnce) {
+  const cli::Command count{"count", "counts its runs", counting_setup};
+  const std::vector<io::SweepAxis> axes{*io::parse_sweep("n=1,2"), *io::parse_sweep("device.bandwidth_gbps=1,2,3")};
+  std::ostringstream out;
+  counted_runs = 0;
+  const cli::CommonOptions common;
+  const cli::Verdict v = cli::run_sweep(count, {}, common, axes, {}, *io::find_format("csv"), out);
+  EXPECT_TRUE(v.failures.empty());
+  EXPECT_EQ(counted_runs.load(), 6);
+  EXPECT_EQ(out.str(), "n,device.bandwidth_gbps,n\n1,1,1\n1,2,1\n1,3,1\n2,1,2\n2,2,2\n2,3,2\n");
 }
 
 TEST(SweepCli, OtherKeysEqualOneRunPerCombination) {

@@ -75,6 +75,7 @@ struct ModelSpec {
   std::optional<MlaSpec> mla;      // latent attention; replaces kv_heads x head_dim in the cache
   std::optional<SlidingWindow> sliding_window;  // interleaved sliding-window layers
   std::map<std::string, FormatSize> formats;  // stated sizes, keyed by file type name as given
+  std::optional<std::string> file_format;     // the file type of the GGUF file it was read from (--quant's default)
   LoraShapes lora_shapes = LoraShapes::real;  // lora_shapes = "chapter" in the profile: the chapter's sizes
   bool reference = false;  // a textbook model no runtime ships (the chapter's): fit ranks it only when named
 };
@@ -104,8 +105,8 @@ std::vector<TensorShape> llama_tensors(const ModelSpec& m);
 // A tensor with the ggml type llama.cpp stores it in for a file type.
 struct TypedTensor {
   TensorShape shape;
-  const GgmlType* type;
-  double bytes;  // in all the layers it stands for
+  const GgmlType* type;  // nullptr: llama.cpp refuses the tensor in this file type (tensor_type)
+  double bytes;          // in all the layers it stands for (0 when refused)
 };
 
 // m's tensors with their types under file type ft (llama.cpp's per-tensor rules). Requires vocab.

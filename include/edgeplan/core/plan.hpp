@@ -77,7 +77,7 @@ struct DecodePlanInputs {
   const ModelSpec* model = nullptr;
   std::vector<const FileType*> formats;  // the last is the baseline of `relative`
   std::vector<WeightSize> sizes;         // weight_size of each format
-  const KvType* kv_type = nullptr;
+  KvCacheType kv_type;
   std::uint64_t context_tokens = 0;      // KV read per token; 0 ignores it
   std::optional<SpecParams> spec;
   std::uint64_t prompt_tokens = 512;
@@ -88,15 +88,16 @@ std::vector<FormatPlan> plan_decode(const DeviceSpec& device, const DecodePlanIn
 
 // One KV-cache type for a model whose weights take weight_bytes.
 struct KvTypePlan {
-  const KvType* type = nullptr;
+  KvCacheType type;
   double bytes_per_token = 0;
   std::uint64_t max_context = 0;  // tokens
+  double cache_bytes = 0;         // the cache at the context asked for (kv_cache_bytes)
   MemoryFit at_context;           // at the context asked for (the whole budget as headroom at context 0)
 };
 
-// Every cache type (kv_types() order).
+// Every cache type m can use (kv_types() order, K and V alike), then `chosen` when its K and V differ.
 std::vector<KvTypePlan> plan_kv(const DeviceSpec& device, const ModelSpec& m, double weight_bytes,
-                                std::uint64_t context_tokens);
+                                std::uint64_t context_tokens, const KvCacheType& chosen);
 
 struct LoraPlan {
   std::uint32_t rank = 0;
@@ -121,7 +122,7 @@ struct PlanInputs {
   DeviceSpec device;
   ModelSpec model;
   std::vector<const FileType*> formats;  // the chosen format first; the last is decode's baseline
-  const KvType* kv_type = nullptr;
+  KvCacheType kv_type;
   std::uint64_t context_tokens = 4096;
   std::uint64_t prompt_tokens = 512;
   std::optional<SpecParams> spec;

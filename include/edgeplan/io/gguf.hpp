@@ -65,7 +65,8 @@ struct GgufFile {
   std::vector<GgufTensor> tensors;                          // in file order
   std::uint64_t alignment = 32;     // general.alignment
   std::uint64_t data_offset = 0;    // where the data section starts
-  std::uint64_t file_bytes = 0;
+  std::uint64_t file_bytes = 0;     // a split model: every shard's bytes
+  std::uint32_t shards = 1;         // files the model was read from (llama.cpp's split.count)
 
   const GgufValue* find(std::string_view key) const;  // nullptr when absent
   std::optional<std::string> string(std::string_view key) const;  // nullopt when absent or not a string
@@ -76,5 +77,16 @@ Result<GgufFile> read_gguf(std::span<const std::byte> bytes, const std::string& 
 
 // Reads the header of a file on disk.
 Result<GgufFile> read_gguf_file(const std::string& path);
+
+// The shard names of a model split by llama.cpp (llama_split_path, as gguf-split writes them):
+// PREFIX-00001-of-0000N.gguf ... PREFIX-0000N-of-0000N.gguf. nullopt when `path` is not named that way.
+std::optional<std::vector<std::string>> gguf_split_paths(const std::string& path);
+
+// A model file on disk, whole: a file that is not split as read_gguf_file reads it; given any shard of a split
+// model (split.count > 1), every shard of its set, as one GgufFile: the metadata of shard 1 (gguf-split
+// writes it there), the tensors of all shards in order, file_bytes summed. An error names a missing shard, a
+// shard whose split.no or split.count disagrees with its name, and a set whose tensors do not add up to
+// split.tensors.count. Source: llama.cpp's tools/gguf-split/gguf-split.cpp and src/llama.cpp (llama_split_path).
+Result<GgufFile> read_gguf_model(const std::string& path);
 
 }  // namespace edgeplan::io

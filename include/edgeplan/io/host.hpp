@@ -25,7 +25,8 @@ struct GemmShape {
   [[nodiscard]] double flops() const { return 2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k); }
 };
 
-// Best time of `repeats` sgemm calls after one warm-up, s. Fails when OpenBLAS cannot be loaded.
+// Best time of `repeats` sgemm calls after one warm-up, s. Fails when OpenBLAS cannot be loaded, or when edgeplan
+// was built without it (its cblas.h is optional at build time: cmake/Dependencies.cmake).
 Result<double> measure_gemm_s(const GemmShape& shape, unsigned repeats);
 
 // One sequential read of the whole file: bytes read and seconds taken. Fails when the file cannot be read.
@@ -41,7 +42,7 @@ struct HostMemory {
   double available_bytes = 0;
 };
 Result<HostMemory> parse_meminfo(std::string_view text);
-Result<HostMemory> read_meminfo();  // /proc/meminfo
+Result<HostMemory> read_meminfo();  // /proc/meminfo; fails outside Linux
 
 // What `bench --write-profile` writes: a device profile of this host that the other commands load.
 struct HostProfile {

@@ -33,8 +33,8 @@ void append_shortest(std::string& out, double v) {
 }
 
 void append_csv_field(std::string& out, const Cell& c) {
-  if (std::holds_alternative<std::string>(c)) {
-    const std::string s = escaped(std::get<std::string>(c));
+  if (const std::string* text = std::get_if<std::string>(&c)) {
+    const std::string s = escaped(*text);
     if (std::none_of(s.begin(), s.end(), [](char ch) { return ch == ',' || ch == '"'; })) {
       out += s;
       return;
@@ -48,8 +48,8 @@ void append_csv_field(std::string& out, const Cell& c) {
   } else if (std::holds_alternative<double>(c)) {
     append_shortest(out, std::get<double>(c));
   } else if (std::holds_alternative<std::int64_t>(c)) {
-    char text[24];
-    out.append(text, fmt::format_to(text, FMT_COMPILE("{}"), std::get<std::int64_t>(c)));
+    char digits[24];
+    out.append(digits, fmt::format_to(digits, FMT_COMPILE("{}"), std::get<std::int64_t>(c)));
   } else if (std::holds_alternative<bool>(c)) {
     out += std::get<bool>(c) ? "true" : "false";
   }
@@ -72,7 +72,13 @@ class CsvRenderer final : public Renderer {
     for (const Row& row : block) {
       for (std::size_t i = 0; i < whole_.size(); ++i) {
         if (i) text += ',';
-        if (i < row.size()) append_csv_field(text, output_cell(row[i], whole_[i]));
+        if (i >= row.size()) continue;
+        // A whole count is a double made an integer (output_cell); any other cell is written as it is.
+        if (whole_[i] && std::holds_alternative<double>(row[i])) {
+          append_csv_field(text, output_cell(row[i], true));
+        } else {
+          append_csv_field(text, row[i]);
+        }
       }
       text += '\n';
     }

@@ -15,6 +15,14 @@ namespace {
 using D = DeviceSpec;
 using R = Row<D>;
 
+// A required number of the optional section `section` ([thermal], [power]), stored as given in `member`.
+template <auto section, auto member>
+R section_number(std::string_view key, Range range) {
+  return R{.key = key, .required = true, .range = range,
+           .set = [](D& d, const Value& v) { (*(d.*section)).*member = number(v); },
+           .get = [](const D& d) -> std::optional<Value> { return (*(d.*section)).*member; }};
+}
+
 ComputeUnit read_unit(Fields& f, double dram_bytes_per_s) {
   ComputeUnit u;
   const std::vector<std::string> kinds = names_of(op_kinds());
@@ -190,26 +198,14 @@ Schema<D> make() {
       R{.key = "model", .type = Type::choice, .choices = [] { return std::vector<std::string>{"chapter", "physical"}; },
         .set = [](D& d, const Value& v) { d.thermal->model = text(v) == "chapter" ? ThermalModel::chapter : ThermalModel::physical; },
         .get = [](const D& d) -> std::optional<Value> { return std::string(to_string(d.thermal->model)); }},
-      R{.key = "onset_s", .required = true, .range = Range::positive,
-        .set = [](D& d, const Value& v) { d.thermal->onset_s = number(v); },
-        .get = [](const D& d) -> std::optional<Value> { return d.thermal->onset_s; }},
-      R{.key = "derate", .required = true, .range = Range::unit_interval,
-        .set = [](D& d, const Value& v) { d.thermal->derate = number(v); },
-        .get = [](const D& d) -> std::optional<Value> { return d.thermal->derate; }},
-      R{.key = "cooldown_s", .required = true, .range = Range::positive,
-        .set = [](D& d, const Value& v) { d.thermal->cooldown_s = number(v); },
-        .get = [](const D& d) -> std::optional<Value> { return d.thermal->cooldown_s; }},
+      section_number<&D::thermal, &ThermalSpec::onset_s>("onset_s", Range::positive),
+      section_number<&D::thermal, &ThermalSpec::derate>("derate", Range::unit_interval),
+      section_number<&D::thermal, &ThermalSpec::cooldown_s>("cooldown_s", Range::positive),
   }, [](D& d) { d.thermal.emplace(); }, [](const D& d) { return d.thermal.has_value(); }});
   s.sections.push_back({"power", {
-      R{.key = "active_w", .required = true, .range = Range::positive,
-        .set = [](D& d, const Value& v) { d.power->active_w = number(v); },
-        .get = [](const D& d) -> std::optional<Value> { return d.power->active_w; }},
-      R{.key = "idle_w", .required = true, .range = Range::non_negative,
-        .set = [](D& d, const Value& v) { d.power->idle_w = number(v); },
-        .get = [](const D& d) -> std::optional<Value> { return d.power->idle_w; }},
-      R{.key = "battery_wh", .required = true, .range = Range::positive,
-        .set = [](D& d, const Value& v) { d.power->battery_wh = number(v); },
-        .get = [](const D& d) -> std::optional<Value> { return d.power->battery_wh; }},
+      section_number<&D::power, &PowerSpec::active_w>("active_w", Range::positive),
+      section_number<&D::power, &PowerSpec::idle_w>("idle_w", Range::non_negative),
+      section_number<&D::power, &PowerSpec::battery_wh>("battery_wh", Range::positive),
   }, [](D& d) { d.power.emplace(); }, [](const D& d) { return d.power.has_value(); }});
   return s;
 }

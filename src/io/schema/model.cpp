@@ -171,6 +171,18 @@ Schema<M> make() {
         .set = [](M& m, const Value& v) { m.reference = std::get<bool>(v); },
         .get = [](const M& m) -> std::optional<Value> { return m.reference; },
         .echo = false, .written = [](const M& m) { return m.reference; }},
+      R{.key = "file_format", .type = Type::choice,
+        .choices = [] {
+          std::vector<std::string> names;
+          for (const FileType& t : file_types()) names.emplace_back(t.name);
+          return names;
+        },
+        .set = [](M& m, const Value& v) { m.file_format = text(v); },
+        .get = [](const M& m) -> std::optional<Value> {
+          if (m.file_format) return *m.file_format;
+          return std::nullopt;
+        },
+        .echo = false},
   }, .after = params_or_vocab});
   s.sections.push_back({.name = "formats", .rows = {}, .after = read_formats,
                         .custom_keys = {"F.bits_per_weight", "F.bytes", "F.active_bytes"}});

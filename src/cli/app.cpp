@@ -1,0 +1,172 @@
+// The driver: parses the command line, runs the named command (or its sweep), prints, and turns requirements
+// and errors into exit codes.
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <iostream>
+#include <string_view>
+
+#include <fmt/format.h>
+
+#include "cli/app.hpp"
+#include "edgeplan_commit.hpp"  // generated at build time: EDGEPLAN_COMMIT (cmake/Commit.cmake)
+#include "edgeplan/io/render/renderer.hpp"
+#include "edgeplan/io/sweep.hpp"
+#include "edgeplan/io/text.hpp"
+#include "edgeplan/io/warnings.hpp"
+#include "edgeplan/util/names.hpp"
+
+namespace edgeplan::cli {
+
+// The command's own gate (check) first, then the --require expressions.
+Verdict verdict_of(const io::Report& report, const std::vector<io::Requirement>& reqs) {
+  Verdict v{report.failures, report.errors};
+  const std::vector<std::string> unmet = unwrap(io::check_requirements(io::full_results(report), reqs));
+  v.failures.insert(v.failures.end(), unmet.begin(), unmet.end());
+  return v;
+}
+
+namespace {
+
+const io::Format& parse_format(const std::string& f) {
+  if (const io::Format* format = io::find_format(f)) return *format;
+  throw UsageError(fmt::format("--format {}: expected {}", f, io::format_names()));
+}
+
+
+// Warnings recorded while the command ran come after its output (and after an error), each once.
+void print_warnings(std::ostream& err) {
+  for (const std::string& w : io::take_warnings()) err << "edgeplan: warning: " << w << "\n";
+}
+
+int run_command_line(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
+  CLI::App app{"edgeplan: capacity planner for running large language models on edge devices", "edgeplan"};
+  app.set_version_flag("--version", "edgeplan " + std::string(io::version()) + " (commit " + EDGEPLAN_COMMIT + ")");
+  app.require_subcommand(1);
+  app.footer("Run 'edgeplan COMMAND --help' for a command's options. Exit codes: 0 ok, 1 a --require failed, "
+             "2 bad usage or input.");
+  CommonOptions common;
+  // Only the command named on the command line gets its options (`edgeplan help COMMAND`: that one): building
+  // every command's parser is most of the work of a short run. The others are names in the help.
+  const bool help = argc > 1 && std::string_view(argv[1]) == "help";
+  const std::string_view named = argc > (help ? 2 : 1) ? argv[help ? 2 : 1] : "";
+  const Command* command = nullptr;
+  CLI::App* sub = nullptr;
+  Runner runner;
+  for (const Command& c : commands()) {
+    CLI::App* added = app.add_subcommand(c.name, c.description);
+    if (named != c.name) continue;
+    command = &c;
+    sub = added;
+    add_common(*sub, common);
+    runner = c.setup(*sub);
+    check_numeric_options(*sub);
+  }
+  const auto unknown_command = [&](std::string_view name) {
+    const std::vector<std::string> names = util::names_of(commands(), [](const Command& c) { return c.name; });
+    err << fmt::format("edgeplan: error: unknown command '{}'{}\n", io::clipped(name), util::did_you_mean(name, names));
+    return kExitUsage;
+  };
+
+  // Bare `edgeplan`, `edgeplan help` and `edgeplan help COMMAND` print the help, as --help does.
+  if (argc == 1 || help) {
+    if (argc > 3) {
+      err << "edgeplan: error: help takes at most one command\n";
+      return kExitUsage;
+    }
+    if (sub) {
+      out << sub->help("edgeplan");
+      return kExitOk;
+    }
+    if (argc < 3 || named == "--help" || named == "-h") {
+      out << app.help();
+      return kExitOk;
+    }
+    return unknown_command(named);
+  }
+  if (!command && argv[1][0] != '-') return unknown_command(named);
+  // An option the command does not have, named before CLI11 reports something less direct about it ("--device is
+  // required" for a misspelt --device): with the nearest option the command has.
+  if (sub) {
+    std::vector<std::string> known{"--help"};
+    for (const CLI::Option* o : sub->get_options()) {
+      for (const std::string& name : o->get_lnames()) known.push_back("--" + name);
+    }
+    for (int i = 2; i < argc && std::string_view(argv[i]) != "--"; ++i) {
+      const std::string_view arg = argv[i];
+      if (!arg.starts_with("--")) continue;
+      const std::string name(arg.substr(0, arg.find('=')));
+      if (std::find(known.begin(), known.end(), name) != known.end()) continue;
+      err << fmt::format("edgeplan: error: {} has no option {}{}\n", command->name, io::clipped(name),
+                         util::did_you_mean(name, known));
+      err << fmt::format("Run 'edgeplan {} --help' for its options.\n", command->name);
+      return kExitUsage;
+    }
+  }
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    if (e.get_exit_code() == 0) return app.exit(e, out, err);
+    err << "edgeplan: error: " << io::escaped(e.what()) << "\n";
+    err << "Run 'edgeplan --help' or 'edgeplan COMMAND --help' for usage.\n";
+    return kExitUsage;
+  }
+
+  const auto finish = [&err](int code) {
+    print_warnings(err);
+    return code;
+  };
+  try {
+    const io::Format& format = parse_format(common.format);
+    std::vector<io::Requirement> reqs;
+    for (const std::string& r : common.requirements) reqs.push_back(unwrap(io::parse_requirement(r)));
+    // Lists of devices and models, as llama-bench takes them (--device a,b): sweeps over those options, first.
+    const std::vector<std::string> args(argv + std::min(argc, 2), argv + argc);
+    std::vector<io::SweepAxis> axes;
+    for (const char* name : {"device", "model"}) {
+      const CLI::Option* o = sub ? sub->get_option_no_throw(std::string("--") + name) : nullptr;
+      if (!o || o->count() != 1 || o->results().front().find(',') == std::string::npos) continue;
+      axes.push_back({name, split_list(o->results().front(), std::string("--") + name)});
+    }
+    for (const std::string& s : common.sweeps) axes.push_back(unwrap(io::parse_sweep(s)));
+    if (sub && sub->parsed()) {
+      Verdict verdict;
+      if (axes.empty()) {
+        const io::Report report = runner(Context(common));
+        verdict = verdict_of(report, reqs);
+        out << io::render(report, format);
+      } else {
+        verdict = run_sweep(*command, args, common, axes, reqs, format, out);
+      }
+      for (const std::string& f : verdict.failures) err << "edgeplan: " << io::escaped(f) << "\n";
+      for (const std::string& e : verdict.errors) err << "edgeplan: error: " << io::escaped(e) << "\n";
+      if (!out.flush()) {  // a full disk or a closed pipe: the output is not all there
+        err << fmt::format("edgeplan: error: cannot write the output{}\n",
+                           errno != 0 ? fmt::format(" ({})", std::strerror(errno)) : "");
+        return finish(kExitUsage);
+      }
+      if (!verdict.errors.empty()) return finish(kExitUsage);
+      return finish(verdict.failures.empty() ? kExitOk : kExitRequirementFailed);
+    }
+  } catch (const UsageError& e) {
+    err << "edgeplan: error: " << io::escaped(e.what()) << "\n";
+    return finish(kExitUsage);
+  }
+  return finish(kExitUsage);
+}
+
+}  // namespace
+
+int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
+  try {
+    return run_command_line(argc, argv, out, err);
+  } catch (const std::exception& e) {  // a bug: say so instead of aborting
+    err << "edgeplan: internal error: " << io::escaped(e.what()) << "\n";
+  } catch (...) {
+    err << "edgeplan: internal error: an exception of unknown type\n";
+  }
+  print_warnings(err);
+  return kExitUsage;
+}
+
+}  // namespace edgeplan::cli

@@ -1,0 +1,73 @@
+// What every command runs with (Context: the profile search path and --set overrides) and the small helpers
+// command files share.
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "cli/command.hpp"
+#include "edgeplan/io/inputs.hpp"
+#include "edgeplan/io/model_file.hpp"
+#include "edgeplan/io/text.hpp"
+#include "edgeplan/io/warnings.hpp"
+#include "edgeplan/util/text.hpp"
+
+namespace edgeplan::cli {
+namespace {
+
+// The profiles a --set key may start with.
+const std::vector<std::string> kOverrideProfiles{"device", "model", "cloud"};
+
+}  // namespace
+
+Context::Context(const CommonOptions& options) : path_(unwrap(io::default_search_path(options.profile_dirs))) {
+  overrides_ = unwrap(io::parse_overrides(options.sets, kOverrideProfiles));
+}
+
+io::ProfileText Context::find(const std::string& kind, const std::string& name) const {
+  io::ProfileText text = unwrap(io::find_profile(kind, name, path_));
+  if (!text.shadows.empty()) io::warn(fmt::format("{} is read from {}, which shadows {}", name, text.display, text.shadows));
+  return text;
+}
+
+namespace {
+
+// Records a loaded profile under inputs[key]: its name, where it came from, and the values used.
+template <class Spec>
+Spec recorded(Spec spec, const io::ProfileText& text, const char* key, io::Json& inputs) {
+  io::Json j = {{"name", spec.name}, {"source", text.display}};
+  j.update(io::to_json(spec));
+  inputs[key] = std::move(j);
+  return spec;
+}
+
+}  // namespace
+
+DeviceSpec Context::device(const std::string& name, io::Json& inputs) const {
+  const io::ProfileText text = find("devices", name);
+  return recorded(unwrap(io::load_device(text, overrides_)), text, "device", inputs);
+}
+
+ModelSpec Context::model(const std::string& name, io::Json& inputs) const {
+  const io::ProfileText text = io::is_model_file(name) ? unwrap(io::model_file_profile(name)) : find("models", name);
+  return recorded(unwrap(io::load_model(text, overrides_)), text, "model", inputs);
+}
+
+std::vector<std::string> split_list(const std::string& text, const std::string& option) {
+  std::optional<std::vector<std::string>> items = util::split_list(text);
+  if (!items) throw UsageError(fmt::format("{} '{}': empty item in the list", option, text));
+  return std::move(*items);
+}
+
+std::string with_thousands(std::uint64_t v) { return io::group_digits(std::to_string(v)); }
+
+std::string rounded_with_thousands(double v) {
+  if (!std::isfinite(v)) return fmt::format("{}", v);
+  return (v < 0 ? "-" : "") + io::group_digits(fmt::format("{:.0f}", std::abs(v)));
+}
+
+double parse_number(const std::string& text, const std::string& what) {
+  const std::optional<double> v = util::parse_number(text);
+  if (!v) throw UsageError(fmt::format("{}: '{}' is not a number", what, text));
+  return *v;
+}
+}  // namespace edgeplan::cli

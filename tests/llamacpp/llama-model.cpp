@@ -1,0 +1,215 @@
+// Driver for the llama.cpp ground-truth checks (scripts/llama-check compiles it against llama.h, ggml.h and
+// gguf.h of the pinned llama.cpp and links its prebuilt libraries). Subcommands:
+//   write OUT.gguf LAYERS HIDDEN HEADS KV_HEADS FFN VOCAB TIED WTYPE [all-types]
+//       a llama-shaped GGUF with random weights (WTYPE f16 or f32 for the matrices; norms f32); TIED 1 leaves
+//       out output.weight; all-types adds one 256 x 2 tensor of every ggml type llama.cpp defines (data zero)
+//   quantize IN OUT FTYPE [imatrix]
+//       llama_model_quantize into file type FTYPE (llama-quantize's name); imatrix passes an importance matrix
+//       of ones for every quantized tensor (llama.cpp refuses some targets without one)
+//   bytes FILE
+//       the file's tensors as gguf.h reads them: "total BYTES", then "TYPE COUNT BYTES" per ggml type
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "ggml.h"
+#include "gguf.h"
+#include "llama.h"
+
+namespace {
+
+struct FtypeName {
+  const char* name;
+  llama_ftype ftype;
+};
+
+// tools/quantize/quantize.cpp, QUANT_OPTIONS (without the aliases and COPY).
+const FtypeName kFtypes[] = {
+    {"Q1_0", LLAMA_FTYPE_MOSTLY_Q1_0},       {"Q2_0", LLAMA_FTYPE_MOSTLY_Q2_0},
+    {"Q4_0", LLAMA_FTYPE_MOSTLY_Q4_0},       {"Q4_1", LLAMA_FTYPE_MOSTLY_Q4_1},
+    {"MXFP4_MOE", LLAMA_FTYPE_MOSTLY_MXFP4_MOE}, {"Q5_0", LLAMA_FTYPE_MOSTLY_Q5_0},
+    {"Q5_1", LLAMA_FTYPE_MOSTLY_Q5_1},       {"IQ2_XXS", LLAMA_FTYPE_MOSTLY_IQ2_XXS},
+    {"IQ2_XS", LLAMA_FTYPE_MOSTLY_IQ2_XS},   {"IQ2_S", LLAMA_FTYPE_MOSTLY_IQ2_S},
+    {"IQ2_M", LLAMA_FTYPE_MOSTLY_IQ2_M},     {"IQ1_S", LLAMA_FTYPE_MOSTLY_IQ1_S},
+    {"IQ1_M", LLAMA_FTYPE_MOSTLY_IQ1_M},     {"TQ1_0", LLAMA_FTYPE_MOSTLY_TQ1_0},
+    {"TQ2_0", LLAMA_FTYPE_MOSTLY_TQ2_0},     {"Q2_K", LLAMA_FTYPE_MOSTLY_Q2_K},
+    {"Q2_K_S", LLAMA_FTYPE_MOSTLY_Q2_K_S},   {"IQ3_XXS", LLAMA_FTYPE_MOSTLY_IQ3_XXS},
+    {"IQ3_S", LLAMA_FTYPE_MOSTLY_IQ3_S},     {"IQ3_M", LLAMA_FTYPE_MOSTLY_IQ3_M},
+    {"IQ3_XS", LLAMA_FTYPE_MOSTLY_IQ3_XS},   {"Q3_K_S", LLAMA_FTYPE_MOSTLY_Q3_K_S},
+    {"Q3_K_M", LLAMA_FTYPE_MOSTLY_Q3_K_M},   {"Q3_K_L", LLAMA_FTYPE_MOSTLY_Q3_K_L},
+    {"IQ4_NL", LLAMA_FTYPE_MOSTLY_IQ4_NL},   {"IQ4_XS", LLAMA_FTYPE_MOSTLY_IQ4_XS},
+    {"Q4_K_S", LLAMA_FTYPE_MOSTLY_Q4_K_S},   {"Q4_K_M", LLAMA_FTYPE_MOSTLY_Q4_K_M},
+    {"Q5_K_S", LLAMA_FTYPE_MOSTLY_Q5_K_S},   {"Q5_K_M", LLAMA_FTYPE_MOSTLY_Q5_K_M},
+    {"Q6_K", LLAMA_FTYPE_MOSTLY_Q6_K},       {"Q8_0", LLAMA_FTYPE_MOSTLY_Q8_0},
+    {"F16", LLAMA_FTYPE_MOSTLY_F16},         {"BF16", LLAMA_FTYPE_MOSTLY_BF16},
+    {"F32", LLAMA_FTYPE_ALL_F32},
+};
+
+int usage() {
+  std::fprintf(stderr, "usage: llama-model write|quantize|bytes ... (see the comment at the top of llama-model.cpp)\n");
+  return 2;
+}
+
+void quiet(ggml_log_level level, const char* text, void*) {
+  if (level == GGML_LOG_LEVEL_ERROR) std::fputs(text, stderr);
+}
+
+int write(int argc, char** argv) {
+  if (argc < 11) return usage();
+  const char* out = argv[2];
+  const int64_t layers = std::atoll(argv[3]), hidden = std::atoll(argv[4]), heads = std::atoll(argv[5]),
+                kv_heads = std::atoll(argv[6]), ffn = std::atoll(argv[7]), vocab = std::atoll(argv[8]);
+  const bool tied = std::atoi(argv[9]) != 0;
+  const ggml_type wtype = std::strcmp(argv[10], "f32") == 0 ? GGML_TYPE_F32 : GGML_TYPE_F16;
+  const bool all_types = argc > 11 && std::strcmp(argv[11], "all-types") == 0;
+  const int64_t head_dim = hidden / heads;
+
+  struct Spec {
+    std::string name;
+    int64_t ne0, ne1;
+    ggml_type type;
+  };
+  std::vector<Spec> specs{{"token_embd.weight", hidden, vocab, wtype}, {"output_norm.weight", hidden, 1, GGML_TYPE_F32}};
+  if (!tied) specs.push_back({"output.weight", hidden, vocab, wtype});
+  for (int64_t i = 0; i < layers; ++i) {
+    const std::string b = "blk." + std::to_string(i) + ".";
+    specs.push_back({b + "attn_norm.weight", hidden, 1, GGML_TYPE_F32});
+    specs.push_back({b + "attn_q.weight", hidden, heads * head_dim, wtype});
+    specs.push_back({b + "attn_k.weight", hidden, kv_heads * head_dim, wtype});
+    specs.push_back({b + "attn_v.weight", hidden, kv_heads * head_dim, wtype});
+    specs.push_back({b + "attn_output.weight", heads * head_dim, hidden, wtype});
+    specs.push_back({b + "ffn_norm.weight", hidden, 1, GGML_TYPE_F32});
+    specs.push_back({b + "ffn_gate.weight", hidden, ffn, wtype});
+    specs.push_back({b + "ffn_up.weight", hidden, ffn, wtype});
+    specs.push_back({b + "ffn_down.weight", ffn, hidden, wtype});
+  }
+  if (all_types) {
+    for (int t = 0; t < GGML_TYPE_COUNT; ++t) {
+      const auto type = static_cast<ggml_type>(t);
+      if (ggml_blck_size(type) == 0 || ggml_type_size(type) == 0) continue;  // an id ggml removed
+      specs.push_back({std::string("extra.") + ggml_type_name(type) + ".weight", 256, 2, type});
+    }
+  }
+  size_t bytes = 0;
+  for (const Spec& s : specs) bytes += ggml_row_size(s.type, s.ne0) * static_cast<size_t>(s.ne1) + 256;
+  ggml_init_params params{bytes + specs.size() * ggml_tensor_overhead() + (1 << 20), nullptr, false};
+  ggml_context* ctx = ggml_init(params);
+  gguf_context* g = gguf_init_empty();
+  gguf_set_val_str(g, "general.architecture", "llama");
+  gguf_set_val_str(g, "general.name", "edgeplan-check");
+  gguf_set_val_u32(g, "general.file_type", wtype == GGML_TYPE_F32 ? LLAMA_FTYPE_ALL_F32 : LLAMA_FTYPE_MOSTLY_F16);
+  gguf_set_val_u32(g, "llama.context_length", 4096);
+  gguf_set_val_u32(g, "llama.embedding_length", static_cast<uint32_t>(hidden));
+  gguf_set_val_u32(g, "llama.block_count", static_cast<uint32_t>(layers));
+  gguf_set_val_u32(g, "llama.feed_forward_length", static_cast<uint32_t>(ffn));
+  gguf_set_val_u32(g, "llama.attention.head_count", static_cast<uint32_t>(heads));
+  gguf_set_val_u32(g, "llama.attention.head_count_kv", static_cast<uint32_t>(kv_heads));
+  gguf_set_val_u32(g, "llama.rope.dimension_count", static_cast<uint32_t>(head_dim));
+  gguf_set_val_f32(g, "llama.attention.layer_norm_rms_epsilon", 1e-5f);
+  gguf_set_val_u32(g, "llama.vocab_size", static_cast<uint32_t>(vocab));
+  std::mt19937 rng(15);
+  std::normal_distribution<float> normal(0.0f, 0.02f);
+  for (const Spec& s : specs) {
+    ggml_tensor* t = s.ne1 == 1 ? ggml_new_tensor_1d(ctx, s.type, s.ne0) : ggml_new_tensor_2d(ctx, s.type, s.ne0, s.ne1);
+    ggml_set_name(t, s.name.c_str());
+    const int64_t n = ggml_nelements(t);
+    if (s.type == GGML_TYPE_F32) {
+      auto* d = static_cast<float*>(t->data);
+      for (int64_t k = 0; k < n; ++k) d[k] = s.ne1 == 1 ? 1.0f : normal(rng);
+    } else if (s.type == GGML_TYPE_F16) {
+      auto* d = static_cast<ggml_fp16_t*>(t->data);
+      for (int64_t k = 0; k < n; ++k) d[k] = ggml_fp32_to_fp16(normal(rng));
+    } else {
+      std::memset(t->data, 0, ggml_nbytes(t));
+    }
+    gguf_add_tensor(g, t);
+  }
+  const bool ok = gguf_write_to_file(g, out, false);
+  gguf_free(g);
+  ggml_free(ctx);
+  if (!ok) {
+    std::fprintf(stderr, "llama-model: cannot write %s\n", out);
+    return 1;
+  }
+  return 0;
+}
+
+int quantize(int argc, char** argv) {
+  if (argc < 5) return usage();
+  const FtypeName* f = nullptr;
+  for (const FtypeName& x : kFtypes) {
+    if (std::strcmp(x.name, argv[4]) == 0) f = &x;
+  }
+  if (!f) {
+    std::fprintf(stderr, "llama-model: unknown file type %s\n", argv[4]);
+    return 2;
+  }
+  const bool with_imatrix = argc > 5 && std::strcmp(argv[5], "imatrix") == 0;
+  // An importance matrix of ones: ne0 x ne2 values for every tensor of two or more dimensions.
+  std::vector<std::string> names;
+  std::vector<std::vector<float>> values;
+  std::vector<llama_model_imatrix_data> imatrix;
+  if (with_imatrix) {
+    ggml_context* meta = nullptr;
+    gguf_init_params gp{true, &meta};
+    gguf_context* g = gguf_init_from_file(argv[2], gp);
+    if (!g) return 1;
+    for (int64_t i = 0; i < gguf_get_n_tensors(g); ++i) {
+      const ggml_tensor* t = ggml_get_tensor(meta, gguf_get_tensor_name(g, i));
+      if (ggml_n_dims(t) < 2) continue;
+      names.emplace_back(t->name);
+      values.emplace_back(static_cast<size_t>(t->ne[0] * t->ne[2]), 1.0f);
+    }
+    gguf_free(g);
+    ggml_free(meta);
+    for (size_t i = 0; i < names.size(); ++i) imatrix.push_back({names[i].c_str(), values[i].data(), values[i].size()});
+    imatrix.push_back({nullptr, nullptr, 0});
+  }
+  llama_model_quantize_params p = llama_model_quantize_default_params();
+  p.ftype = f->ftype;
+  p.nthread = 2;
+  if (with_imatrix) p.imatrix = imatrix.data();
+  return llama_model_quantize(argv[2], argv[3], &p) == 0 ? 0 : 1;
+}
+
+int bytes(int argc, char** argv) {
+  if (argc < 3) return usage();
+  ggml_context* meta = nullptr;
+  gguf_init_params gp{true, &meta};
+  gguf_context* g = gguf_init_from_file(argv[2], gp);
+  if (!g) {
+    std::fprintf(stderr, "llama-model: cannot read %s\n", argv[2]);
+    return 1;
+  }
+  std::map<std::string, std::pair<int, size_t>> by_type;
+  size_t total = 0;
+  for (int64_t i = 0; i < gguf_get_n_tensors(g); ++i) {
+    const size_t b = gguf_get_tensor_size(g, i);
+    auto& e = by_type[ggml_type_name(gguf_get_tensor_type(g, i))];
+    ++e.first;
+    e.second += b;
+    total += b;
+  }
+  std::printf("total %zu\n", total);
+  for (const auto& [name, e] : by_type) std::printf("%s %d %zu\n", name.c_str(), e.first, e.second);
+  gguf_free(g);
+  ggml_free(meta);
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2) return usage();
+  llama_log_set(quiet, nullptr);
+  ggml_log_set(quiet, nullptr);
+  llama_backend_init();
+  if (std::strcmp(argv[1], "write") == 0) return write(argc, argv);
+  if (std::strcmp(argv[1], "quantize") == 0) return quantize(argc, argv);
+  if (std::strcmp(argv[1], "bytes") == 0) return bytes(argc, argv);
+  return usage();
+}
