@@ -20,6 +20,24 @@ struct DecodeOptions {
 
 }  // namespace
 
+std::string roofline_basis(const PrefillEstimate& e) {
+  const UnitUtilization& f = *e.fitted;
+  return fmt::format("the roofline of [units.{}] x utilization {:.3f}, fitted to {} {} runs ({}; leave-one-chip-out "
+                     "error {:.1f}%)", to_string(f.unit), f.utilization, f.runs, f.runtime, f.measured,
+                     f.loo_error_percent);
+}
+
+io::Json prefill_basis_json(const PrefillEstimate& e) {
+  io::Json j{{"source", to_string(e.source)}};
+  if (!e.fitted) return j;
+  j["unit"] = to_string(e.fitted->unit);
+  j["utilization"] = e.fitted->utilization;
+  j["fitted_runs"] = e.fitted->runs;
+  j["runtime"] = e.fitted->runtime;
+  j["loo_error_percent"] = e.fitted->loo_error_percent;
+  return j;
+}
+
 SpecParams parse_spec(const std::string& text) {
   SpecParams p;
   bool alpha = false, gamma = false, cost = false;
@@ -212,6 +230,7 @@ Runner setup_decode(CLI::App& app) {
     if (model.moe) t.columns.insert(t.columns.begin() + 3, {"read/token (GB)", "active_bytes", 2, false, units::kGB});
     if (spec) t.columns.push_back({"spec tok/s", "spec_tok_per_s", 2});
     if (prefill) {
+      r.results["prefill_basis"] = prefill_basis_json(*prefill);
       t.columns.push_back({"prefill tok/s", "prefill_tok_per_s", 1});
       t.columns.push_back({fmt::format("TTFT {} (s)", o->prompt), "ttft_s", 3});
       r.inputs["prompt_tokens"] = o->prompt;
@@ -229,9 +248,8 @@ Runner setup_decode(CLI::App& app) {
                                      o->prompt, device.prefill->peak_flops / units::kTera, device.prefill->efficiency,
                                      device.prefill->quantized_efficiency));
     } else if (prefill) {
-      r.header.push_back(fmt::format("prefill of {} tokens: per-op roofline of the device's [units] ({}, as `place` "
-                                     "prints it), the profile having no [prefill]",
-                                     o->prompt, to_string(kPrefillPolicy)));
+      r.header.push_back(fmt::format("prefill of {} tokens: {}, the profile having no [prefill]", o->prompt,
+                                     roofline_basis(*prefill)));
     }
     if (model.moe) {
       r.notes.push_back(fmt::format("mixture of experts: memory holds all {} experts; each token reads the shared "

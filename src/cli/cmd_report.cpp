@@ -88,6 +88,7 @@ void figures(const ReportOptions& o, const PlanInputs& in, const PlanResult& pla
   result("prefill_tok_per_s", mine.prefill ? io::Json(mine.prefill->tok_per_s) : io::Json());
   result("ttft_s", optional_json(mine.ttft_s));
   result("prefill_source", mine.prefill ? io::Json(to_string(mine.prefill->source)) : io::Json());
+  result("prefill_basis", mine.prefill ? prefill_basis_json(*mine.prefill) : io::Json());
   if (mine.prefill) {
     line("prefill", fmt::format("{:.1f} tok/s", mine.prefill->tok_per_s), fmt::format("{}-token prompt", o.prompt));
     line("time to first token", fmt::format("{:.2f} s", *mine.ttft_s), "prefill + one decode step");
@@ -165,8 +166,7 @@ void figures(const ReportOptions& o, const PlanInputs& in, const PlanResult& pla
         "`place` prints the per-op roofline of its [units] ({:.0f} tok/s, {}), an ideal with no runtime overheads",
         mine.prefill->tok_per_s, plan.place->prefill->tok_per_s, to_string(in.place_policy)));
   } else if (mine.prefill && mine.prefill->source == PrefillSource::roofline) {
-    notes.push_back(fmt::format("prefill: the per-op roofline of the device's [units] ({}, as `place` prints it), "
-                                "since the profile has no [prefill]", to_string(kPrefillPolicy)));
+    notes.push_back(fmt::format("prefill: {}, since the profile has no [prefill]", roofline_basis(*mine.prefill)));
   }
 }
 

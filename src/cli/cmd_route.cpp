@@ -48,16 +48,14 @@ DeviceRates resolve_rates(const RouteOptions& o, const Context& ctx, const Devic
     sources.push_back(fmt::format("prefill {:.1f} tok/s (measured, --prefill-tok-s)", rates.prefill_tok_per_s));
   } else {
     const auto estimate = derived_prefill_rate(device, *model, need_format(quant_or_file_format(o.quant, *model)));
-    if (!estimate && !device.prefill && device.units.empty()) {
-      throw UsageError(fmt::format("device '{}' has no [prefill] section: give --prefill-tok-s", device.name));
-    }
-    rates.prefill_tok_per_s = unwrap(estimate).tok_per_s;
+    if (!estimate) throw UsageError(fmt::format("device '{}': {}: give --prefill-tok-s", device.name, estimate.error().message));
+    rates.prefill_tok_per_s = estimate->tok_per_s;
     sources.push_back(device.prefill
                           ? fmt::format("prefill {:.1f} tok/s (compute-bound at a {}-token prompt: {:.2f} TFLOPS x {:.2f})",
                                         rates.prefill_tok_per_s, kRatePromptTokens, device.prefill->peak_flops / units::kTera,
                                         device.prefill->efficiency)
-                          : fmt::format("prefill {:.1f} tok/s (per-op roofline of [units], {}, at a {}-token prompt)",
-                                        rates.prefill_tok_per_s, to_string(kPrefillPolicy), kRatePromptTokens));
+                          : fmt::format("prefill {:.1f} tok/s ({}, at a {}-token prompt)", rates.prefill_tok_per_s,
+                                        roofline_basis(*estimate), kRatePromptTokens));
   }
   if (measured_decode) {
     if (o.quant_opt->count() > 0) throw UsageError("--quant is not used when --decode-tok-s is given");
