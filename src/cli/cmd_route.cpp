@@ -131,6 +131,9 @@ void describe(io::Report& r, const DeviceSpec& device, const std::vector<std::st
   } else {
     r.header.push_back("thermal: the device profile has no [thermal] section, so it never throttles");
   }
+  if (!device.power) {
+    r.header.push_back("power: the device profile has no [power] section (watts and battery), so no energy per request");
+  }
   for (const CloudSpec& c : clouds) {
     r.header.push_back(fmt::format("cloud {} ({}, takes {} data): rtt {:g} s + ttft {:g} s + output at {:g} tok/s; "
                                    "${:g} / ${:g} per M input / output tokens",

@@ -107,6 +107,39 @@ TEST(Plan, NoPrefillFigureWithoutAFittedUnit) {
                                  "prefill (gpu has one; the profile's units: npu)");
 }
 
+// A datasheet-only device's decode and prefill are marked "*" and explained; JSON says calibrated false and
+// --require can ask for a fitted device.
+TEST(PlanCli, UncalibratedFiguresAreMarked) {
+  const CliRun sheet = run_cli({"report", "--device", "iphone-16-pro", "--model", "llama-3.1-8b"});
+  ASSERT_EQ(sheet.exit_code, 0) << sheet.err;
+  EXPECT_NE(sheet.out.find(" tok/s *"), std::string::npos) << sheet.out;
+  EXPECT_NE(sheet.out.find("* uncalibrated: iphone-16-pro is datasheet only (vendor figures at utilization 0.85; "
+                           "nothing fitted)"), std::string::npos) << sheet.out;
+  const io::Json j = json_of({"report", "--device", "iphone-16-pro", "--model", "llama-3.1-8b"});
+  EXPECT_EQ(j["calibrated"], false);
+  EXPECT_EQ(j["provenance"]["method"], "datasheet");
+  const io::Json fitted = json_of({"report", "--device", "apple-m2-24g", "--model", "llama-3.1-8b"});
+  EXPECT_EQ(fitted["calibrated"], true);
+  EXPECT_EQ(fitted["provenance"]["runtime"], "llama.cpp Metal");
+  EXPECT_EQ(run_cli({"report", "--device", "iphone-16-pro", "--model", "llama-3.1-8b", "--require",
+                     "calibrated == true"}).exit_code, 1);
+  EXPECT_EQ(run_cli({"report", "--device", "apple-m2-24g", "--model", "llama-3.1-8b", "--require",
+                     "calibrated == true"}).exit_code, 0);
+  const CliRun ref = run_cli({"report", "--device", "phone8g", "--model", "ref-8b"});
+  EXPECT_EQ(ref.out.find("uncalibrated"), std::string::npos) << ref.out;
+}
+
+// A llama.cpp GGUF on a device fitted to another runtime names the mismatch; on a llama.cpp-fitted one it does not.
+TEST(PlanCli, RuntimeMismatchIsNamed) {
+  const std::string gguf = source_file("tests/data/tiny-llama.gguf");
+  const io::Json jetson = json_of({"report", "--device", "jetson-orin-nano-8g", "--model", gguf});
+  EXPECT_EQ(jetson["runtime_mismatch"], "runtime mismatch: jetson-orin-nano-8g was fitted to MLC CUDA, and the model "
+                                        "is a llama.cpp GGUF: the figures carry that runtime's efficiency, not "
+                                        "llama.cpp's");
+  EXPECT_TRUE(json_of({"report", "--device", "apple-m2-24g", "--model", gguf})["runtime_mismatch"].is_null());
+  EXPECT_TRUE(json_of({"report", "--device", "jetson-orin-nano-8g", "--model", "llama-3.1-8b"})["runtime_mismatch"].is_null());
+}
+
 // Where a device gives both, report keeps the chapter's [prefill] figure and says so, naming place's.
 TEST(PlanCli, ReportSaysWhichPrefillItShows) {
   const CliRun run = run_cli({"report", "--device", "phone8g", "--model", "ref-8b"});
