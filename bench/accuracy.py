@@ -108,7 +108,90 @@ def units_prefill():
     print()
 
 
+def wls_decode(points):
+    """Least squares of t = a x + c on the relative error (weights 1 / t^2): x = bytes / bandwidth, t = 1 / tg.
+    Returns (a, c): utilization 1 / a, overhead c. One point: c = 0."""
+    if len(points) == 1:
+        x, t = points[0]
+        return t / x, 0.0
+    w = [1 / t ** 2 for _, t in points]
+    sw = sum(w)
+    sx = sum(wi * x for wi, (x, _) in zip(w, points))
+    st = sum(wi * t for wi, (_, t) in zip(w, points))
+    sxx = sum(wi * x * x for wi, (x, _) in zip(w, points))
+    sxt = sum(wi * x * t for wi, (x, t) in zip(w, points))
+    a = (sw * sxt - sx * st) / (sw * sxx - sx * sx)
+    return a, (st - a * sx) / sw
+
+
+def decode_rows(device, rows, prompt):
+    """For each (model, format, tg, pp): x = weight bytes / bandwidth, and the prompt's time at efficiency 1
+    (prefill seconds x the [prefill] efficiency edgeplan used), from edgeplan's own figures."""
+    out = []
+    for model, fmt, tg, pp in rows:
+        j = decode_json(device, model, fmt, prompt=prompt)
+        dev = j["inputs"]["device"]
+        f = j["results"]["formats"][0]
+        x = f["weights_bytes"] / (dev["bandwidth_gbps"] * 1e9)
+        pre = dev["prefill"]
+        quantized = fmt not in ("F16", "BF16", "F32")
+        eff = pre.get("quantized_efficiency", pre["efficiency"]) if quantized else pre["efficiency"]
+        base_s = prompt / f["prefill_tok_per_s"] * eff
+        out.append((model, fmt, x, 1 / tg, base_s, prompt / pp if pp else None, quantized))
+    return out
+
+
+def apple_loo():
+    print("2. leave-one-chip-out over the Apple table (llama.cpp Metal, Llama-2-7B; M1/M2 rows only)")
+    print("   each chip predicted from a pooled fit on the other five: decode utilization and overhead, prefill")
+    print("   efficiency (F16 and quantized apart) x the chip's own datasheet bandwidth and GPU peak")
+    rows = {}
+    for chip, fmt, tg, pp in APPLE:
+        rows.setdefault(chip, []).append(("llama-2-7b", fmt, tg, pp))
+    data = {chip: decode_rows(chip, r, 512) for chip, r in rows.items()}
+    dec, pre = [], []
+    print(f"   {'chip':18} {'format':6} {'tg error':>9} {'pp512 error':>12}")
+    for chip in data:
+        others = [r for c, rs in data.items() if c != chip for r in rs]
+        a, c = wls_decode([(x, t) for _, _, x, t, _, _, _ in others])
+        eff = {q: geo_mean([b / m for *_, b, m, qq in others if qq == q]) for q in (False, True)}
+        for _, fmt, x, t, b, m, q in data[chip]:
+            dec.append(err(t, a * x + c))          # tok/s predicted / measured - 1
+            pre.append(err(m, b / eff[q]))
+            print(f"   {chip:18} {fmt:6} {100 * dec[-1]:+8.1f}% {100 * pre[-1]:+11.1f}%")
+    print(f"   decode: {summary(dec)}")
+    print(f"   prefill: {summary(pre)}")
+    print()
+    return dec, pre
+
+
+def phone_lofo():
+    print("3. leave-one-format-out on the phone (Snapdragon 8 Gen 3, ExecuTorch CPU; galaxy-s24-ultra)")
+    print("   decode utilization and overhead, and the prefill rate, fitted on one format, predicting the other")
+    data = decode_rows(PHONE_DEVICE, PHONE, PHONE_PROMPT)
+    dec, pre = [], []
+    print(f"   {'model':14} {'format':6} {'decode error':>13} {'prefill error':>14}")
+    for left in ("BF16", "Q4_0"):
+        fit = [r for r in data if r[1] != left]
+        a, c = wls_decode([(x, t) for _, _, x, t, _, _, _ in fit])
+        rate = geo_mean([b / m for *_, b, m, _ in fit if m])
+        for model, fmt, x, t, b, m, _ in data:
+            if fmt != left:
+                continue
+            dec.append(err(t, a * x + c))
+            pp = f"{100 * err(m, b / rate):+13.1f}%" if m else f"{'--':>14}"
+            if m:
+                pre.append(err(m, b / rate))
+            print(f"   {model:14} {fmt:6} {100 * dec[-1]:+12.1f}% {pp}")
+    print(f"   decode: {summary(dec)}")
+    print(f"   prefill: {summary(pre)}")
+    print()
+    return dec, pre
+
+
 if __name__ == "__main__":
     if not os.access(BIN, os.X_OK):
         sys.exit(f"accuracy.py: no binary at {BIN} (build it first)")
     units_prefill()
+    apple_loo()
+    phone_lofo()
