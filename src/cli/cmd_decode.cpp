@@ -21,6 +21,56 @@ struct DecodeOptions {
 
 }  // namespace
 
+std::string roofline_basis(const PrefillEstimate& e) {
+  const UnitUtilization& f = *e.fitted;
+  return fmt::format("the roofline of [units.{}] x utilization {:.3f}, fitted to {} {} runs ({}; leave-one-chip-out "
+                     "error {:.1f}%)", to_string(f.unit), f.utilization, f.runs, f.runtime, f.measured,
+                     f.loo_error_percent);
+}
+
+io::Json prefill_basis_json(const PrefillEstimate& e) {
+  io::Json j{{"source", to_string(e.source)}};
+  if (!e.fitted) return j;
+  j["unit"] = to_string(e.fitted->unit);
+  j["utilization"] = e.fitted->utilization;
+  j["fitted_runs"] = e.fitted->runs;
+  j["runtime"] = e.fitted->runtime;
+  j["loo_error_percent"] = e.fitted->loo_error_percent;
+  return j;
+}
+
+io::Json provenance_json(const DeviceSpec& d) {
+  if (!d.provenance) return nullptr;
+  const Provenance& p = *d.provenance;
+  io::Json j{{"method", to_string(p.method)}};
+  if (!p.runtime.empty()) j["runtime"] = p.runtime;
+  if (p.measurements > 0) j["measurements"] = p.measurements;
+  if (p.method == Calibration::fitted) j["residual_percent"] = p.residual_percent;
+  if (!p.from.empty()) j["from"] = p.from;
+  return j;
+}
+
+bool marks_uncalibrated(const DeviceSpec& d) {
+  return !calibrated(d.provenance) && !(d.provenance && d.provenance->method == Calibration::reference);
+}
+
+std::string uncalibrated_note(const DeviceSpec& d) {
+  if (!d.provenance) return fmt::format("* uncalibrated: {} has no [provenance]", d.name);
+  if (d.provenance->method == Calibration::carried) {
+    return fmt::format("* uncalibrated: {} is not measured; its utilization, overhead and prefill efficiency are "
+                       "carried over from {} ({})", d.name, d.provenance->from, d.provenance->runtime);
+  }
+  return fmt::format("* uncalibrated: {} is datasheet only (vendor figures at utilization {:.2f}; nothing fitted)",
+                     d.name, d.utilization);
+}
+
+std::string runtime_mismatch(const DeviceSpec& d, const ModelSpec& m) {
+  if (!m.file_format || !d.provenance || d.provenance->runtime.empty()) return "";
+  if (d.provenance->runtime.starts_with("llama.cpp")) return "";
+  return fmt::format("runtime mismatch: {} was fitted to {}, and the model is a llama.cpp GGUF: the figures carry "
+                     "that runtime's efficiency, not llama.cpp's", d.name, d.provenance->runtime);
+}
+
 SpecParams parse_spec(const std::string& text) {
   SpecParams p;
   bool alpha = false, gamma = false, cost = false;
@@ -220,7 +270,14 @@ Runner setup_decode(Options& opts) {
                             {fmt::format("x vs {}", formats.back()->name), "relative", 2}}, {}};
     if (model.moe) t.columns.insert(t.columns.begin() + 3, {"read/token (GB)", "active_bytes", 2, false, units::kGB});
     if (spec) t.columns.push_back({"spec tok/s", "spec_tok_per_s", 2});
+    r.results["calibrated"] = calibrated(device.provenance);
+    r.results["provenance"] = provenance_json(device);
+    const std::string mismatch = runtime_mismatch(device, model);
+    r.results["runtime_mismatch"] = mismatch.empty() ? io::Json() : io::Json(mismatch);
+    if (marks_uncalibrated(device)) r.notes.push_back(uncalibrated_note(device).substr(2));
+    if (!mismatch.empty()) r.notes.push_back(mismatch);
     if (prefill) {
+      r.results["prefill_basis"] = prefill_basis_json(*prefill);
       t.columns.push_back({"prefill tok/s", "prefill_tok_per_s", 1});
       t.columns.push_back({fmt::format("TTFT {} (s)", o->prompt), "ttft_s", 3});
       r.inputs["prompt_tokens"] = o->prompt;
@@ -238,9 +295,8 @@ Runner setup_decode(Options& opts) {
                                      o->prompt, device.prefill->peak_flops / units::kTera, device.prefill->efficiency,
                                      device.prefill->quantized_efficiency));
     } else if (prefill) {
-      r.header.push_back(fmt::format("prefill of {} tokens: per-op roofline of the device's [units] ({}, as `place` "
-                                     "prints it), the profile having no [prefill]",
-                                     o->prompt, to_string(kPrefillPolicy)));
+      r.header.push_back(fmt::format("prefill of {} tokens: {}, the profile having no [prefill]", o->prompt,
+                                     roofline_basis(*prefill)));
     }
     if (model.moe) {
       r.notes.push_back(fmt::format("mixture of experts: memory holds all {} experts; each token reads the shared "

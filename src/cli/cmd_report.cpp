@@ -88,7 +88,8 @@ void figures(const ReportOptions& o, const DeviceSpec& device, const ModelSpec& 
   result("fits", mine.memory.fits);
   result("weights_bytes", mine.weights.bytes);
   result("decode_tok_per_s", mine.decode.tok_per_s);
-  line("decode", fmt::format("{:.2f} tok/s", mine.decode.tok_per_s), fmt::format("{} at context {}", quant, context));
+  const std::string mark = marks_uncalibrated(device) ? " *" : "";
+  line("decode", fmt::format("{:.2f} tok/s{}", mine.decode.tok_per_s, mark), fmt::format("{} at context {}", quant, context));
   result("spec_tok_per_s", optional_json(mine.spec_tok_per_s));
   if (mine.spec_tok_per_s) {
     line("decode with speculation", fmt::format("{:.2f} tok/s", *mine.spec_tok_per_s),
@@ -97,8 +98,13 @@ void figures(const ReportOptions& o, const DeviceSpec& device, const ModelSpec& 
   result("prefill_tok_per_s", mine.prefill ? io::Json(mine.prefill->tok_per_s) : io::Json());
   result("ttft_s", optional_json(mine.ttft_s));
   result("prefill_source", mine.prefill ? io::Json(to_string(mine.prefill->source)) : io::Json());
+  result("prefill_basis", mine.prefill ? prefill_basis_json(*mine.prefill) : io::Json());
+  result("calibrated", calibrated(device.provenance));
+  result("provenance", provenance_json(device));
+  const std::string mismatch = runtime_mismatch(device, in.model);
+  result("runtime_mismatch", mismatch.empty() ? io::Json() : io::Json(mismatch));
   if (mine.prefill) {
-    line("prefill", fmt::format("{:.1f} tok/s", mine.prefill->tok_per_s), fmt::format("{}-token prompt", o.prompt));
+    line("prefill", fmt::format("{:.1f} tok/s{}", mine.prefill->tok_per_s, mark), fmt::format("{}-token prompt", o.prompt));
     line("time to first token", fmt::format("{:.2f} s", *mine.ttft_s), "prefill + one decode step");
   } else {
     line("prefill", "--", mine.prefill.error().message);
@@ -165,17 +171,18 @@ void figures(const ReportOptions& o, const DeviceSpec& device, const ModelSpec& 
     line("requests on device", "--", plan.route.error().message);
   }
 
-  // Which prefill estimate the page shows, when the device gives two.
+  // How far to trust the figures, then which prefill estimate the page shows, when the device gives two.
   if (!report) return;
   std::vector<std::string>& notes = report->notes;
+  if (!mark.empty()) notes.push_back(uncalibrated_note(device));
+  if (!mismatch.empty()) notes.push_back(mismatch);
   if (mine.prefill && mine.prefill->source == PrefillSource::profile && plan.place && plan.place->prefill) {
     notes.push_back(fmt::format(
         "prefill, TTFT and routing use the device's [prefill] rate ({:.1f} tok/s), the runtime's end-to-end figure; "
         "`place` prints the per-op roofline of its [units] ({:.0f} tok/s, {}), an ideal with no runtime overheads",
         mine.prefill->tok_per_s, plan.place->prefill->tok_per_s, to_string(in.place_policy)));
   } else if (mine.prefill && mine.prefill->source == PrefillSource::roofline) {
-    notes.push_back(fmt::format("prefill: the per-op roofline of the device's [units] ({}, as `place` prints it), "
-                                "since the profile has no [prefill]", to_string(kPrefillPolicy)));
+    notes.push_back(fmt::format("prefill: {}, since the profile has no [prefill]", roofline_basis(*mine.prefill)));
   }
 }
 

@@ -48,16 +48,14 @@ DeviceRates resolve_rates(const RouteOptions& o, const Context& ctx, const Devic
     sources.push_back(fmt::format("prefill {:.1f} tok/s (measured, --prefill-tok-per-s)", rates.prefill_tok_per_s));
   } else {
     const auto estimate = derived_prefill_rate(device, *model, need_format(quant_or_file_format(o.quant, *model)));
-    if (!estimate && !device.prefill && device.units.empty()) {
-      throw UsageError(fmt::format("device '{}' has no [prefill] section: give --prefill-tok-per-s", device.name));
-    }
-    rates.prefill_tok_per_s = unwrap(estimate).tok_per_s;
+    if (!estimate) throw UsageError(fmt::format("device '{}': {}: give --prefill-tok-per-s", device.name, estimate.error().message));
+    rates.prefill_tok_per_s = estimate->tok_per_s;
     sources.push_back(device.prefill
                           ? fmt::format("prefill {:.1f} tok/s (compute-bound at a {}-token prompt: {:.2f} TFLOPS x {:.2f})",
                                         rates.prefill_tok_per_s, kRatePromptTokens, device.prefill->peak_flops / units::kTera,
                                         device.prefill->efficiency)
-                          : fmt::format("prefill {:.1f} tok/s (per-op roofline of [units], {}, at a {}-token prompt)",
-                                        rates.prefill_tok_per_s, to_string(kPrefillPolicy), kRatePromptTokens));
+                          : fmt::format("prefill {:.1f} tok/s ({}, at a {}-token prompt)", rates.prefill_tok_per_s,
+                                        roofline_basis(*estimate), kRatePromptTokens));
   }
   if (measured_decode) {
     if (!o.quant.empty()) throw UsageError("--quant is not used when --decode-tok-per-s is given");
@@ -132,6 +130,9 @@ void describe(io::Report& r, const DeviceSpec& device, const std::vector<std::st
                                    to_string(t->model), t->derate, t->onset_s, t->cooldown_s));
   } else {
     r.header.push_back("thermal: the device profile has no [thermal] section, so it never throttles");
+  }
+  if (!device.power) {
+    r.header.push_back("power: the device profile has no [power] section (watts and battery), so no energy per request");
   }
   for (const CloudSpec& c : clouds) {
     r.header.push_back(fmt::format("cloud {} ({}, takes {} data): rtt {:g} s + ttft {:g} s + output at {:g} tok/s; "

@@ -15,6 +15,10 @@
 #include "edgeplan/io/profiles.hpp"
 #include "edgeplan/io/require.hpp"
 
+namespace edgeplan {
+struct PrefillEstimate;
+}
+
 namespace edgeplan::cli {
 
 struct ReportOptions {
@@ -23,6 +27,25 @@ struct ReportOptions {
   std::uint64_t context = 4096, prompt = 512;
   std::uint32_t rank = 16;
 };
+
+// How a roofline prefill estimate (PrefillSource::roofline) was obtained, for notes: the unit, its fitted
+// utilization and what it was fitted to (cmd_decode.cpp).
+std::string roofline_basis(const PrefillEstimate& e);
+
+// The same as JSON, for results.prefill_basis: {"source": "prefill"} or {"source": "units", "unit", "utilization",
+// "fitted_runs", "runtime", "loo_error_percent"}.
+io::Json prefill_basis_json(const PrefillEstimate& e);
+
+// The device's [provenance] for results.provenance ({"method", and "runtime", "measurements", "residual_percent",
+// "from" where given}; null without the section).
+io::Json provenance_json(const DeviceSpec& d);
+// Whether tables mark the device's figures "*": a profile that is not fitted (datasheet, carried, none), the
+// chapter's reference excepted.
+bool marks_uncalibrated(const DeviceSpec& d);
+// The note under a table that marks figures: what "*" means for this device.
+std::string uncalibrated_note(const DeviceSpec& d);
+// The runtime mismatch of a llama.cpp GGUF model on a device fitted to another runtime, or "" (results and note).
+std::string runtime_mismatch(const DeviceSpec& d, const ModelSpec& m);
 
 // Speculation parameters of --spec alpha=A,gamma=G,cost=C (cmd_decode.cpp).
 SpecParams parse_spec(const std::string& text);

@@ -1,6 +1,9 @@
 #include "edgeplan/core/plan.hpp"
 
+#include <array>
+#include <cmath>
 #include <limits>
+#include <string>
 
 #include "edgeplan/core/prefill.hpp"
 
@@ -8,19 +11,64 @@ namespace edgeplan {
 
 const char* to_string(PrefillSource s) { return s == PrefillSource::profile ? "prefill" : "units"; }
 
+namespace {
+
+// Fitted by bench/prefill-fit.py (its output: docs/accuracy.md, "Prefill from [units]"), pinned by
+// tests/unit/accuracy_test.cpp. gpu: the M1 and M2 rows of llama.cpp's Apple Silicon benchmark (M1, M1 Pro,
+// M1 Max, M2, M2 Pro, M2 Max; Llama-2-7B F16 / Q8_0 / Q4_0 pp512). No npu or cpu prefill is measured on a
+// profile with that unit, so neither has a factor.
+constexpr std::array kUnitUtilization{
+    UnitUtilization{UnitKind::gpu, 0.693, 17, "llama.cpp Metal", "Llama-2-7B pp512 on Apple M1/M2 GPUs", 4.1},
+};
+
+}  // namespace
+
+const UnitUtilization* unit_utilization(UnitKind u) {
+  for (const UnitUtilization& f : kUnitUtilization) {
+    if (f.unit == u) return &f;
+  }
+  return nullptr;
+}
+
+double fit_utilization(std::span<const double> roofline_s, std::span<const double> measured_s) {
+  double log_sum = 0;
+  for (std::size_t i = 0; i < roofline_s.size(); ++i) log_sum += std::log(roofline_s[i] / measured_s[i]);
+  return std::exp(log_sum / static_cast<double>(roofline_s.size()));
+}
+
+Result<Prefill> unit_roofline_prefill(const ModelSpec& m, const DeviceSpec& device, UnitKind unit,
+                                      std::uint32_t seq_tokens) {
+  const auto it = device.units.find(unit);
+  if (it == device.units.end()) return Error{"device profile has no [units." + std::string(to_string(unit)) + "]"};
+  DeviceSpec alone = device;
+  alone.units = {{unit, it->second}};
+  alone.link.reset();
+  return roofline_prefill(m, alone, Policy::optimal, seq_tokens);
+}
+
 Result<PrefillEstimate> prefill_estimate(const DeviceSpec& device, const ModelSpec& m, double prompt_flops,
                                          const FileType& ft, std::uint64_t prompt_tokens) {
   if (device.prefill) {
     const PrefillResult p = prefill(*device.prefill, prompt_flops, ft, prompt_tokens);
-    return PrefillEstimate{PrefillSource::profile, p.seconds, p.tok_per_s};
+    return PrefillEstimate{PrefillSource::profile, p.seconds, p.tok_per_s, nullptr};
   }
   if (device.units.empty()) return Error{"device profile has no [prefill]"};
   if (prompt_tokens > std::numeric_limits<std::uint32_t>::max()) {
     return Error{"a prompt of 2^32 tokens or more cannot be placed"};
   }
-  auto p = roofline_prefill(m, device, kPrefillPolicy, static_cast<std::uint32_t>(prompt_tokens));
-  if (!p) return Error{"the [units] roofline cannot place the prefill: " + p.error().message};
-  return PrefillEstimate{PrefillSource::roofline, p->total_s, p->tok_per_s};
+  for (const UnitUtilization& f : kUnitUtilization) {
+    if (!device.units.contains(f.unit)) continue;
+    auto p = unit_roofline_prefill(m, device, f.unit, static_cast<std::uint32_t>(prompt_tokens));
+    if (!p) return Error{"the [units] roofline cannot place the prefill: " + p.error().message};
+    const double seconds = p->total_s / f.utilization;
+    return PrefillEstimate{PrefillSource::roofline, seconds, static_cast<double>(prompt_tokens) / seconds, &f};
+  }
+  std::string fitted;
+  for (const UnitUtilization& f : kUnitUtilization) fitted += (fitted.empty() ? "" : ", ") + std::string(to_string(f.unit));
+  std::string has;
+  for (const auto& [kind, unit] : device.units) has += (has.empty() ? "" : ", ") + std::string(to_string(kind));
+  return Error{"device profile has no [prefill], and no unit with a utilization fitted to measured prefill (" + fitted +
+               " has one; the profile's units: " + has + ")"};
 }
 
 Result<PrefillEstimate> derived_prefill_rate(const DeviceSpec& device, const ModelSpec& m, const FileType& ft) {

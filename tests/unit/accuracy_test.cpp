@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include "edgeplan/core/decode.hpp"
+#include "edgeplan/core/plan.hpp"
 #include "edgeplan/core/prefill.hpp"
 #include "edgeplan/io/profiles.hpp"
 
@@ -84,6 +85,28 @@ TEST(Accuracy, EveryRowMatchesDocsAccuracyMd) {
   std::ranges::sort(apple_errors);
   EXPECT_LT(apple_errors.back(), 0.15);
   EXPECT_LT((apple_errors[16] + apple_errors[17]) / 2, 0.05);
+}
+
+// The gpu utilization of the [units] prefill (plan.hpp) is the fit to the M1 and M2 pp512 rows above: the
+// roofline of each chip's [units.gpu] alone against the measured time (bench/accuracy.py prints the same fit and
+// its leave-one-chip-out error).
+TEST(Accuracy, GpuUtilizationIsFittedToTheAppleRows) {
+  const io::SearchPath builtin;
+  std::vector<double> roofline_s, measured_s;
+  for (const Row& row : rows()) {
+    if (row.measured_pp == 0) continue;
+    const DeviceSpec d = need(io::load_device(need(io::find_profile("devices", row.device, builtin)), row.overrides));
+    const ModelSpec m = need(io::load_model(need(io::find_profile("models", row.model, builtin)), {}));
+    roofline_s.push_back(need(unit_roofline_prefill(m, d, UnitKind::gpu, 512)).total_s);
+    measured_s.push_back(512 / row.measured_pp);
+  }
+  ASSERT_EQ(roofline_s.size(), 17u);
+  const UnitUtilization* gpu = unit_utilization(UnitKind::gpu);
+  ASSERT_NE(gpu, nullptr);
+  EXPECT_NEAR(fit_utilization(roofline_s, measured_s), gpu->utilization, 0.0005);
+  EXPECT_EQ(gpu->runs, 17u);
+  EXPECT_EQ(unit_utilization(UnitKind::npu), nullptr);
+  EXPECT_EQ(unit_utilization(UnitKind::cpu), nullptr);
 }
 
 }  // namespace

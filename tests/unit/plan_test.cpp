@@ -10,6 +10,7 @@
 #include "cli_run.hpp"
 #include "edgeplan/core/calibrate.hpp"
 #include "edgeplan/core/prefill.hpp"
+#include "edgeplan/io/profiles.hpp"
 #include "edgeplan/io/report.hpp"
 #include "fixtures.hpp"
 
@@ -27,6 +28,14 @@ io::Json json_of(std::vector<std::string> args) {
 }
 
 std::string source_file(const std::string& path) { return std::string(EDGEPLAN_SOURCE_DIR) + "/" + path; }
+
+// A device or model profile by name or path, through the loader.
+DeviceSpec device_profile(const std::string& name) {
+  return io::load_device(io::find_profile("devices", name, {}).value(), {}).value();
+}
+ModelSpec model_profile(const std::string& name) {
+  return io::load_model(io::find_profile("models", name, {}).value(), {}).value();
+}
 
 // Each figure report prints is the one the single command prints for the same pair.
 TEST(PlanCli, ReportFiguresAreTheSingleCommands) {
@@ -58,19 +67,78 @@ TEST(PlanCli, ReportFiguresAreTheSingleCommands) {
   EXPECT_EQ(report["device_share"], route["to_device"].get<double>() / route["request_count"].get<double>());
 }
 
-// One pair, one prefill model: a device with [units] and no [prefill] gets place's roofline in report, decode
-// and route (before, report and decode said "--" and route refused while place printed a rate).
-TEST(PlanCli, UnitsWithoutPrefillUsePlacesRoofline) {
+// One pair, one prefill model: a device with [units] and no [prefill] gets the gpu's roofline over the fitted
+// gpu utilization in report, decode and route alike.
+TEST(PlanCli, UnitsWithoutPrefillUseTheFittedGpuRoofline) {
   const std::string device = source_file("tests/data/place-three-units.toml");
-  const io::Json place = json_of({"place", "--device", device, "--model", "ref-8b", "--prompt", "512"});
   const io::Json report = json_of({"report", "--device", device, "--model", "ref-8b"});
-  EXPECT_EQ(report["prefill_tok_per_s"], place["prefill_tok_per_s"]);
   EXPECT_EQ(report["prefill_source"], "units");
+  EXPECT_EQ(report["prefill_basis"]["unit"], "gpu");
+  EXPECT_EQ(report["prefill_basis"]["utilization"], 0.693);
   const io::Json decode = json_of({"decode", "--device", device, "--model", "ref-8b", "--quant", "Q4_K_M",
                                   "--context", "4096"});
-  EXPECT_EQ(decode["formats"][0]["prefill_tok_per_s"], place["prefill_tok_per_s"]);
-  EXPECT_DOUBLE_EQ(report["ttft_s"].get<double>(),
-                   place["prefill_s"].get<double>() + decode["formats"][0]["ms_per_token"].get<double>() / 1000);
+  EXPECT_EQ(decode["formats"][0]["prefill_tok_per_s"], report["prefill_tok_per_s"]);
+  EXPECT_EQ(decode["prefill_basis"], report["prefill_basis"]);
+  EXPECT_DOUBLE_EQ(report["ttft_s"].get<double>(), 512 / report["prefill_tok_per_s"].get<double>() +
+                                                       decode["formats"][0]["ms_per_token"].get<double>() / 1000);
+}
+
+// The estimate is the gpu unit's own roofline (no npu, no transfers) divided by the fitted utilization.
+TEST(Plan, UnitsPrefillIsTheGpuRooflineOverItsUtilization) {
+  const DeviceSpec d = device_profile(source_file("tests/data/place-three-units.toml"));
+  const ModelSpec m = model_profile("ref-8b");
+  const auto est = prefill_estimate(d, m, prefill_flops(m, 512), *find_file_type("Q4_K_M"), 512);
+  ASSERT_TRUE(est.ok()) << est.error().message;
+  ASSERT_NE(est->fitted, nullptr);
+  EXPECT_EQ(est->fitted->unit, UnitKind::gpu);
+  const auto roof = unit_roofline_prefill(m, d, UnitKind::gpu, 512);
+  ASSERT_TRUE(roof.ok());
+  EXPECT_DOUBLE_EQ(est->seconds, roof->total_s / 0.693);
+  EXPECT_DOUBLE_EQ(fit_utilization(std::vector<double>{1, 4}, std::vector<double>{2, 2}), 1.0);
+}
+
+// A device whose only unit has no fitted utilization prints no prefill figure: the iPhone 15 Pro's Neural
+// Engine roofline (35 int8 TOPS at 100%) gave 1,665 tok/s for an 8B, 5-15x what any runtime reaches.
+TEST(Plan, NoPrefillFigureWithoutAFittedUnit) {
+  const DeviceSpec d = device_profile("iphone-15-pro");
+  const ModelSpec m = model_profile("llama-3.1-8b");
+  const auto est = prefill_estimate(d, m, prefill_flops(m, 512), *find_file_type("Q4_K_M"), 512);
+  ASSERT_FALSE(est.ok());
+  EXPECT_EQ(est.error().message, "device profile has no [prefill], and no unit with a utilization fitted to measured "
+                                 "prefill (gpu has one; the profile's units: npu)");
+}
+
+// A datasheet-only device's decode and prefill are marked "*" and explained; JSON says calibrated false and
+// --require can ask for a fitted device.
+TEST(PlanCli, UncalibratedFiguresAreMarked) {
+  const CliRun sheet = run_cli({"report", "--device", "iphone-16-pro", "--model", "llama-3.1-8b"});
+  ASSERT_EQ(sheet.exit_code, 0) << sheet.err;
+  EXPECT_NE(sheet.out.find(" tok/s *"), std::string::npos) << sheet.out;
+  EXPECT_NE(sheet.out.find("* uncalibrated: iphone-16-pro is datasheet only (vendor figures at utilization 0.85; "
+                           "nothing fitted)"), std::string::npos) << sheet.out;
+  const io::Json j = json_of({"report", "--device", "iphone-16-pro", "--model", "llama-3.1-8b"});
+  EXPECT_EQ(j["calibrated"], false);
+  EXPECT_EQ(j["provenance"]["method"], "datasheet");
+  const io::Json fitted = json_of({"report", "--device", "apple-m2-24g", "--model", "llama-3.1-8b"});
+  EXPECT_EQ(fitted["calibrated"], true);
+  EXPECT_EQ(fitted["provenance"]["runtime"], "llama.cpp Metal");
+  EXPECT_EQ(run_cli({"report", "--device", "iphone-16-pro", "--model", "llama-3.1-8b", "--require",
+                     "calibrated == true"}).exit_code, 1);
+  EXPECT_EQ(run_cli({"report", "--device", "apple-m2-24g", "--model", "llama-3.1-8b", "--require",
+                     "calibrated == true"}).exit_code, 0);
+  const CliRun ref = run_cli({"report", "--device", "phone8g", "--model", "ref-8b"});
+  EXPECT_EQ(ref.out.find("uncalibrated"), std::string::npos) << ref.out;
+}
+
+// A llama.cpp GGUF on a device fitted to another runtime names the mismatch; on a llama.cpp-fitted one it does not.
+TEST(PlanCli, RuntimeMismatchIsNamed) {
+  const std::string gguf = source_file("tests/data/tiny-llama.gguf");
+  const io::Json jetson = json_of({"report", "--device", "jetson-orin-nano-8g", "--model", gguf});
+  EXPECT_EQ(jetson["runtime_mismatch"], "runtime mismatch: jetson-orin-nano-8g was fitted to MLC CUDA, and the model "
+                                        "is a llama.cpp GGUF: the figures carry that runtime's efficiency, not "
+                                        "llama.cpp's");
+  EXPECT_TRUE(json_of({"report", "--device", "apple-m2-24g", "--model", gguf})["runtime_mismatch"].is_null());
+  EXPECT_TRUE(json_of({"report", "--device", "jetson-orin-nano-8g", "--model", "llama-3.1-8b"})["runtime_mismatch"].is_null());
 }
 
 // Where a device gives both, report keeps the chapter's [prefill] figure and says so, naming place's.

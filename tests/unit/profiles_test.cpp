@@ -52,6 +52,21 @@ TEST(Profiles, ValidationMessages) {
             "t.toml:1:16: invalid TOML: Error while parsing array: encountered end-of-file");
 }
 
+// [provenance]: a fitted profile names what it was fitted to; the method decides `calibrated`.
+TEST(Profiles, Provenance) {
+  auto fitted = load_device(text(std::string(kDevice) + "[provenance]\nmethod = \"fitted\"\nruntime = \"llama.cpp Metal\"\n"
+                                 "measurements = 6\nresidual_percent = 0.8\n"), {});
+  ASSERT_TRUE(fitted.ok()) << fitted.error().message;
+  EXPECT_TRUE(calibrated(fitted->provenance));
+  EXPECT_EQ(fitted->provenance->measurements, 6u);
+  auto sheet = load_device(text(std::string(kDevice) + "[provenance]\nmethod = \"datasheet\"\n"), {});
+  ASSERT_TRUE(sheet.ok()) << sheet.error().message;
+  EXPECT_FALSE(calibrated(sheet->provenance));
+  EXPECT_FALSE(calibrated(load_device(text(kDevice), {})->provenance));
+  EXPECT_EQ(device_error(std::string(kDevice) + "[provenance]\nmethod = \"fitted\"\n"),
+            "t.toml:6:1: device.provenance with method \"fitted\" needs runtime and measurements");
+}
+
 TEST(Profiles, Overrides) {
   auto d = load_device(text(kDevice), *parse_overrides({"device.bandwidth_gbps=120"}, {"device"}));
   ASSERT_TRUE(d.ok());

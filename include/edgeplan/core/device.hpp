@@ -52,6 +52,25 @@ struct PowerSpec {
   double battery_wh = 0;  // battery capacity
 };
 
+// How a profile's decode and prefill figures were obtained ([provenance]; docs/profiles.md).
+enum class Calibration {
+  reference,  // the chapter's definitions (phone8g): a scenario, not a measured device
+  fitted,     // fitted to `measurements` runs of `runtime` on this device, largest in-sample error residual_percent
+  carried,    // not measured here: utilization, overhead and prefill efficiency of the fitted profile `from`
+  datasheet,  // vendor figures at the default utilization, nothing fitted
+};
+const char* to_string(Calibration c);  // "reference", "fitted", "carried", "datasheet"
+
+struct Provenance {
+  Calibration method = Calibration::datasheet;
+  std::string runtime;            // runtime and backend measured, "llama.cpp Metal"; empty for datasheet/reference
+  std::uint32_t measurements = 0; // runs fitted (fitted)
+  double residual_percent = 0;    // largest in-sample |predicted / measured - 1| of the fit, % (fitted)
+  std::string from;               // the fitted profile carried over (carried)
+};
+// Only a fitted profile is calibrated; a profile without [provenance] is not.
+bool calibrated(const std::optional<Provenance>& p);
+
 struct DeviceSpec {
   std::string name;
   double memory_bytes = 0;          // memory the OS lets one app use for the model (not RAM on the box)
@@ -67,6 +86,7 @@ struct DeviceSpec {
   std::optional<LoraSwapSpec> lora;    // [lora]: needed by lora
   std::optional<ThermalSpec> thermal;        // sustained-load throttling ([thermal])
   std::optional<PowerSpec> power;            // power draw and battery ([power])
+  std::optional<Provenance> provenance;      // how the figures were obtained ([provenance])
 };
 
 }  // namespace edgeplan

@@ -33,22 +33,45 @@ namespace edgeplan {
 // Where a prefill figure comes from.
 enum class PrefillSource {
   profile,   // the device's [prefill]: the runtime's end-to-end rate (the chapter's 7.7 figure, or fitted to llama-bench)
-  roofline,  // the per-op roofline of the device's [units] (place.hpp), when the profile has no [prefill]
+  roofline,  // the roofline of one of the device's [units] x that unit kind's fitted utilization (unit_utilization),
+             // when the profile has no [prefill]
 };
 const char* to_string(PrefillSource s);  // "prefill" (the [prefill] section), "units" (the [units] roofline)
+
+// The share of a unit's per-op roofline (place.hpp: datasheet peaks at 100%) that a runtime reaches in prefill,
+// fitted to measured prefill of devices whose profiles have that unit: fitted_s = roofline_s / utilization.
+// Only unit kinds with measurements have one. Documented in docs/model.md, "prefill from [units]".
+struct UnitUtilization {
+  UnitKind unit = UnitKind::gpu;
+  double utilization = 1;          // roofline time / measured time, geometric mean over the runs, (0, 1]
+  std::uint32_t runs = 0;          // measurements fitted
+  const char* runtime = "";        // the runtime and backend measured, e.g. "llama.cpp Metal"
+  const char* measured = "";       // what was measured, for notes
+  double loo_error_percent = 0;    // leave-one-chip-out median absolute error, %
+};
+// The fitted factor of unit kind u; nullptr where no measured prefill exists for it (npu, cpu).
+const UnitUtilization* unit_utilization(UnitKind u);
+// The least-squares fit in log space of roofline_s x (1 / utilization) = measured_s: the geometric mean of
+// roofline_s / measured_s. Both spans have the same non-zero length.
+double fit_utilization(std::span<const double> roofline_s, std::span<const double> measured_s);
 
 struct PrefillEstimate {
   PrefillSource source = PrefillSource::profile;
   double seconds = 0;    // the prompt's prefill
   double tok_per_s = 0;  // prompt tokens / seconds
+  const UnitUtilization* fitted = nullptr;  // the unit and factor of a roofline estimate; nullptr for [prefill]
 };
 
-// Policy of the roofline prefill: place's default.
-inline constexpr Policy kPrefillPolicy = Policy::npu_first;
+// The roofline prefill of m on one of the device's units alone, at datasheet peaks (no utilization): m's
+// derived layer on that unit (place.hpp), layers x layer time plus the LM head. Fails when the device has no
+// such unit or the unit lacks an op of the layer.
+Result<Prefill> unit_roofline_prefill(const ModelSpec& m, const DeviceSpec& device, UnitKind unit,
+                                      std::uint32_t seq_tokens);
 
 // The one prefill model of a prompt of `prompt_tokens` costing `prompt_flops` (prefill_flops) for m stored as
-// ft: [prefill] when the device has it, else the per-op roofline of [units] under kPrefillPolicy. Fails
-// ("device profile has no [prefill]") with neither, or when the placement cannot run the layer.
+// ft: [prefill] when the device has it, else unit_roofline_prefill on the first unit kind (gpu, then the
+// others in unit_kinds() order) that the device has and that has a fitted utilization, divided by it. Fails,
+// naming what is missing, when the device has neither.
 Result<PrefillEstimate> prefill_estimate(const DeviceSpec& device, const ModelSpec& m, double prompt_flops,
                                          const FileType& ft, std::uint64_t prompt_tokens);
 

@@ -81,6 +81,22 @@ void echo_units(const D& d, Json& j) {
   j["units"] = std::move(all);
 }
 
+// A fitted profile names its runtime and runs; a carried one its runtime and the profile it came from.
+bool provenance_complete(const D& d) {
+  if (!d.provenance) return true;
+  const Provenance& p = *d.provenance;
+  if (p.method == Calibration::fitted) return !p.runtime.empty() && p.measurements > 0;
+  if (p.method == Calibration::carried) return !p.runtime.empty() && !p.from.empty();
+  return true;
+}
+
+void need_provenance_keys(Fields& f, D& d) {
+  if (provenance_complete(d)) return;
+  f.fail("provenance", d.provenance->method == Calibration::fitted
+                           ? "with method \"fitted\" needs runtime and measurements"
+                           : "with method \"carried\" needs runtime and from (the fitted profile carried over)");
+}
+
 void need_link(Fields& f, D& d) {
   if (d.units.size() > 1 && !d.link) {
     f.fail({}, fmt::format("has {} compute units and needs a [link] section (bandwidth_gbps, optional latency_us) "
@@ -207,6 +223,43 @@ Schema<D> make() {
       section_number<&D::power, &PowerSpec::idle_w>("idle_w", Range::non_negative),
       section_number<&D::power, &PowerSpec::battery_wh>("battery_wh", Range::positive),
   }, [](D& d) { d.power.emplace(); }, [](const D& d) { return d.power.has_value(); }});
+  s.sections.push_back({"provenance", {
+      R{.key = "method", .type = Type::choice, .required = true,
+        .choices = [] { return std::vector<std::string>{"reference", "fitted", "carried", "datasheet"}; },
+        .set = [](D& d, const Value& v) {
+          const std::string& m = text(v);
+          d.provenance->method = m == "reference" ? Calibration::reference
+                                 : m == "fitted"  ? Calibration::fitted
+                                 : m == "carried" ? Calibration::carried
+                                                  : Calibration::datasheet;
+        },
+        .get = [](const D& d) -> std::optional<Value> { return std::string(to_string(d.provenance->method)); }},
+      R{.key = "runtime", .type = Type::string,
+        .set = [](D& d, const Value& v) { d.provenance->runtime = text(v); },
+        .get = [](const D& d) -> std::optional<Value> {
+          if (d.provenance->runtime.empty()) return std::nullopt;
+          return d.provenance->runtime;
+        }},
+      R{.key = "measurements", .type = Type::count, .counts = {1, 1000000},
+        .set = [](D& d, const Value& v) { d.provenance->measurements = static_cast<std::uint32_t>(count(v)); },
+        .get = [](const D& d) -> std::optional<Value> {
+          if (d.provenance->measurements == 0) return std::nullopt;
+          return std::int64_t{d.provenance->measurements};
+        }},
+      R{.key = "residual_percent", .range = Range::non_negative,
+        .set = [](D& d, const Value& v) { d.provenance->residual_percent = number(v); },
+        .get = [](const D& d) -> std::optional<Value> {
+          if (d.provenance->method != Calibration::fitted) return std::nullopt;
+          return d.provenance->residual_percent;
+        }},
+      R{.key = "from", .type = Type::string,
+        .set = [](D& d, const Value& v) { d.provenance->from = text(v); },
+        .get = [](const D& d) -> std::optional<Value> {
+          if (d.provenance->from.empty()) return std::nullopt;
+          return d.provenance->from;
+        }},
+  }, [](D& d) { d.provenance.emplace(); }, [](const D& d) { return d.provenance.has_value(); }, need_provenance_keys});
+  s.also_consistent = provenance_complete;
   return s;
 }
 

@@ -1,0 +1,17 @@
+#include "edgeplan/core/device.hpp"
+
+namespace edgeplan {
+
+const char* to_string(Calibration c) {
+  switch (c) {
+    case Calibration::reference: return "reference";
+    case Calibration::fitted: return "fitted";
+    case Calibration::carried: return "carried";
+    case Calibration::datasheet: return "datasheet";
+  }
+  return "";
+}
+
+bool calibrated(const std::optional<Provenance>& p) { return p && p->method == Calibration::fitted; }
+
+}  // namespace edgeplan
