@@ -88,11 +88,11 @@ Runner setup_fit(Options& opts) {
       }
       DecodePlanInputs in{&model, formats, {}, kv, o->min_context, std::nullopt, 1, 0};
       for (const FileType* ft : formats) in.sizes.push_back(unwrap(weight_size(model, *ft)));
-      const double params = param_count(model).value_or(0);
+      const double params = param_count(model).value_or(0), quality_params = quality_param_count(model).value_or(0);
       for (const FormatPlan& f : plan_decode(device, in)) {
         ++considered;
         Candidate c{model.name, std::string(f.format->name), params, f.weights.bits_per_weight, f.weights.bytes,
-                    {quality_proxy(params, f.format->name), f.decode.tok_per_s,
+                    {quality_proxy(quality_params, f.format->name), f.decode.tok_per_s,
                      max_context(model, kv, f.memory.budget_bytes, device.kv_cache)}};
         if (!o->allow_beyond_trained) c.point.max_context = trained_cap(model, c.point.max_context);
         if (!f.memory.fits || c.point.max_context < o->min_context) continue;

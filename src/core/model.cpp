@@ -328,6 +328,15 @@ std::optional<double> param_count(const ModelSpec& m) {
   return n;
 }
 
+std::optional<double> quality_param_count(const ModelSpec& m) {
+  if (!m.vocab) return m.params;
+  double n = 0;
+  for (const TensorShape& t : llama_tensors(m)) {
+    if (t.name != "per_layer_token_embd.weight") n += tensor_weights(t);
+  }
+  return n;
+}
+
 const char* to_string(SizeSource s) {
   switch (s) {
     case SizeSource::stated_bytes: return "profile bytes";

@@ -221,6 +221,9 @@ TEST(Hybrid, Gemma3nImportsSharedKvAndPerLayerEmbeddings) {
   EXPECT_EQ(*param_count(m), 4458122848.0);
   // A token reads one row (7680 weights) of per_layer_token_embd.
   EXPECT_EQ(*active_param_count(m), 4458122848.0 - 2015232000.0 + 7680);
+  // fit's quality counts all but per_layer_token_embd: 2,442,890,848, which less token_embd (537,395,200) is
+  // Google's 1.91 B "effective" parameters of E2B (huggingface.co/datasets/google/gemma3n-slicing-configs).
+  EXPECT_EQ(*quality_param_count(m), 4458122848.0 - 2015232000.0);
 }
 
 // SmolLM3-3B (https://huggingface.co/HuggingFaceTB/SmolLM3-3B/blob/main/config.json): llama's tensors; the layers

@@ -149,6 +149,10 @@ std::optional<double> active_param_count(const ModelSpec& m);
 // Parameter count: from the tensor list when the vocabulary is known, else as stated.
 std::optional<double> param_count(const ModelSpec& m);
 
+// Parameters that count toward a model's quality: all but Gemma 3n's per-layer embeddings, a lookup table of
+// one row per token that Google leaves out of the "effective" size it names the models by (E2B, E4B).
+std::optional<double> quality_param_count(const ModelSpec& m);
+
 // How a weight size was obtained.
 enum class SizeSource { stated_bytes, stated_bits, tensor_rules, params_times_bits };
 const char* to_string(SizeSource s);
