@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "cli/command.hpp"
+#include "edgeplan/core/limits.hpp"
 #include "edgeplan/io/inputs.hpp"
 #include "edgeplan/io/model_file.hpp"
 #include "edgeplan/io/text.hpp"
@@ -70,4 +71,23 @@ double parse_number(const std::string& text, const std::string& what) {
   if (!v) throw UsageError(fmt::format("{}: '{}' is not a number", what, text));
   return *v;
 }
+void add_runtime_options(CLI::App& app, RuntimeFlags& f) {
+  app.add_option("--ubatch", f.ubatch, "Micro-batch of llama.cpp's compute graph, tokens (-ub; default: the device's "
+                 "[kv_cache] ubatch_tokens, 512)")->check(CLI::Range(1u, static_cast<unsigned>(limits::kPromptTokens)));
+  app.add_option("--flash-attn", f.flash_attn, "Flash attention: auto (on, as llama.cpp resolves it on the CPU), on, off")
+      ->capture_default_str()->check(CLI::IsMember({"auto", "on", "off"}));
+  app.add_option("--parallel", f.parallel, "Sequences served at once (-np), each with its own cache of --context")
+      ->capture_default_str()->check(CLI::Range(1u, 256u));
+  app.add_flag("--no-mmap", f.no_mmap, "Load the weights instead of mapping them: the repacked ones are not kept twice");
+}
+
+RuntimeOptions runtime_options(const RuntimeFlags& f, DeviceSpec& device) {
+  if (f.ubatch) device.kv_cache.ubatch_tokens = *f.ubatch;
+  RuntimeOptions o;
+  o.flash_attn = *find_flash_attn(f.flash_attn);
+  o.parallel = f.parallel;
+  o.mmap = !f.no_mmap;
+  return o;
+}
+
 }  // namespace edgeplan::cli

@@ -131,7 +131,10 @@ Result<RuntimeBuffers> runtime_buffers(const ModelSpec& m, const FileType& ft, c
   const double c = static_cast<double>(cells);
   const double mask = (b.flash_attn ? 2 : 4) * tokens * c;
   const double scores = b.flash_attn ? 0 : 4 * tokens * c * m.heads;
-  const double output_phase = 4 * tokens * (vocab + 2 * h);
+  // With a quantized cache the output phase keeps one more row of hidden states per token live (measured: one
+  // T x hidden F32 tensor more at every shape, tests/llamacpp/check-runtime).
+  const double quantized_cache = t.k->quantized() || t.v->quantized() ? 1 : 0;
+  const double output_phase = 4 * tokens * (vocab + (2 + quantized_cache) * h);
   const double attention_phase = scores + mask + 4 * tokens * (3 * h + 2 * q + 2 * kv);
   const double ffn_phase = mask + 4 * tokens * (3 * f + 4 * h);
   b.compute_bytes = std::max({output_phase, attention_phase, ffn_phase});
@@ -139,6 +142,12 @@ Result<RuntimeBuffers> runtime_buffers(const ModelSpec& m, const FileType& ft, c
   b.repack_bytes = repack_bytes(m, ft, spec.repack);
   b.added_bytes = b.compute_bytes + b.output_bytes + (o.mmap ? b.repack_bytes : 0);
   return b;
+}
+
+double sequence_fixed_bytes(double memory_bytes, double reserved_bytes, double weight_bytes, const RuntimeBuffers& b,
+                            std::uint32_t parallel) {
+  const double free = memory_bytes - reserved_bytes;
+  return free - (free - weight_bytes - b.added_bytes) / std::max<std::uint32_t>(1, parallel);
 }
 
 }  // namespace edgeplan

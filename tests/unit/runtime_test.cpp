@@ -36,6 +36,14 @@ TEST(Runtime, OutputPhaseIsTheLogitsOfAMicroBatch) {
   EXPECT_DOUBLE_EQ(b->added_bytes, 66584576 + 4 * 32000);
 }
 
+TEST(Runtime, AQuantizedCacheKeepsOneMoreRowOfHiddenStates) {
+  // llama.cpp reserved 67,110,912 bytes with a q8_0 cache (flash attention on, context 4096, ubatch 512):
+  // 4 x 512 x (32,000 + 3 x 256) = 67,108,864.
+  const auto b = runtime_buffers(small_model(), f16(), kv("q8_0"), 4096, {}, {}, {});
+  ASSERT_TRUE(b.ok());
+  EXPECT_DOUBLE_EQ(b->compute_bytes, 4.0 * 512 * (32000 + 3 * 256));
+}
+
 TEST(Runtime, AttentionScoresWithoutFlashAttention) {
   // kvctx-llama write s1.gguf 4 256 8 2 32 512 2000, flash attention off, ubatch 512, context 2048: llama.cpp
   // reserved 40,642,560 bytes. Scores 4 x 512 x 2048 x 8 + mask 4 x 512 x 2048 + 4 x 512 x (3 x 256 + 2 x 256 +

@@ -2,6 +2,7 @@
 //   compute  the scheduler's buffer for the worst-case graph (a full micro-batch of T = min(ubatch, context)
 //            tokens), the largest of three phases the graph allocator keeps live at once:
 //              output     4 T (vocab + 2 hidden)                        logits of T outputs + the last hidden states
+//                         (+ 4 T hidden with a quantized K or V cache)
 //              attention  mask + 4 T (3 hidden + 2 q + 2 kv)            flash attention on (q = heads x head_dim,
 //                         mask = 2 T cells, the F16 KQ mask)            kv = kv_heads x head_dim)
 //                         4 T cells heads + mask + 4 T (3 hidden + 2 q + 2 kv)   off (KQ scores in F32,
@@ -75,5 +76,11 @@ double repack_bytes(const ModelSpec& m, const FileType& ft, RepackIsa isa);
 Result<RuntimeBuffers> runtime_buffers(const ModelSpec& m, const FileType& ft, const KvCacheType& t,
                                        std::uint64_t context_tokens, const KvCacheSettings& s, const RuntimeSpec& spec,
                                        const RuntimeOptions& o);
+
+// What the KV planner (plan_kv, max_context) takes off memory - reserved so that one sequence's cache gets its
+// share: the weights and the buffers, then 1/parallel of what is left for each sequence. At parallel 1 it is
+// weights + buffers.
+double sequence_fixed_bytes(double memory_bytes, double reserved_bytes, double weight_bytes, const RuntimeBuffers& b,
+                            std::uint32_t parallel);
 
 }  // namespace edgeplan
