@@ -11,6 +11,7 @@ namespace {
 struct KvOptions {
   std::string device, model, quant, kv_type = "f16";
   std::uint64_t context = 0;
+  RuntimeFlags runtime;
 };
 
 // What kv's rows need besides the device, loaded and computed once.
@@ -20,7 +21,15 @@ struct KvInputs {
   const FileType* format = nullptr;
   WeightSize weights;
   std::uint64_t context = 0;
+  RuntimeFlags runtime;
 };
+
+// llama.cpp's buffers for kv on d: at the context asked, or at one micro-batch without --context.
+RuntimeBuffers kv_buffers(const KvInputs& in, DeviceSpec& d, const ModelSpec& m, RuntimeOptions& o) {
+  o = runtime_options(in.runtime, d);
+  const std::uint64_t at = in.context > 0 ? in.context : d.kv_cache.ubatch_tokens;
+  return unwrap(runtime_buffers(m, *in.format, in.primary, at, d.kv_cache, d.runtime, o));
+}
 
 KvInputs kv_inputs(const KvOptions& o, const Context& ctx, io::Json& inputs) {
   KvInputs in;
@@ -29,6 +38,7 @@ KvInputs kv_inputs(const KvOptions& o, const Context& ctx, io::Json& inputs) {
   in.format = &need_format(quant_or_file_format(o.quant, in.model));
   in.weights = unwrap(weight_size(in.model, *in.format));
   in.context = o.context;
+  in.runtime = o.runtime;
   return in;
 }
 
@@ -60,6 +70,7 @@ Runner setup_kv(Options& opts) {
   opts.add(Opt::quant, o->quant);
   opts.add(Opt::context, o->context, "Context to check: does it fit, and with what headroom (takes k and M: 8k)");
   opts.add(Opt::kv_type, o->kv_type, kv_type_help("Cache type that decides `fits`")).show_default();
+  add_runtime_options(opts, o->runtime);
   auto structs = [o](const Context& ctx) {
     io::Json inputs;
     DeviceSpec device = ctx.device(o->device, inputs);
@@ -79,7 +90,12 @@ Runner setup_kv(Options& opts) {
                              const std::vector<io::Cell>& prefix, Rows& rows) {
             const double* bytes = weight_bytes(m, model_id);
             if (!bytes) throw UsageError("kv: a swept model was not checked (a bug)");
-            kv_rows(in->context, plan_kv(d, m, *bytes, in->context, in->primary), prefix, rows);
+            DeviceSpec with_ubatch = d;
+            RuntimeOptions ro;
+            const RuntimeBuffers b = kv_buffers(*in, with_ubatch, m, ro);
+            const double fixed = sequence_fixed_bytes(with_ubatch.memory_bytes, with_ubatch.reserved_bytes, *bytes, b,
+                                                      ro.parallel);
+            kv_rows(in->context, plan_kv(with_ubatch, m, fixed, in->context, in->primary), prefix, rows);
           },
           [weight_bytes](const DeviceSpec&, const ModelSpec& m, std::uint64_t model_id) {
             return weight_bytes(m, model_id) != nullptr;
@@ -90,12 +106,15 @@ Runner setup_kv(Options& opts) {
   auto run = [o](const Context& ctx) {
     io::Report r;
     r.command = "kv";
-    const DeviceSpec device = ctx.device(o->device, r.inputs);
+    DeviceSpec device = ctx.device(o->device, r.inputs);
     const KvInputs in = kv_inputs(*o, ctx, r.inputs);
     const ModelSpec& model = in.model;
     const FileType* ft = in.format;
     const WeightSize& weights = in.weights;
-    const double budget = kv_budget_bytes(device.memory_bytes, device.reserved_bytes, weights.bytes);
+    RuntimeOptions ro;
+    const RuntimeBuffers buffers = kv_buffers(in, device, model, ro);
+    const double budget = kv_budget_bytes(device.memory_bytes, device.reserved_bytes, weights.bytes + buffers.added_bytes);
+    const double fixed = sequence_fixed_bytes(device.memory_bytes, device.reserved_bytes, weights.bytes, buffers, ro.parallel);
     r.inputs["quant"] = ft->name;
     r.inputs["kv_type"] = in.primary.name();
     r.notes = requantize_note(model, *ft);
@@ -109,27 +128,47 @@ Runner setup_kv(Options& opts) {
       t.columns.push_back({fmt::format("fits {}", o->context), "fits"});
       t.columns.push_back({"headroom (GiB)", "headroom_bytes", 2, false, units::kGiB});
     }
-    const std::vector<KvTypePlan> points = plan_kv(device, model, weights.bytes, in.context, in.primary);
+    const std::vector<KvTypePlan> points = plan_kv(device, model, fixed, in.context, in.primary);
     kv_rows(in.context, points, {}, t.rows);
     for (const KvTypePlan& p : points) {
       if (p.type != in.primary) continue;
       r.results["bytes_per_token"] = p.bytes_per_token;
       r.results["max_context"] = p.max_context;
       if (o->context > 0) {
-        r.results["cache_bytes"] = p.cache_bytes;
+        r.results["cache_bytes"] = p.cache_bytes * ro.parallel;
         r.results["fits"] = p.at_context.fits;
         r.results["headroom_bytes"] = p.at_context.headroom_bytes;
       }
     }
     r.results["weights_bytes"] = weights.bytes;
+    r.results["compute_bytes"] = buffers.compute_bytes;
+    r.results["output_bytes"] = buffers.output_bytes;
+    r.results["repack_bytes"] = buffers.repack_bytes;
+    r.results["runtime_bytes"] = buffers.added_bytes;
+    r.results["flash_attn"] = buffers.flash_attn;
+    r.results["parallel"] = ro.parallel;
+    r.results["ubatch"] = device.kv_cache.ubatch_tokens;
     r.results["budget_bytes"] = budget;
     r.results["budget_gib"] = budget / units::kGiB;
     r.tables.push_back(std::move(t));
 
     r.title = fmt::format("kv: {} ({}) on {}", model.name, ft->name, device.name);
-    r.header.push_back(fmt::format("memory {:.2f} GiB - reserved {:.2f} GiB - weights {:.2f} GiB = KV budget {:.2f} GiB",
-                                   device.memory_bytes / units::kGiB, device.reserved_bytes / units::kGiB,
-                                   weights.bytes / units::kGiB, budget / units::kGiB));
+    if (device.runtime.buffers) {
+      r.header.push_back(fmt::format(
+          "memory {:.2f} GiB - reserved {:.2f} GiB - weights {:.2f} GiB - runtime {:.2f} GiB = KV budget {:.2f} GiB",
+          device.memory_bytes / units::kGiB, device.reserved_bytes / units::kGiB, weights.bytes / units::kGiB,
+          buffers.added_bytes / units::kGiB, budget / units::kGiB));
+      r.header.push_back(fmt::format(
+          "runtime (llama.cpp, ubatch {}, flash attention {}, {} sequence{}{}): compute {:.2f} MiB, output {:.2f} MiB, "
+          "repack {:.2f} MiB{}", device.kv_cache.ubatch_tokens, buffers.flash_attn ? "on" : "off", ro.parallel,
+          ro.parallel == 1 ? "" : "s", in.context > 0 ? "" : ", at one micro-batch of context",
+          buffers.compute_bytes / units::kMiB, buffers.output_bytes / units::kMiB, buffers.repack_bytes / units::kMiB,
+          ro.mmap ? "" : " (in place of the weights it holds: --no-mmap)"));
+    } else {
+      r.header.push_back(fmt::format("memory {:.2f} GiB - reserved {:.2f} GiB - weights {:.2f} GiB = KV budget {:.2f} GiB",
+                                     device.memory_bytes / units::kGiB, device.reserved_bytes / units::kGiB,
+                                     weights.bytes / units::kGiB, budget / units::kGiB));
+    }
     if (budget <= 0) r.notes.push_back("the weights alone do not fit: no room for a KV cache");
     if (model.state) {
       r.notes.push_back(fmt::format("{} of {} layers keep a constant {} state instead of KV: {} B (F32) held at any "

@@ -192,6 +192,18 @@ KvCacheType need_kv_type(const std::string& text, const ModelSpec& model);
 // --kv-type's help: `what` the option decides, then every type (kv_types()) and the K/V form.
 std::string kv_type_help(std::string_view what);
 
+// llama.cpp's runtime settings (core/runtime.hpp) with its defaults: --ubatch (the device's [kv_cache]
+// ubatch_tokens, 512 unless the profile says otherwise), --flash-attn auto|on|off, --parallel, --no-mmap.
+struct RuntimeFlags {
+  std::optional<std::uint32_t> ubatch;
+  std::string flash_attn = "auto";
+  std::uint32_t parallel = 1;
+  bool no_mmap = false;
+};
+void add_runtime_options(Options& opts, RuntimeFlags& f);
+// The options as core takes them; --ubatch set on the device's cache settings.
+RuntimeOptions runtime_options(const RuntimeFlags& f, DeviceSpec& device);
+
 // 19431 as "19,431", as the table view groups whole numbers.
 std::string with_thousands(std::uint64_t v);
 // A computed whole number, rounded, grouped the same way at any magnitude (past 2^64 too).

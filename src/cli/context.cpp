@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "cli/command.hpp"
+#include "edgeplan/core/limits.hpp"
 #include "edgeplan/io/inputs.hpp"
 #include "edgeplan/io/model_file.hpp"
 #include "edgeplan/io/text.hpp"
@@ -70,4 +71,22 @@ double parse_number(const std::string& text, const std::string& what) {
   if (!v) throw UsageError(fmt::format("{}: '{}' is not a number", what, text));
   return *v;
 }
+void add_runtime_options(Options& opts, RuntimeFlags& f) {
+  opts.add(Opt::ubatch, f.ubatch).positive();
+  opts.add(Opt::flash_attn, f.flash_attn).show_default();
+  opts.add(Opt::parallel, f.parallel).show_default().range(1, 256);
+  opts.add(Opt::no_mmap, f.no_mmap);
+}
+
+RuntimeOptions runtime_options(const RuntimeFlags& f, DeviceSpec& device) {
+  if (f.ubatch) device.kv_cache.ubatch_tokens = *f.ubatch;
+  RuntimeOptions o;
+  const std::optional<FlashAttn> fa = find_flash_attn(f.flash_attn);
+  if (!fa) throw UsageError(fmt::format("--flash-attn: '{}' is not auto, on or off", f.flash_attn));
+  o.flash_attn = *fa;
+  o.parallel = f.parallel;
+  o.mmap = !f.no_mmap;
+  return o;
+}
+
 }  // namespace edgeplan::cli

@@ -27,6 +27,8 @@ enum class Opt {
   device, model, models, quant, kv_type, cloud, requests, graph, draft,
   // sizes of the work
   context, prompt, rank, targets, adapter, dtype, spec, limit, all, allow_beyond_trained,
+  // llama.cpp's runtime settings
+  ubatch, flash_attn, parallel, no_mmap,
   // rates and gates
   min_tok_per_s, prefill_tok_per_s, decode_tok_per_s, cloud_ratio, escalate_after,
   // speculation (spec)

@@ -11,6 +11,7 @@
 
 #include "edgeplan/core/kv.hpp"
 #include "edgeplan/core/prefill.hpp"
+#include "edgeplan/core/runtime.hpp"
 #include "edgeplan/core/thermal.hpp"
 
 namespace edgeplan {
@@ -74,12 +75,13 @@ bool calibrated(const std::optional<Provenance>& p);
 struct DeviceSpec {
   std::string name;
   double memory_bytes = 0;          // memory the OS lets one app use for the model (not RAM on the box)
-  double reserved_bytes = 0;        // part of that kept for the app, runtime and OS
+  double reserved_bytes = 0;        // part of that the OS and other apps keep (not the runtime's buffers)
   double bandwidth_bytes_per_s = 0; // peak DRAM bandwidth
   double utilization = 1;           // achievable fraction of peak bandwidth in decode, (0, 1]
   double per_token_overhead_s = 0;  // fixed cost per decoded token (launches, sync); 0 on the reference
   std::optional<PrefillSpec> prefill;  // compute for prompt processing, where the profile gives it
   KvCacheSettings kv_cache;            // [kv_cache]: how the runtime pads and caps the cache
+  RuntimeSpec runtime;                 // [runtime]: llama.cpp's buffers counted or not, the ISA its repack sees
   std::map<UnitKind, ComputeUnit> units;  // [units.npu], [units.gpu], [units.cpu]; empty when not given
   std::optional<UnitLink> link;           // [link]; required with two or more units
   std::optional<StorageSpec> storage;  // [storage]: needed by stream

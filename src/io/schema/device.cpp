@@ -167,6 +167,14 @@ Schema<D> make() {
         .set = [](D& d, const Value& v) { d.kv_cache.ubatch_tokens = count(v); },
         .get = [](const D& d) -> std::optional<Value> { return std::int64_t{d.kv_cache.ubatch_tokens}; }},
   }});
+  s.sections.push_back({"runtime", {
+      R{.key = "buffers", .type = Type::choice, .choices = [] { return std::vector<std::string>{"llama.cpp", "none"}; },
+        .set = [](D& d, const Value& v) { d.runtime.buffers = std::get<std::string>(v) == "llama.cpp"; },
+        .get = [](const D& d) -> std::optional<Value> { return std::string(d.runtime.buffers ? "llama.cpp" : "none"); }},
+      R{.key = "repack", .type = Type::choice, .choices = [] { return repack_isa_names(); },
+        .set = [](D& d, const Value& v) { d.runtime.repack = *find_repack_isa(std::get<std::string>(v)); },
+        .get = [](const D& d) -> std::optional<Value> { return std::string(to_string(d.runtime.repack)); }},
+  }});
   s.sections.push_back({.name = "units", .rows = {}, .after = read_units,
                         .custom_keys = {"U.ops", "U.int8_tops", "U.fp16_tflops", "U.bandwidth_gbps",
                                         "U.bandwidth_efficiency"},

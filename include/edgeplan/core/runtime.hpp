@@ -1,0 +1,86 @@
+// llama.cpp's own buffers beside the weights and the KV cache, as it allocates them for a context on the CPU:
+//   compute  the scheduler's buffer for the worst-case graph (a full micro-batch of T = min(ubatch, context)
+//            tokens), the largest of three phases the graph allocator keeps live at once:
+//              output     4 T (vocab + 2 hidden)                        logits of T outputs + the last hidden states
+//                         (+ 4 T hidden with a quantized K or V cache)
+//              attention  mask + 4 T (3 hidden + 2 q + 2 kv)            flash attention on (q = heads x head_dim,
+//                         mask = 2 T cells, the F16 KQ mask)            kv = kv_heads x head_dim)
+//                         4 T cells heads + mask + 4 T (3 hidden + 2 q + 2 kv)   off (KQ scores in F32,
+//                         mask = 4 T cells)
+//              ffn        mask + 4 T (3 ffn + 4 hidden)                 gate, up, their product + the residual
+//            cells = the cache cells of one sequence (the padded context).
+//   output   logits of one output per sequence: 4 vocab x parallel bytes.
+//   repack   the CPU's interleaved copy of the 2-D matmul weights of the types llama.cpp repacks on the ISA
+//            (rows a multiple of its interleave): as many bytes as those tensors. With mmap it sits beside the
+//            mapped file; without mmap it replaces those tensors in the loaded weights.
+// Flash attention "auto" is on (the CPU runs the fused op); off with a quantized V cache is refused, as
+// llama.cpp refuses it. The parallel sequences each keep their own cache of the context (llama.cpp's -c is
+// parallel x context).
+// Source: llama.cpp as bundled with node-llama-cpp 3.21.1: src/llama-context.cpp (llama_context constructor,
+// sched_reserve, graph_reserve, output_reserve, llama_init_from_model), src/llama-graph.cpp (the KQ mask),
+// ggml/src/ggml-cpu/repack.cpp (ggml_repack_get_optimal_repack_type); the phase widths were read from the
+// compute buffer llama.cpp reserves for generated models (tests/llamacpp/check-runtime, docs/accuracy.md).
+// Documented in docs/model.md, "Runtime buffers".
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "edgeplan/core/kv.hpp"
+#include "edgeplan/core/model.hpp"
+#include "edgeplan/util/result.hpp"
+
+namespace edgeplan {
+
+// The CPU features llama.cpp's repack looks at (a device profile's [runtime] repack).
+enum class RepackIsa { none, x86_avx2, x86_avx512, arm_dotprod, arm_i8mm };
+std::vector<std::string> repack_isa_names();              // "none", "x86-avx2", "x86-avx512", "arm-dotprod", "arm-i8mm"
+std::optional<RepackIsa> find_repack_isa(std::string_view name);
+std::string_view to_string(RepackIsa isa);
+
+// How a device's runtime is counted (a device profile's [runtime] section).
+struct RuntimeSpec {
+  bool buffers = true;                  // llama.cpp's compute, output and repack buffers; false: none (the chapter)
+  RepackIsa repack = RepackIsa::none;   // which weights llama.cpp repacks on this CPU
+};
+
+enum class FlashAttn { automatic, on, off };
+std::optional<FlashAttn> find_flash_attn(std::string_view name);  // "auto", "on", "off"
+
+// The runtime settings a user changes (llama.cpp's defaults); the micro-batch is KvCacheSettings::ubatch_tokens.
+struct RuntimeOptions {
+  FlashAttn flash_attn = FlashAttn::automatic;  // -fa
+  std::uint32_t parallel = 1;                   // -np: sequences, each with its own cache of the context
+  bool mmap = true;                             // --no-mmap: false
+};
+
+struct RuntimeBuffers {
+  bool flash_attn = true;     // as resolved
+  double compute_bytes = 0;
+  double output_bytes = 0;
+  double repack_bytes = 0;    // the repack buffer
+  double added_bytes = 0;     // what these add to weights + KV: compute + output (+ repack with mmap)
+};
+
+// Whether flash attention runs; an error when it is off and V is quantized (llama.cpp refuses the context).
+Result<bool> flash_attn_on(FlashAttn f, const KvCacheType& t);
+
+// Bytes of the weights llama.cpp repacks on isa for m stored as ft.
+double repack_bytes(const ModelSpec& m, const FileType& ft, RepackIsa isa);
+
+// The buffers for a context of context_tokens per sequence; all zero when spec.buffers is false. Requires vocab
+// for the output phase (a model without one counts no logits).
+Result<RuntimeBuffers> runtime_buffers(const ModelSpec& m, const FileType& ft, const KvCacheType& t,
+                                       std::uint64_t context_tokens, const KvCacheSettings& s, const RuntimeSpec& spec,
+                                       const RuntimeOptions& o);
+
+// What the KV planner (plan_kv, max_context) takes off memory - reserved so that one sequence's cache gets its
+// share: the weights and the buffers, then 1/parallel of what is left for each sequence. At parallel 1 it is
+// weights + buffers.
+double sequence_fixed_bytes(double memory_bytes, double reserved_bytes, double weight_bytes, const RuntimeBuffers& b,
+                            std::uint32_t parallel);
+
+}  // namespace edgeplan

@@ -1,0 +1,127 @@
+// core/runtime.hpp: llama.cpp's compute, output and repack buffers against figures llama.cpp itself reported
+// (tests/llamacpp/check-runtime, docs/accuracy.md) and hand-derived values.
+#include "edgeplan/core/runtime.hpp"
+
+#include <gtest/gtest.h>
+
+namespace edgeplan {
+namespace {
+
+// kvctx-llama write s5.gguf 6 256 4 1 64 768 32000: a llama-shaped model, vocabulary 32,000.
+ModelSpec small_model() {
+  ModelSpec m;
+  m.name = "s5";
+  m.layers = 6;
+  m.hidden = 256;
+  m.heads = 4;
+  m.kv_heads = 1;
+  m.head_dim = 64;
+  m.ffn = 768;
+  m.vocab = 32000;
+  return m;
+}
+
+const FileType& f16() { return *find_file_type("F16"); }
+const KvType& kv(std::string_view name) { return *find_kv_type(name); }
+
+TEST(Runtime, OutputPhaseIsTheLogitsOfAMicroBatch) {
+  // llama.cpp reserved 66,586,624 bytes at ubatch 512 (flash attention on, any context from 512 to 4096):
+  // 4 x 512 x (32,000 + 2 x 256) = 66,584,576, 2,048 bytes short.
+  const auto b = runtime_buffers(small_model(), f16(), kv("f16"), 4096, {}, {}, {});
+  ASSERT_TRUE(b.ok());
+  EXPECT_TRUE(b->flash_attn);
+  EXPECT_DOUBLE_EQ(b->compute_bytes, 66584576);
+  EXPECT_DOUBLE_EQ(b->output_bytes, 4 * 32000);
+  EXPECT_DOUBLE_EQ(b->repack_bytes, 0);
+  EXPECT_DOUBLE_EQ(b->added_bytes, 66584576 + 4 * 32000);
+}
+
+TEST(Runtime, AQuantizedCacheKeepsOneMoreRowOfHiddenStates) {
+  // llama.cpp reserved 67,110,912 bytes with a q8_0 cache (flash attention on, context 4096, ubatch 512):
+  // 4 x 512 x (32,000 + 3 x 256) = 67,108,864.
+  const auto b = runtime_buffers(small_model(), f16(), kv("q8_0"), 4096, {}, {}, {});
+  ASSERT_TRUE(b.ok());
+  EXPECT_DOUBLE_EQ(b->compute_bytes, 4.0 * 512 * (32000 + 3 * 256));
+}
+
+TEST(Runtime, AttentionScoresWithoutFlashAttention) {
+  // kvctx-llama write s1.gguf 4 256 8 2 32 512 2000, flash attention off, ubatch 512, context 2048: llama.cpp
+  // reserved 40,642,560 bytes. Scores 4 x 512 x 2048 x 8 + mask 4 x 512 x 2048 + 4 x 512 x (3 x 256 + 2 x 256 +
+  // 2 x 64) = 40,648,704 (0.015% over).
+  ModelSpec m = small_model();
+  m.layers = 4;
+  m.heads = 8;
+  m.kv_heads = 2;
+  m.head_dim = 32;
+  m.ffn = 512;
+  m.vocab = 2000;
+  RuntimeOptions o;
+  o.flash_attn = FlashAttn::off;
+  const auto b = runtime_buffers(m, f16(), kv("f16"), 2048, {}, {}, o);
+  ASSERT_TRUE(b.ok());
+  EXPECT_FALSE(b->flash_attn);
+  EXPECT_DOUBLE_EQ(b->compute_bytes, 4.0 * 512 * 2048 * 8 + 4.0 * 512 * 2048 + 4.0 * 512 * (3 * 256 + 2 * 256 + 2 * 64));
+}
+
+TEST(Runtime, MicroBatchIsCappedByTheContextAndParallelSequencesGetAnOutputEach) {
+  KvCacheSettings s;
+  s.ubatch_tokens = 4096;  // more than n_batch 2048 and the context
+  RuntimeOptions o;
+  o.parallel = 2;
+  const auto b = runtime_buffers(small_model(), f16(), kv("f16"), 700, s, {}, o);
+  ASSERT_TRUE(b.ok());
+  EXPECT_DOUBLE_EQ(b->compute_bytes, 4.0 * 1400 * (32000 + 2 * 256));  // 2 x 700 tokens of the batch
+  EXPECT_DOUBLE_EQ(b->output_bytes, 2 * 4 * 32000);
+}
+
+TEST(Runtime, NoBuffersWhenTheProfileSaysNone) {
+  RuntimeSpec spec;
+  spec.buffers = false;  // the reference chapter's phone
+  const auto b = runtime_buffers(small_model(), f16(), kv("f16"), 4096, {}, spec, {});
+  ASSERT_TRUE(b.ok());
+  EXPECT_DOUBLE_EQ(b->added_bytes, 0);
+}
+
+TEST(Runtime, QuantizedVNeedsFlashAttention) {
+  RuntimeOptions o;
+  o.flash_attn = FlashAttn::off;
+  const auto b = runtime_buffers(small_model(), f16(), kv("q8_0"), 4096, {}, {}, o);
+  ASSERT_FALSE(b.ok());
+  EXPECT_NE(b.error().message.find("needs flash attention"), std::string::npos);
+  o.flash_attn = FlashAttn::automatic;
+  EXPECT_TRUE(runtime_buffers(small_model(), f16(), kv("q8_0"), 4096, {}, {}, o).ok());
+}
+
+TEST(Runtime, RepackTakesTheMatmulWeightsOfTheTypesTheIsaRepacks) {
+  // Q4_0: every 2-D matmul weight is Q4_0 but output.weight (Q6_K, llama.cpp's rule) and token_embd (a row
+  // lookup, never repacked). On x86 the Q4_0 ones are repacked: 6 layers x (q 256x256 + k, v 256x64 + o 256x256
+  // + gate, up, down 256x768) weights at 18 bytes per 32; ARM also repacks the Q6_K output.
+  const ModelSpec m = small_model();
+  const FileType& q4 = *find_file_type("Q4_0");
+  const double layer_weights = 256.0 * 256 * 2 + 256.0 * 64 * 2 + 256.0 * 768 * 3;
+  EXPECT_DOUBLE_EQ(repack_bytes(m, q4, RepackIsa::x86_avx2), 6 * layer_weights / 32 * 18);
+  EXPECT_DOUBLE_EQ(repack_bytes(m, q4, RepackIsa::arm_dotprod),
+                   6 * layer_weights / 32 * 18 + 256.0 * 32000 / 256 * 210);
+  EXPECT_DOUBLE_EQ(repack_bytes(m, q4, RepackIsa::none), 0);
+  EXPECT_DOUBLE_EQ(repack_bytes(m, f16(), RepackIsa::x86_avx512), 0);
+  // With mmap the repacked copy sits beside the mapped file; without mmap it replaces those tensors.
+  RuntimeSpec spec;
+  spec.repack = RepackIsa::x86_avx2;
+  RuntimeOptions o;
+  const auto mapped = runtime_buffers(m, q4, kv("f16"), 512, {}, spec, o);
+  o.mmap = false;
+  const auto loaded = runtime_buffers(m, q4, kv("f16"), 512, {}, spec, o);
+  ASSERT_TRUE(mapped.ok() && loaded.ok());
+  EXPECT_DOUBLE_EQ(mapped->added_bytes - loaded->added_bytes, mapped->repack_bytes);
+}
+
+TEST(Runtime, Names) {
+  EXPECT_EQ(find_repack_isa("ARM-i8mm"), RepackIsa::arm_i8mm);
+  EXPECT_FALSE(find_repack_isa("sse"));
+  EXPECT_EQ(to_string(RepackIsa::x86_avx512), "x86-avx512");
+  EXPECT_EQ(find_flash_attn("auto"), FlashAttn::automatic);
+  EXPECT_FALSE(find_flash_attn("yes"));
+}
+
+}  // namespace
+}  // namespace edgeplan
