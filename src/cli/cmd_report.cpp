@@ -101,7 +101,7 @@ void figures(const ReportOptions& o, const DeviceSpec& device, const ModelSpec& 
   result("prefill_basis", mine.prefill ? prefill_basis_json(*mine.prefill) : io::Json());
   result("calibrated", calibrated(device.provenance));
   result("provenance", provenance_json(device));
-  const std::string mismatch = runtime_mismatch(device, in.model);
+  const std::string mismatch = runtime_mismatch(device, model);
   result("runtime_mismatch", mismatch.empty() ? io::Json() : io::Json(mismatch));
   if (mine.prefill) {
     line("prefill", fmt::format("{:.1f} tok/s{}", mine.prefill->tok_per_s, mark), fmt::format("{}-token prompt", o.prompt));
