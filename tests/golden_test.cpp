@@ -101,6 +101,40 @@ std::string test_name(const testing::TestParamInfo<std::string>& info) {
 
 INSTANTIATE_TEST_SUITE_P(Cases, Golden, testing::ValuesIn(cases()), test_name);
 
+// The README's examples: every ``` block whose first line is `$ edgeplan ARGS` shows, below it, exactly what the
+// binary prints on stdout for ARGS, so the README cannot drift from the code.
+TEST(Readme, ExamplesPrintWhatTheBinaryPrints) {
+  std::istringstream readme(read(fs::path(EDGEPLAN_SOURCE_DIR) / "README.md"));
+  const std::string prompt = "$ edgeplan ";
+  std::string line, args, shown;
+  bool in_block = false, first = false, example = false;
+  int examples = 0;
+  while (std::getline(readme, line)) {
+    if (line.rfind("```", 0) == 0) {
+      if (in_block && example) {
+        ++examples;
+        const Outcome o = run(args);
+        EXPECT_EQ(o.exit_code, 0) << "README example: edgeplan " << args << "\n" << o.err;
+        EXPECT_EQ(shown, o.out) << "README example differs from the binary (scripts/regen-readme rewrites them): edgeplan " << args;
+      }
+      in_block = !in_block;
+      first = in_block;
+      example = false;
+      shown.clear();
+      continue;
+    }
+    if (!in_block) continue;
+    if (first) {
+      first = false;
+      example = line.rfind(prompt, 0) == 0;
+      if (example) args = line.substr(prompt.size());
+      continue;
+    }
+    if (example) shown += line + "\n";
+  }
+  EXPECT_GE(examples, 4) << "the README's examples were not found";
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
