@@ -29,6 +29,8 @@
 #include "gguf.h"
 #include "llama.h"
 
+#include "load_backends.h"
+
 static int fail(const char* what) {
   fprintf(stderr, "kvctx-llama: %s\n", what);
   return 1;
@@ -163,13 +165,7 @@ static void quiet(enum ggml_log_level level, const char* text, void* user) {
 
 static struct llama_model* load(const char* path) {
   llama_log_set(quiet, NULL);
-  const char* lib = getenv("LLAMA_LIB");
-  if (lib) {
-    ggml_backend_load_all_from_path(lib);
-  } else {
-    ggml_backend_load_all();
-  }
-  llama_backend_init();
+  load_backends();
   struct llama_model_params mp = llama_model_default_params();
   mp.n_gpu_layers = 0;
   return llama_model_load_from_file(path, mp);

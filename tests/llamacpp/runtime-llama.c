@@ -21,6 +21,8 @@
 #include "ggml.h"
 #include "llama.h"
 
+#include "load_backends.h"
+
 static double g_kv, g_output, g_repack, g_model;
 
 static double g_sched;  // the compute buffer to the byte: what the scheduler last reported
@@ -70,13 +72,7 @@ int main(int argc, char** argv) {
   const enum ggml_type k = type_named(argv[3]), v = type_named(argv[4]);
   if (k == GGML_TYPE_COUNT || v == GGML_TYPE_COUNT) return fail("unknown cache type");
   llama_log_set(capture, NULL);
-  const char* lib = getenv("LLAMA_LIB");
-  if (lib) {
-    ggml_backend_load_all_from_path(lib);
-  } else {
-    ggml_backend_load_all();
-  }
-  llama_backend_init();
+  load_backends();
   struct llama_model_params mp = llama_model_default_params();
   mp.n_gpu_layers = 0;
   mp.load_mode = atoi(argv[8]) != 0 ? LLAMA_LOAD_MODE_MMAP : LLAMA_LOAD_MODE_NONE;
