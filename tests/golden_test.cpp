@@ -102,11 +102,15 @@ std::string test_name(const testing::TestParamInfo<std::string>& info) {
 INSTANTIATE_TEST_SUITE_P(Cases, Golden, testing::ValuesIn(cases()), test_name);
 
 // The README's examples: every ``` block whose first line is `$ edgeplan ARGS` shows, below it, exactly what the
-// binary prints on stdout for ARGS, so the README cannot drift from the code.
+// binary prints on stdout for ARGS, so the README cannot drift from the code. With EDGEPLAN_REGEN=1 the blocks are
+// rewritten from what the binary prints instead (scripts/regen-golden BUILD 'Readme.*').
 TEST(Readme, ExamplesPrintWhatTheBinaryPrints) {
-  std::istringstream readme(read(fs::path(EDGEPLAN_SOURCE_DIR) / "README.md"));
+  const fs::path file = fs::path(EDGEPLAN_SOURCE_DIR) / "README.md";
+  std::istringstream readme(read(file));
+  const char* regen_env = std::getenv("EDGEPLAN_REGEN");
+  const bool regen = regen_env && std::string(regen_env) == "1";
   const std::string prompt = "$ edgeplan ";
-  std::string line, args, shown;
+  std::string line, args, shown, rewritten;
   bool in_block = false, first = false, example = false;
   int examples = 0;
   while (std::getline(readme, line)) {
@@ -115,24 +119,31 @@ TEST(Readme, ExamplesPrintWhatTheBinaryPrints) {
         ++examples;
         const Outcome o = run(args);
         EXPECT_EQ(o.exit_code, 0) << "README example: edgeplan " << args << "\n" << o.err;
-        EXPECT_EQ(shown, o.out) << "README example differs from the binary (scripts/regen-readme rewrites them): edgeplan " << args;
+        if (!regen) {
+          EXPECT_EQ(shown, o.out) << "README example differs from the binary (scripts/regen-golden BUILD 'Readme.*' "
+                                     "rewrites it): edgeplan " << args;
+        }
+        rewritten += o.out;
       }
+      rewritten += line + "\n";
       in_block = !in_block;
       first = in_block;
       example = false;
       shown.clear();
       continue;
     }
-    if (!in_block) continue;
-    if (first) {
+    if (in_block && first) {
       first = false;
       example = line.rfind(prompt, 0) == 0;
       if (example) args = line.substr(prompt.size());
-      continue;
+    } else if (example) {
+      shown += line + "\n";
+      continue;  // the example's output: rewritten from the binary when the block closes
     }
-    if (example) shown += line + "\n";
+    rewritten += line + "\n";
   }
   EXPECT_GE(examples, 4) << "the README's examples were not found";
+  if (regen) std::ofstream(file, std::ios::binary) << rewritten;
 }
 
 }  // namespace
