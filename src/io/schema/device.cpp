@@ -13,12 +13,12 @@ namespace edgeplan::io::schema {
 namespace {
 
 using D = DeviceSpec;
-using R = Row<D>;
+using DR = Row<D>;
 
 // A required number of the optional section `section` ([thermal], [power]), stored as given in `member`.
 template <auto section, auto member>
-R section_number(std::string_view key, Range range) {
-  return R{.key = key, .required = true, .range = range,
+DR section_number(std::string_view key, Range range) {
+  return DR{.key = key, .required = true, .range = range,
            .set = [](D& d, const Value& v) { (*(d.*section)).*member = number(v); },
            .get = [](const D& d) -> std::optional<Value> { return (*(d.*section)).*member; }};
 }
@@ -118,19 +118,19 @@ std::optional<std::string> readahead_in_pages(const D& d, const Value& v) {
   return fmt::format("({}) must be a whole number of pages (device.storage.page_kib is {})", kib, page_kib);
 }
 
-Schema<D> make() {
+Schema<D> make_device() {
   Schema<D> s{"device", {}};
   s.sections.push_back({"", {
-      R{.key = "description", .type = Type::string, .set = [](D&, const Value&) {},
+      DR{.key = "description", .type = Type::string, .set = [](D&, const Value&) {},
         .get = [](const D&) -> std::optional<Value> { return std::nullopt; }, .echo = false},
-      R{.key = "memory_gib", .required = true, .range = Range::positive,
+      DR{.key = "memory_gib", .required = true, .range = Range::positive,
         .set = [](D& d, const Value& v) { d.memory_bytes = number(v) * units::kGiB; },
         .get = [](const D& d) -> std::optional<Value> { return d.memory_bytes / units::kGiB; }},
-      R{.key = "reserved_gib", .required = true, .range = Range::non_negative,
+      DR{.key = "reserved_gib", .required = true, .range = Range::non_negative,
         .set = [](D& d, const Value& v) { d.reserved_bytes = number(v) * units::kGiB; },
         .get = [](const D& d) -> std::optional<Value> { return d.reserved_bytes / units::kGiB; },
         .check = reserved_below_memory},
-      R{.key = "bandwidth_gbps", .required = true, .range = Range::positive,
+      DR{.key = "bandwidth_gbps", .required = true, .range = Range::positive,
         .set = [](D& d, const Value& v) {  // units given as a fraction of it follow (read after it)
           d.bandwidth_bytes_per_s = number(v) * units::kGBps;
           for (auto& [kind, u] : d.units) {
@@ -138,40 +138,40 @@ Schema<D> make() {
           }
         },
         .get = [](const D& d) -> std::optional<Value> { return d.bandwidth_bytes_per_s / units::kGBps; }},
-      R{.key = "utilization", .required = true, .range = Range::unit_interval,
+      DR{.key = "utilization", .required = true, .range = Range::unit_interval,
         .set = [](D& d, const Value& v) { d.utilization = number(v); },
         .get = [](const D& d) -> std::optional<Value> { return d.utilization; }},
-      R{.key = "per_token_overhead_ms", .required = true, .range = Range::non_negative,
+      DR{.key = "per_token_overhead_ms", .required = true, .range = Range::non_negative,
         .set = [](D& d, const Value& v) { d.per_token_overhead_s = number(v) / units::kMsPerS; },
         .get = [](const D& d) -> std::optional<Value> { return d.per_token_overhead_s * units::kMsPerS; }},
   }});
   s.sections.push_back({"prefill", {
-      R{.key = "tflops", .required = true, .range = Range::positive,
+      DR{.key = "tflops", .required = true, .range = Range::positive,
         .set = [](D& d, const Value& v) { d.prefill->peak_flops = number(v) * units::kTera; },
         .get = [](const D& d) -> std::optional<Value> { return d.prefill->peak_flops / units::kTera; }},
       // quantized_efficiency defaults to efficiency: setting efficiency sets both, a quantized_efficiency read
       // after it overrides.
-      R{.key = "efficiency", .required = true, .range = Range::unit_interval,
+      DR{.key = "efficiency", .required = true, .range = Range::unit_interval,
         .set = [](D& d, const Value& v) { d.prefill->efficiency = d.prefill->quantized_efficiency = number(v); },
         .get = [](const D& d) -> std::optional<Value> { return d.prefill->efficiency; }, .settable = false},
-      R{.key = "quantized_efficiency", .range = Range::unit_interval,
+      DR{.key = "quantized_efficiency", .range = Range::unit_interval,
         .set = [](D& d, const Value& v) { d.prefill->quantized_efficiency = number(v); },
         .get = [](const D& d) -> std::optional<Value> { return d.prefill->quantized_efficiency; },
         .written = [](const D& d) { return d.prefill->quantized_efficiency != d.prefill->efficiency; }},
   }, [](D& d) { d.prefill.emplace(); }, [](const D& d) { return d.prefill.has_value(); }});
   s.sections.push_back({"kv_cache", {
-      R{.key = "pad_tokens", .type = Type::count, .counts = {1, limits::kContextTokens},
+      DR{.key = "pad_tokens", .type = Type::count, .counts = {1, limits::kContextTokens},
         .set = [](D& d, const Value& v) { d.kv_cache.pad_tokens = count(v); },
         .get = [](const D& d) -> std::optional<Value> { return std::int64_t{d.kv_cache.pad_tokens}; }},
-      R{.key = "ubatch_tokens", .type = Type::count, .counts = {1, limits::kPromptTokens},
+      DR{.key = "ubatch_tokens", .type = Type::count, .counts = {1, limits::kPromptTokens},
         .set = [](D& d, const Value& v) { d.kv_cache.ubatch_tokens = count(v); },
         .get = [](const D& d) -> std::optional<Value> { return std::int64_t{d.kv_cache.ubatch_tokens}; }},
   }});
   s.sections.push_back({"runtime", {
-      R{.key = "buffers", .type = Type::choice, .choices = [] { return std::vector<std::string>{"llama.cpp", "none"}; },
+      DR{.key = "buffers", .type = Type::choice, .choices = [] { return std::vector<std::string>{"llama.cpp", "none"}; },
         .set = [](D& d, const Value& v) { d.runtime.buffers = std::get<std::string>(v) == "llama.cpp"; },
         .get = [](const D& d) -> std::optional<Value> { return std::string(d.runtime.buffers ? "llama.cpp" : "none"); }},
-      R{.key = "repack", .type = Type::choice, .choices = [] { return repack_isa_names(); },
+      DR{.key = "repack", .type = Type::choice, .choices = [] { return repack_isa_names(); },
         .set = [](D& d, const Value& v) { d.runtime.repack = *find_repack_isa(std::get<std::string>(v)); },
         .get = [](const D& d) -> std::optional<Value> { return std::string(to_string(d.runtime.repack)); }},
   }});
@@ -180,19 +180,19 @@ Schema<D> make() {
                                         "U.bandwidth_efficiency"},
                         .echo_custom = echo_units});
   s.sections.push_back({"link", {
-      R{.key = "bandwidth_gbps", .required = true, .range = Range::positive,
+      DR{.key = "bandwidth_gbps", .required = true, .range = Range::positive,
         .set = [](D& d, const Value& v) { d.link->bandwidth_bytes_per_s = number(v) * units::kGBps; },
         .get = [](const D& d) -> std::optional<Value> { return d.link->bandwidth_bytes_per_s / units::kGBps; }},
-      R{.key = "latency_us", .range = Range::non_negative,
+      DR{.key = "latency_us", .range = Range::non_negative,
         .set = [](D& d, const Value& v) { d.link->latency_s = number(v) / units::kUsPerS; },
         .get = [](const D& d) -> std::optional<Value> { return d.link->latency_s * units::kUsPerS; }},
   }, [](D& d) { d.link.emplace(); }, [](const D& d) { return d.link.has_value(); }, need_link});
   // page_kib and readahead_kib are echoed as numbers (docs/json.md), as they were before the schema.
   s.sections.push_back({"storage", {
-      R{.key = "read_gbps", .required = true, .range = Range::positive,
+      DR{.key = "read_gbps", .required = true, .range = Range::positive,
         .set = [](D& d, const Value& v) { d.storage->read_bytes_per_s = number(v) * units::kGBps; },
         .get = [](const D& d) -> std::optional<Value> { return d.storage->read_bytes_per_s / units::kGBps; }},
-      R{.key = "page_kib", .type = Type::count, .required = true, .counts = {1, limits::kPageKiB},
+      DR{.key = "page_kib", .type = Type::count, .required = true, .counts = {1, limits::kPageKiB},
         .set = [](D& d, const Value& v) {
           // Keeps the readahead in bytes; none left (0 pages) when it is not a whole number of the new pages.
           const double readahead_bytes = static_cast<double>(d.storage->readahead_pages) * d.storage->page_bytes;
@@ -201,10 +201,10 @@ Schema<D> make() {
           d.storage->readahead_pages = pages == std::floor(pages) ? static_cast<std::uint64_t>(pages) : 0;
         },
         .get = [](const D& d) -> std::optional<Value> { return d.storage->page_bytes / units::kKiB; }},
-      R{.key = "page_fault_us", .required = true, .range = Range::non_negative,
+      DR{.key = "page_fault_us", .required = true, .range = Range::non_negative,
         .set = [](D& d, const Value& v) { d.storage->page_fault_s = number(v) / units::kUsPerS; },
         .get = [](const D& d) -> std::optional<Value> { return d.storage->page_fault_s * units::kUsPerS; }},
-      R{.key = "readahead_kib", .type = Type::count, .required = true, .counts = {1, limits::kPageKiB},
+      DR{.key = "readahead_kib", .type = Type::count, .required = true, .counts = {1, limits::kPageKiB},
         .set = [](D& d, const Value& v) {
           d.storage->readahead_pages = static_cast<std::uint64_t>(count(v) * units::kKiB / d.storage->page_bytes);
         },
@@ -214,12 +214,12 @@ Schema<D> make() {
         .check = readahead_in_pages},
   }, [](D& d) { d.storage.emplace(); }, [](const D& d) { return d.storage.has_value(); }});
   s.sections.push_back({"lora", {
-      R{.key = "swap_fixed_us", .required = true, .range = Range::non_negative,
+      DR{.key = "swap_fixed_us", .required = true, .range = Range::non_negative,
         .set = [](D& d, const Value& v) { d.lora->swap_fixed_s = number(v) / units::kUsPerS; },
         .get = [](const D& d) -> std::optional<Value> { return d.lora->swap_fixed_s * units::kUsPerS; }},
   }, [](D& d) { d.lora.emplace(); }, [](const D& d) { return d.lora.has_value(); }});
   s.sections.push_back({"thermal", {
-      R{.key = "model", .type = Type::choice, .choices = [] { return std::vector<std::string>{"chapter", "physical"}; },
+      DR{.key = "model", .type = Type::choice, .choices = [] { return std::vector<std::string>{"chapter", "physical"}; },
         .set = [](D& d, const Value& v) { d.thermal->model = text(v) == "chapter" ? ThermalModel::chapter : ThermalModel::physical; },
         .get = [](const D& d) -> std::optional<Value> { return std::string(to_string(d.thermal->model)); }},
       section_number<&D::thermal, &ThermalSpec::onset_s>("onset_s", Range::positive),
@@ -232,7 +232,7 @@ Schema<D> make() {
       section_number<&D::power, &PowerSpec::battery_wh>("battery_wh", Range::positive),
   }, [](D& d) { d.power.emplace(); }, [](const D& d) { return d.power.has_value(); }});
   s.sections.push_back({"provenance", {
-      R{.key = "method", .type = Type::choice, .required = true,
+      DR{.key = "method", .type = Type::choice, .required = true,
         .choices = [] { return std::vector<std::string>{"reference", "fitted", "carried", "datasheet"}; },
         .set = [](D& d, const Value& v) {
           const std::string& m = text(v);
@@ -242,25 +242,25 @@ Schema<D> make() {
                                                   : Calibration::datasheet;
         },
         .get = [](const D& d) -> std::optional<Value> { return std::string(to_string(d.provenance->method)); }},
-      R{.key = "runtime", .type = Type::string,
+      DR{.key = "runtime", .type = Type::string,
         .set = [](D& d, const Value& v) { d.provenance->runtime = text(v); },
         .get = [](const D& d) -> std::optional<Value> {
           if (d.provenance->runtime.empty()) return std::nullopt;
           return d.provenance->runtime;
         }},
-      R{.key = "measurements", .type = Type::count, .counts = {1, 1000000},
+      DR{.key = "measurements", .type = Type::count, .counts = {1, 1000000},
         .set = [](D& d, const Value& v) { d.provenance->measurements = static_cast<std::uint32_t>(count(v)); },
         .get = [](const D& d) -> std::optional<Value> {
           if (d.provenance->measurements == 0) return std::nullopt;
           return std::int64_t{d.provenance->measurements};
         }},
-      R{.key = "residual_percent", .range = Range::non_negative,
+      DR{.key = "residual_percent", .range = Range::non_negative,
         .set = [](D& d, const Value& v) { d.provenance->residual_percent = number(v); },
         .get = [](const D& d) -> std::optional<Value> {
           if (d.provenance->method != Calibration::fitted) return std::nullopt;
           return d.provenance->residual_percent;
         }},
-      R{.key = "from", .type = Type::string,
+      DR{.key = "from", .type = Type::string,
         .set = [](D& d, const Value& v) { d.provenance->from = text(v); },
         .get = [](const D& d) -> std::optional<Value> {
           if (d.provenance->from.empty()) return std::nullopt;
@@ -274,7 +274,7 @@ Schema<D> make() {
 }  // namespace
 
 const Schema<DeviceSpec>& device_schema() {
-  static const Schema<DeviceSpec> s = make();
+  static const Schema<DeviceSpec> s = make_device();
   return s;
 }
 

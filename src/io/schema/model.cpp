@@ -10,10 +10,7 @@ namespace edgeplan::io::schema {
 namespace {
 
 using M = ModelSpec;
-using R = Row<M>;
-
-std::optional<Value> none(const M&) { return std::nullopt; }
-void ignore(M&, const Value&) {}
+using MR = Row<M>;
 
 void read_formats(Fields& f, M& m) {
   auto formats = f.table("formats");
@@ -79,8 +76,8 @@ void params_or_vocab(Fields& f, M& m) {
 
 // A required count at the top of the profile, stored in `member`.
 template <std::uint32_t M::*member>
-R top_count(std::string_view key, CountRange range) {
-  return R{.key = key, .type = Type::count, .required = true, .counts = range,
+MR top_count(std::string_view key, CountRange range) {
+  return MR{.key = key, .type = Type::count, .required = true, .counts = range,
            .set = [](M& m, const Value& v) { m.*member = count(v); },
            .get = [](const M& m) -> std::optional<Value> { return std::int64_t{m.*member}; }};
 }
@@ -88,25 +85,25 @@ R top_count(std::string_view key, CountRange range) {
 // A count of the optional section `section`, stored in `member`; optional ones default to 0 and are written
 // only when not 0.
 template <auto section, auto member>
-R section_count(std::string_view key, CountRange range, bool required) {
-  return R{.key = key, .type = Type::count, .required = required, .counts = range,
+MR section_count(std::string_view key, CountRange range, bool required) {
+  return MR{.key = key, .type = Type::count, .required = required, .counts = range,
            .set = [](M& m, const Value& v) { (*(m.*section)).*member = count(v); },
            .get = [](const M& m) -> std::optional<Value> { return std::int64_t{(*(m.*section)).*member}; },
            .written = required ? nullptr : +[](const M& m) { return (*(m.*section)).*member > 0; }};
 }
 
-Schema<M> make() {
+Schema<M> make_model() {
   Schema<M> s{"model", {}};
   s.sections.push_back({.name = "", .rows = {
-      R{.key = "description", .type = Type::string, .set = ignore, .get = none, .echo = false},
-      R{.key = "source", .type = Type::string, .set = ignore, .get = none, .echo = false},
-      R{.key = "arch", .type = Type::choice, .choices = [] { return architectures(); },
+      MR{.key = "description", .type = Type::string, .set = ignore<M>, .get = none<M>, .echo = false},
+      MR{.key = "source", .type = Type::string, .set = ignore<M>, .get = none<M>, .echo = false},
+      MR{.key = "arch", .type = Type::choice, .choices = [] { return architectures(); },
         .set = [](M& m, const Value& v) { m.arch = text(v); },
         .get = [](const M& m) -> std::optional<Value> { return m.arch; }},
   }, .echo_custom = echo_params});
   s.sections.push_back({"", {
       // Echoed as the count of the model's weights (echo_params): stated, or from its tensors.
-      R{.key = "params", .range = Range::positive,
+      MR{.key = "params", .range = Range::positive,
         .set = [](M& m, const Value& v) { m.params = number(v); },
         .get = [](const M& m) -> std::optional<Value> {
           if (m.params) return *m.params;
@@ -116,7 +113,7 @@ Schema<M> make() {
       top_count<&M::layers>("layers", layers_range),
       top_count<&M::hidden>("hidden", width_range),
       top_count<&M::heads>("heads", heads_range),
-      R{.key = "kv_heads", .type = Type::count, .required = true, .counts = heads_range,
+      MR{.key = "kv_heads", .type = Type::count, .required = true, .counts = heads_range,
         .set = [](M& m, const Value& v) { m.kv_heads = count(v); },
         .get = [](const M& m) -> std::optional<Value> { return std::int64_t{m.kv_heads}; },
         .check = [](const M& m, const Value& v) -> std::optional<std::string> {
@@ -125,24 +122,24 @@ Schema<M> make() {
         }},
       top_count<&M::head_dim>("head_dim", head_dim_range),
       top_count<&M::ffn>("ffn", width_range),
-      R{.key = "vocab", .type = Type::count, .counts = vocab_range,
+      MR{.key = "vocab", .type = Type::count, .counts = vocab_range,
         .set = [](M& m, const Value& v) { m.vocab = count(v); },
         .get = [](const M& m) -> std::optional<Value> {
           if (m.vocab) return std::int64_t{*m.vocab};
           return std::nullopt;
         }},
-      R{.key = "tied_embeddings", .type = Type::boolean,
+      MR{.key = "tied_embeddings", .type = Type::boolean,
         .set = [](M& m, const Value& v) { m.tied_embeddings = std::get<bool>(v); },
         .get = [](const M& m) -> std::optional<Value> { return m.tied_embeddings; }},
-      R{.key = "qkv_bias", .type = Type::boolean,
+      MR{.key = "qkv_bias", .type = Type::boolean,
         .set = [](M& m, const Value& v) { m.qkv_bias = std::get<bool>(v); },
         .get = [](const M& m) -> std::optional<Value> { return m.qkv_bias; },
         .echo = false, .written = [](const M& m) { return m.qkv_bias; }},
-      R{.key = "rope_freqs", .type = Type::boolean,
+      MR{.key = "rope_freqs", .type = Type::boolean,
         .set = [](M& m, const Value& v) { m.rope_freqs = std::get<bool>(v); },
         .get = [](const M& m) -> std::optional<Value> { return m.rope_freqs; },
         .echo = false, .written = [](const M& m) { return m.rope_freqs; }},
-      R{.key = "context_length", .type = Type::count, .counts = context_range,
+      MR{.key = "context_length", .type = Type::count, .counts = context_range,
         .set = [](M& m, const Value& v) { m.context_tokens = count(v); },
         .get = [](const M& m) -> std::optional<Value> {
           if (m.context_tokens) return std::int64_t{*m.context_tokens};
@@ -152,7 +149,7 @@ Schema<M> make() {
   s.sections.push_back({"moe", {
       section_count<&M::moe, &MoeSpec::experts>("experts", experts_range, true),
       [] {
-        R r = section_count<&M::moe, &MoeSpec::used>("used", used_range, true);
+        MR r = section_count<&M::moe, &MoeSpec::used>("used", used_range, true);
         r.check = [](const M& m, const Value& v) -> std::optional<std::string> {
           if (count(v) <= m.moe->experts) return std::nullopt;
           return fmt::format("({}) must not exceed model.moe.experts ({})", count(v), m.moe->experts);
@@ -162,7 +159,7 @@ Schema<M> make() {
       section_count<&M::moe, &MoeSpec::expert_ffn>("expert_ffn", width_range, true),
       section_count<&M::moe, &MoeSpec::shared_experts>("shared_experts", optional_experts_range, false),
       [] {
-        R r = section_count<&M::moe, &MoeSpec::dense_layers>("dense_layers", dense_layers_range, false);
+        MR r = section_count<&M::moe, &MoeSpec::dense_layers>("dense_layers", dense_layers_range, false);
         r.check = [](const M& m, const Value& v) -> std::optional<std::string> {
           if (count(v) < m.layers) return std::nullopt;
           return fmt::format("({}) must be less than model.layers ({})", count(v), m.layers);
@@ -182,7 +179,7 @@ Schema<M> make() {
       section_count<&M::sliding_window, &SlidingWindow::pattern>("pattern", pattern_range, true),
   }, [](M& m) { m.sliding_window.emplace(); }, [](const M& m) { return m.sliding_window.has_value(); }});
   s.sections.push_back({"state", {
-      R{.key = "kind", .type = Type::choice, .required = true,
+      MR{.key = "kind", .type = Type::choice, .required = true,
         .choices = [] { return std::vector<std::string>{"shortconv", "mamba2", "gated_delta_net"}; },
         .set = [](M& m, const Value& v) {
           m.state->kind = text(v) == "shortconv" ? StateKind::shortconv
@@ -191,7 +188,7 @@ Schema<M> make() {
         },
         .get = [](const M& m) -> std::optional<Value> { return std::string(to_string(m.state->kind)); }},
       [] {
-        R r = section_count<&M::state, &StateSpec::layers>("layers", layers_range, true);
+        MR r = section_count<&M::state, &StateSpec::layers>("layers", layers_range, true);
         r.check = [](const M& m, const Value& v) -> std::optional<std::string> {
           if (count(v) < m.layers) return std::nullopt;
           return fmt::format("({}) must be less than model.layers ({}): at least one layer keeps a KV cache", count(v), m.layers);
@@ -205,7 +202,7 @@ Schema<M> make() {
       section_count<&M::state, &StateSpec::heads>("heads", optional_experts_range, false),
   }, [](M& m) { m.state.emplace(); }, [](const M& m) { return m.state.has_value(); }, state_needs_hybrid});
   s.sections.push_back({.name = "", .rows = {
-      R{.key = "kv_shared_layers", .type = Type::count, .counts = dense_layers_range,
+      MR{.key = "kv_shared_layers", .type = Type::count, .counts = dense_layers_range,
         .set = [](M& m, const Value& v) { m.kv_shared_layers = count(v); },
         .get = [](const M& m) -> std::optional<Value> { return std::int64_t{m.kv_shared_layers}; },
         .check = [](const M& m, const Value& v) -> std::optional<std::string> {
@@ -213,21 +210,21 @@ Schema<M> make() {
           return fmt::format("({}) must be less than the layers with attention ({})", count(v), attention_layers(m));
         },
         .echo = false, .written = [](const M& m) { return m.kv_shared_layers > 0; }},
-      R{.key = "per_layer_embd", .type = Type::count, .counts = optional_width_range,
+      MR{.key = "per_layer_embd", .type = Type::count, .counts = optional_width_range,
         .set = [](M& m, const Value& v) { m.per_layer_embd = count(v); },
         .get = [](const M& m) -> std::optional<Value> { return std::int64_t{m.per_layer_embd}; },
         .echo = false, .written = [](const M& m) { return m.per_layer_embd > 0; }},
-      R{.key = "lora_shapes", .type = Type::choice, .choices = [] { return std::vector<std::string>{"real", "chapter"}; },
+      MR{.key = "lora_shapes", .type = Type::choice, .choices = [] { return std::vector<std::string>{"real", "chapter"}; },
         .set = [](M& m, const Value& v) { m.lora_shapes = text(v) == "chapter" ? LoraShapes::chapter : LoraShapes::real; },
         .get = [](const M& m) -> std::optional<Value> {
           return std::string(m.lora_shapes == LoraShapes::chapter ? "chapter" : "real");
         },
         .written = [](const M& m) { return m.lora_shapes == LoraShapes::chapter; }},
-      R{.key = "reference", .type = Type::boolean,
+      MR{.key = "reference", .type = Type::boolean,
         .set = [](M& m, const Value& v) { m.reference = std::get<bool>(v); },
         .get = [](const M& m) -> std::optional<Value> { return m.reference; },
         .echo = false, .written = [](const M& m) { return m.reference; }},
-      R{.key = "file_format", .type = Type::choice,
+      MR{.key = "file_format", .type = Type::choice,
         .choices = [] {
           std::vector<std::string> names;
           for (const FileType& t : file_types()) names.emplace_back(t.name);
@@ -249,7 +246,7 @@ Schema<M> make() {
 }  // namespace
 
 const Schema<ModelSpec>& model_schema() {
-  static const Schema<ModelSpec> s = make();
+  static const Schema<ModelSpec> s = make_model();
   return s;
 }
 

@@ -6,11 +6,6 @@
 namespace edgeplan::io::schema {
 namespace {
 
-template <class Spec>
-std::optional<Value> none(const Spec&) { return std::nullopt; }
-template <class Spec>
-void ignore(Spec&, const Value&) {}
-
 // A required number stored as is in `member`.
 template <class Spec, double Spec::*member>
 Row<Spec> plain(std::string_view key, Range range) {

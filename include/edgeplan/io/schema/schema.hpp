@@ -68,6 +68,12 @@ struct Section {
   void (*echo_custom)(const Spec&, Json&) = nullptr;  // JSON of what code reads or derives, after the rows
 };
 
+// For rows that the loader accepts and nothing stores (`description`, `source`): the setter and getter.
+template <class Spec>
+void ignore(Spec&, const Value&) {}
+template <class Spec>
+std::optional<Value> none(const Spec&) { return std::nullopt; }
+
 template <class Spec>
 struct Schema {
   std::string_view profile;  // "device": the first segment of --set keys and of every full key
