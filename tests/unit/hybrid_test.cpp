@@ -69,6 +69,33 @@ TEST(Hybrid, Lfm2WeightsFromTensorShapes) {
   EXPECT_EQ(weight_size(m, *find_file_type("F16"))->bytes, 2340940800.0);
 }
 
+// LFM2-8B-A1B (https://huggingface.co/LiquidAI/LFM2-8B-A1B/blob/main/config.json; tests/data/hf/LFM2-8B-A1B holds
+// its fields): 24 layers, attention at 2, 6, 10, 14, 18 and 21, 18 short convolutions; 2 dense layers, then 32
+// experts top 4. The built-in profile is the same model.
+TEST(Hybrid, Lfm2MoeProfileIsItsConfig) {
+  const ModelSpec m = imported("LFM2-8B-A1B");
+  const ModelSpec p = io::load_model(io::find_profile("models", "lfm2-8b-a1b", {}).value(), {}).value();
+  for (const ModelSpec* x : {&m, &p}) {
+    EXPECT_EQ(x->arch, "lfm2moe");
+    ASSERT_TRUE(x->state && x->moe);
+    EXPECT_EQ(x->state->layers, 18u);
+    EXPECT_EQ(x->moe->dense_layers, 2u);
+    // n_embd_r = 2048 x (3 - 1) = 4096 F32 values per conv layer: 16,384 B x 18 = 294,912 B per sequence.
+    EXPECT_DOUBLE_EQ(state_bytes(*x), 294912);
+    // 6 attention layers x 8 kv heads x 64 x (K + V) x 2 B = 12,288 B per token.
+    EXPECT_DOUBLE_EQ(kv_bytes_per_token(*x, f16()), 12288);
+    // token_embd 2048 x 65,536 = 134,217,728 (tied output) + output norm 2,048; every layer attn_norm + ffn_norm
+    // 4,096 (x 24 = 98,304); 2 dense FFNs 3 x 2048 x 7168 = 44,040,192 (88,080,384); 22 MoE FFNs gate_inp
+    // 2048 x 32 + experts 3 x 2048 x 1792 x 32 + exp_probs_b 32 = 352,387,104 (7,752,516,288); 6 attention
+    // layers 10,485,888 (62,915,328) and 18 conv layers 16,783,360 (302,100,480) as in LFM2-1.2B above.
+    EXPECT_EQ(*param_count(*x), 8339930560.0);
+  }
+  EXPECT_EQ(m.ffn, p.ffn);
+  EXPECT_EQ(m.context_tokens, p.context_tokens);
+  EXPECT_EQ(m.moe->expert_ffn, p.moe->expert_ffn);
+  EXPECT_EQ(m.tied_embeddings, p.tied_embeddings);
+}
+
 // llama-quant gives attn_v Q6_K in Q4_K_M where use_more_bits(i_attention_wv, n_attention_wv) holds, counting
 // attn_v tensors: LFM2-1.2B has 6 (i = 0..5, n/8 = 0, 7n/8 = 5): i = 2 and 5, so 2 of the 6 attention layers.
 // With n = 16 (all layers) it would be i < 2 and (i - 2) % 3 == 2: 0, 1 and 4.
