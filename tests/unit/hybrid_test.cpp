@@ -151,6 +151,22 @@ TEST(Hybrid, GatedDeltaNetStateBytes) {
   EXPECT_DOUBLE_EQ(kv_bytes_per_token(m, f16()), 12 * 2 * 256 * 2 * 2.0);
 }
 
+// Qwen3-Coder-Next (https://huggingface.co/Qwen/Qwen3-Coder-Next/blob/main/config.json; the fields of
+// tests/data/hf/Qwen3-Coder-Next, as a public test suite copies them, with its published totals): the
+// Qwen3-Next-80B-A3B architecture. Its safetensors hold 79,674,391,296 parameters; without the 502 inactive of
+// 512 experts per layer (10 routed and the shared one read) 3,874,929,408. edgeplan's tensor list of
+// llama.cpp's qwen3next gives both to the parameter. The config states no intermediate_size: no layer is dense.
+TEST(Hybrid, Qwen3NextParametersArePublishedTotals) {
+  const ModelSpec m = imported("Qwen3-Coder-Next");
+  EXPECT_EQ(m.arch, "qwen3next");
+  ASSERT_TRUE(m.state && m.moe);
+  EXPECT_EQ(m.state->layers, 36u);  // all but every 4th (full_attention_interval)
+  EXPECT_EQ(m.moe->shared_experts, 1u);
+  EXPECT_EQ(*param_count(m), 79674391296.0);
+  EXPECT_DOUBLE_EQ(state_bytes(m), 36 * 2195456.0);  // as GatedDeltaNetStateBytes above
+  EXPECT_EQ(*active_param_count(m), 3874929408.0);
+}
+
 // Gemma 3n E2B's attention (30 layers, the last 10 reuse the KV of earlier ones: llama.cpp keeps KV for the
 // first n_layer_kv_from_start = 20; sliding window 512 in 4 of every 5 layers; 2 kv heads of 256): of the 20
 // cached layers 4 are global (i % 5 == 4) and 16 sliding. At 32,768 tokens a global layer holds 32,768 cells, a
