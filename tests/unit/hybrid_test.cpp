@@ -167,6 +167,26 @@ TEST(Hybrid, Qwen3NextParametersArePublishedTotals) {
   EXPECT_EQ(*active_param_count(m), 3874929408.0);
 }
 
+// Phi-4-mini-instruct (https://huggingface.co/microsoft/Phi-4-mini-instruct/blob/main/config.json;
+// tests/data/hf/Phi-4-mini-instruct holds its fields): llama.cpp's phi3 with GQA and a tied output. token_embd
+// 3072 x 200,064 = 614,596,608; per layer attn_qkv 3072 x (3072 + 2 x 1024) = 15,728,640, attn_output
+// 9,437,184, the fused ffn_up 3072 x 16,384 = 50,331,648, ffn_down 25,165,824 and two norms 6,144:
+// 100,669,440 (x 32 = 3,221,422,080); output norm 3072. 3,836,021,760, Microsoft's "3.8B" (the LongRoPE factor
+// tensors of a GGUF, 2 x 48 F32 values, are not counted). The built-in profile is the same model.
+TEST(Hybrid, Phi4MiniProfileIsItsConfig) {
+  const ModelSpec m = imported("Phi-4-mini-instruct");
+  const ModelSpec p = io::load_model(io::find_profile("models", "phi-4-mini", {}).value(), {}).value();
+  for (const ModelSpec* x : {&m, &p}) {
+    EXPECT_EQ(x->arch, "phi3");
+    EXPECT_EQ(x->head_dim, 128u);
+    EXPECT_TRUE(x->tied_embeddings);
+    EXPECT_EQ(x->context_tokens, 131072u);
+    EXPECT_EQ(*param_count(*x), 3836021760.0);
+    // 32 layers x 8 kv heads x 128 x (K + V) x 2 B = 131,072 B per token.
+    EXPECT_DOUBLE_EQ(kv_bytes_per_token(*x, f16()), 131072);
+  }
+}
+
 // Gemma 3n E2B's attention (30 layers, the last 10 reuse the KV of earlier ones: llama.cpp keeps KV for the
 // first n_layer_kv_from_start = 20; sliding window 512 in 4 of every 5 layers; 2 kv heads of 256): of the 20
 // cached layers 4 are global (i % 5 == 4) and 16 sliding. At 32,768 tokens a global layer holds 32,768 cells, a
