@@ -289,6 +289,25 @@ TEST(Hybrid, Gemma3nImportsSharedKvAndPerLayerEmbeddings) {
   EXPECT_EQ(*quality_param_count(m), 4458122848.0 - 2015232000.0);
 }
 
+// Gemma 3n E4B (https://huggingface.co/google/gemma-3n-E4B-it/blob/main/config.json, text_config, as public test
+// suites copy it; tests/data/hf/gemma-3n-E4B-it): E2B's shape with 35 layers, FFN 16,384 and the last 15 layers
+// sharing KV. Outside the blocks as E2B but per_layer_token_embd (256 x 35) x 262,400 = 2,351,104,000 and
+// per_layer_model_proj 2048 x 8960 = 18,350,080; per layer as E2B with FFN 3 x 2048 x 16,384 = 100,663,296:
+// 112,484,944, x 35 = 3,936,973,040. The built-in profile is the same model.
+TEST(Hybrid, Gemma3nE4bProfileIsItsConfig) {
+  const ModelSpec m = imported("gemma-3n-E4B-it");
+  const ModelSpec p = io::load_model(io::find_profile("models", "gemma-3n-e4b", {}).value(), {}).value();
+  for (const ModelSpec* x : {&m, &p}) {
+    EXPECT_EQ(x->arch, "gemma3n");
+    EXPECT_EQ(x->kv_shared_layers, 15u);
+    EXPECT_EQ(kv_layers(*x), 20u);  // llama.cpp's n_layer_kv_from_start, as for E2B
+    EXPECT_EQ(*param_count(*x), 6868990448.0);
+    EXPECT_EQ(*quality_param_count(*x), 6868990448.0 - 2351104000.0);
+  }
+  EXPECT_EQ(m.ffn, p.ffn);
+  EXPECT_EQ(m.context_tokens, p.context_tokens);
+}
+
 // SmolLM3-3B (https://huggingface.co/HuggingFaceTB/SmolLM3-3B/blob/main/config.json): llama's tensors; the layers
 // without RoPE (every 4th, no_rope_layer_interval) change nothing in memory.
 TEST(Hybrid, SmolLm3IsALlamaInMemory) {
