@@ -69,6 +69,26 @@ TEST(Hybrid, Lfm2WeightsFromTensorShapes) {
   EXPECT_EQ(weight_size(m, *find_file_type("F16"))->bytes, 2340940800.0);
 }
 
+// LFM2-350M (https://huggingface.co/LiquidAI/LFM2-350M/blob/main/config.json, as public test suites copy it;
+// tests/data/hf/LFM2-350M): LFM2-1.2B's layout at hidden 1024, 16/8 heads, block_ff_dim 6656 -> 2 x 6656 / 3 =
+// 4437, rounded up to 256: 4608. token_embd 1024 x 65,536 = 67,108,864; per layer norms 2048 and FFN
+// 3 x 1024 x 4608 = 14,155,776 (x 16 = 226,525,184); attention q/k norms 128, q and o 2 x 1024 x 1024, k and v
+// 2 x 1024 x 512 = 3,145,856 (x 6 = 18,875,136); shortconv 3 x 1024 + 1024 x 3072 + 1024 x 1024 = 4,197,376
+// (x 10 = 41,973,760); output norm 1024. The built-in profile is the same model.
+TEST(Hybrid, Lfm2SmallProfileIsItsConfig) {
+  const ModelSpec m = imported("LFM2-350M");
+  const ModelSpec p = io::load_model(io::find_profile("models", "lfm2-350m", {}).value(), {}).value();
+  for (const ModelSpec* x : {&m, &p}) {
+    EXPECT_EQ(x->ffn, 4608u);
+    EXPECT_EQ(*param_count(*x), 354483968.0);
+    // n_embd_r = 1024 x 2 F32 values per conv layer: 8,192 B x 10 = 81,920 B per sequence.
+    EXPECT_DOUBLE_EQ(state_bytes(*x), 81920);
+    EXPECT_DOUBLE_EQ(kv_bytes_per_token(*x, f16()), 6 * 8 * 64 * 2 * 2.0);
+  }
+  EXPECT_EQ(m.context_tokens, p.context_tokens);
+  EXPECT_EQ(m.tied_embeddings, p.tied_embeddings);
+}
+
 // LFM2-8B-A1B (https://huggingface.co/LiquidAI/LFM2-8B-A1B/blob/main/config.json; tests/data/hf/LFM2-8B-A1B holds
 // its fields): 24 layers, attention at 2, 6, 10, 14, 18 and 21, 18 short convolutions; 2 dense layers, then 32
 // experts top 4. The built-in profile is the same model.
