@@ -25,6 +25,11 @@ ModelSpec imported(const std::string& dir) {
   return *m;
 }
 
+// A built-in model profile, through the loader.
+ModelSpec builtin(const std::string& name) {
+  return io::load_model(io::find_profile("models", name, {}).value(), {}).value();
+}
+
 // LFM2-1.2B (https://huggingface.co/LiquidAI/LFM2-1.2B/blob/main/config.json): 16 layers, attention at
 // full_attn_idxs 2, 5, 8, 10, 12, 14, the other 10 short convolutions with conv_L_cache 3.
 TEST(Hybrid, Lfm2ImportsStateLayersAndConvertedFfn) {
@@ -77,7 +82,7 @@ TEST(Hybrid, Lfm2WeightsFromTensorShapes) {
 // (x 10 = 41,973,760); output norm 1024. The built-in profile is the same model.
 TEST(Hybrid, Lfm2SmallProfileIsItsConfig) {
   const ModelSpec m = imported("LFM2-350M");
-  const ModelSpec p = io::load_model(io::find_profile("models", "lfm2-350m", {}).value(), {}).value();
+  const ModelSpec p = builtin("lfm2-350m");
   for (const ModelSpec* x : {&m, &p}) {
     EXPECT_EQ(x->ffn, 4608u);
     EXPECT_EQ(*param_count(*x), 354483968.0);
@@ -94,7 +99,7 @@ TEST(Hybrid, Lfm2SmallProfileIsItsConfig) {
 // experts top 4. The built-in profile is the same model.
 TEST(Hybrid, Lfm2MoeProfileIsItsConfig) {
   const ModelSpec m = imported("LFM2-8B-A1B");
-  const ModelSpec p = io::load_model(io::find_profile("models", "lfm2-8b-a1b", {}).value(), {}).value();
+  const ModelSpec p = builtin("lfm2-8b-a1b");
   for (const ModelSpec* x : {&m, &p}) {
     EXPECT_EQ(x->arch, "lfm2moe");
     ASSERT_TRUE(x->state && x->moe);
@@ -195,7 +200,7 @@ TEST(Hybrid, Qwen3NextParametersArePublishedTotals) {
 // tensors of a GGUF, 2 x 48 F32 values, are not counted). The built-in profile is the same model.
 TEST(Hybrid, Phi4MiniProfileIsItsConfig) {
   const ModelSpec m = imported("Phi-4-mini-instruct");
-  const ModelSpec p = io::load_model(io::find_profile("models", "phi-4-mini", {}).value(), {}).value();
+  const ModelSpec p = builtin("phi-4-mini");
   for (const ModelSpec* x : {&m, &p}) {
     EXPECT_EQ(x->arch, "phi3");
     EXPECT_EQ(x->head_dim, 128u);
@@ -316,7 +321,7 @@ TEST(Hybrid, Gemma3nImportsSharedKvAndPerLayerEmbeddings) {
 // 112,484,944, x 35 = 3,936,973,040. The built-in profile is the same model.
 TEST(Hybrid, Gemma3nE4bProfileIsItsConfig) {
   const ModelSpec m = imported("gemma-3n-E4B-it");
-  const ModelSpec p = io::load_model(io::find_profile("models", "gemma-3n-e4b", {}).value(), {}).value();
+  const ModelSpec p = builtin("gemma-3n-e4b");
   for (const ModelSpec* x : {&m, &p}) {
     EXPECT_EQ(x->arch, "gemma3n");
     EXPECT_EQ(x->kv_shared_layers, 15u);
