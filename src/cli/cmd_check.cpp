@@ -50,8 +50,10 @@ std::vector<CheckEntry> load_plan(const io::ProfileText& text, const std::vector
 
 Runner setup_check(Options& opts) {
   auto plan = std::make_shared<std::string>();
+  auto runtime = std::make_shared<RuntimeFlags>();
   opts.add(Opt::file, *plan, "Plan file: [[check]] entries with device, model, quant, context and require").required();
-  return [plan](const Context& ctx) {
+  add_runtime_options(opts, *runtime);
+  return [plan, runtime](const Context& ctx) {
     io::Report r;
     r.command = "check";
     const io::ProfileText text = ctx.find("plans", *plan);
@@ -68,6 +70,7 @@ Runner setup_check(Options& opts) {
       options.quant = e.quant;
       options.kv_type = e.kv_type;
       if (e.context) options.context = *e.context;
+      options.runtime = *runtime;
       const io::Report page = report(options, ctx);
       const io::Json results = io::full_results(page);
       const std::string quant = page.inputs["quant"].get<std::string>();  // as given, or the file's own

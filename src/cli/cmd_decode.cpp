@@ -183,7 +183,7 @@ void decode_inputs(const DecodeOptions& o, const Context& ctx, io::Json& inputs,
 // The formats table: one row per format; the prefill columns when the device has a prefill estimate.
 void decode_rows(const DecodePlanInputs& plan, const DeviceSpec& device, const std::vector<io::Cell>& prefix,
                  Rows& rows) {
-  for (const FormatPlan& f : plan_decode(device, plan)) {
+  for (const FormatPlan& f : unwrap(plan_decode(device, plan))) {
     std::vector<io::Cell>& row = start_row(rows, prefix, 12);
     row.insert(row.end(), {std::string(f.format->name), f.weights.bits_per_weight, f.weights.bytes});
     if (plan.model->moe) row.emplace_back(f.weights.active_bytes);

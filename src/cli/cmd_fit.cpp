@@ -21,6 +21,7 @@ struct FitOptions {
   std::size_t limit = 10;
   bool all = false;
   bool allow_beyond_trained = false;
+  RuntimeFlags runtime;
 };
 
 struct Candidate {
@@ -65,10 +66,12 @@ Runner setup_fit(Options& opts) {
   opts.add(Opt::allow_beyond_trained, o->allow_beyond_trained);
   opts.add(Opt::limit, o->limit).show_default().positive();
   opts.add(Opt::all, o->all, "Show every pair that fits (overrides --limit)");
+  add_runtime_options(opts, o->runtime);
   return [o](const Context& ctx) {
     io::Report r;
     r.command = "fit";
-    const DeviceSpec device = ctx.device(o->device, r.inputs);
+    DeviceSpec device = ctx.device(o->device, r.inputs);
+    const RuntimeOptions runtime = runtime_options(o->runtime, device);
     if (o->min_tok_per_s < 0) throw UsageError("--min-tok-per-s must be 0 or more");
     r.inputs["min_context_tokens"] = o->min_context;
     r.inputs["min_tok_per_s"] = o->min_tok_per_s;
@@ -86,10 +89,10 @@ Runner setup_fit(Options& opts) {
         beyond += formats.size();
         continue;
       }
-      DecodePlanInputs in{&model, formats, {}, kv, o->min_context, std::nullopt, 1, 0};
+      DecodePlanInputs in{&model, formats, {}, kv, o->min_context, std::nullopt, 1, 0, runtime};
       for (const FileType* ft : formats) in.sizes.push_back(unwrap(weight_size(model, *ft)));
       const double params = param_count(model).value_or(0), quality_params = quality_param_count(model).value_or(0);
-      for (const FormatPlan& f : plan_decode(device, in)) {
+      for (const FormatPlan& f : unwrap(plan_decode(device, in))) {
         ++considered;
         Candidate c{model.name, std::string(f.format->name), params, f.weights.bits_per_weight, f.weights.bytes,
                     {quality_proxy(quality_params, f.format->name), f.decode.tok_per_s,
@@ -136,6 +139,11 @@ Runner setup_fit(Options& opts) {
     if (beyond > 0) {
       r.notes.push_back(fmt::format("{} pairs left out: their model was trained for fewer than {} tokens "
                                     "(--allow-beyond-trained keeps them)", beyond, o->min_context));
+    }
+    if (device.runtime.buffers) {
+      r.notes.push_back(fmt::format("memory: weights + llama.cpp's compute, output and repack buffers (ubatch {}, flash "
+                                    "attention {}) + the KV cache of {} sequence{}", device.kv_cache.ubatch_tokens,
+                                    o->runtime.flash_attn, runtime.parallel, runtime.parallel == 1 ? "" : "s"));
     }
     if (!o->allow_beyond_trained) r.notes.push_back("max context: what memory holds, capped at the model's trained context");
     r.notes.push_back(fmt::format("quality = effective parameters (B): params x (perplexity ratio of the format on "

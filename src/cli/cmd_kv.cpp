@@ -24,11 +24,11 @@ struct KvInputs {
   RuntimeFlags runtime;
 };
 
-// llama.cpp's buffers for kv on d: at the context asked, or at one micro-batch without --context.
-RuntimeBuffers kv_buffers(const KvInputs& in, DeviceSpec& d, const ModelSpec& m, RuntimeOptions& o) {
+// What the weights and llama.cpp's buffers leave for kv on d (its micro-batch set by --ubatch): at the context
+// asked, or at one micro-batch without --context.
+RuntimeFit kv_fit(const KvInputs& in, DeviceSpec& d, const ModelSpec& m, double weight_bytes, RuntimeOptions& o) {
   o = runtime_options(in.runtime, d);
-  const std::uint64_t at = in.context > 0 ? in.context : d.kv_cache.ubatch_tokens;
-  return unwrap(runtime_buffers(m, *in.format, in.primary, at, d.kv_cache, d.runtime, o));
+  return unwrap(runtime_fit(d, m, *in.format, weight_bytes, in.primary, in.context, o));
 }
 
 KvInputs kv_inputs(const KvOptions& o, const Context& ctx, io::Json& inputs) {
@@ -92,10 +92,8 @@ Runner setup_kv(Options& opts) {
             if (!bytes) throw UsageError("kv: a swept model was not checked (a bug)");
             DeviceSpec with_ubatch = d;
             RuntimeOptions ro;
-            const RuntimeBuffers b = kv_buffers(*in, with_ubatch, m, ro);
-            const double fixed = sequence_fixed_bytes(with_ubatch.memory_bytes, with_ubatch.reserved_bytes, *bytes, b,
-                                                      ro.parallel);
-            kv_rows(in->context, plan_kv(with_ubatch, m, fixed, in->context, in->primary), prefix, rows);
+            const RuntimeFit fit = kv_fit(*in, with_ubatch, m, *bytes, ro);
+            kv_rows(in->context, plan_kv(with_ubatch, m, fit.fixed_bytes, in->context, in->primary), prefix, rows);
           },
           [weight_bytes](const DeviceSpec&, const ModelSpec& m, std::uint64_t model_id) {
             return weight_bytes(m, model_id) != nullptr;
@@ -112,9 +110,9 @@ Runner setup_kv(Options& opts) {
     const FileType* ft = in.format;
     const WeightSize& weights = in.weights;
     RuntimeOptions ro;
-    const RuntimeBuffers buffers = kv_buffers(in, device, model, ro);
-    const double budget = kv_budget_bytes(device.memory_bytes, device.reserved_bytes, weights.bytes + buffers.added_bytes);
-    const double fixed = sequence_fixed_bytes(device.memory_bytes, device.reserved_bytes, weights.bytes, buffers, ro.parallel);
+    const RuntimeFit fit = kv_fit(in, device, model, weights.bytes, ro);
+    const RuntimeBuffers& buffers = fit.buffers;
+    const double budget = fit.budget_bytes;
     r.inputs["quant"] = ft->name;
     r.inputs["kv_type"] = in.primary.name();
     r.notes = requantize_note(model, *ft);
@@ -128,7 +126,7 @@ Runner setup_kv(Options& opts) {
       t.columns.push_back({fmt::format("fits {}", o->context), "fits"});
       t.columns.push_back({"headroom (GiB)", "headroom_bytes", 2, false, units::kGiB});
     }
-    const std::vector<KvTypePlan> points = plan_kv(device, model, fixed, in.context, in.primary);
+    const std::vector<KvTypePlan> points = plan_kv(device, model, fit.fixed_bytes, in.context, in.primary);
     kv_rows(in.context, points, {}, t.rows);
     for (const KvTypePlan& p : points) {
       if (p.type != in.primary) continue;
@@ -141,13 +139,7 @@ Runner setup_kv(Options& opts) {
       }
     }
     r.results["weights_bytes"] = weights.bytes;
-    r.results["compute_bytes"] = buffers.compute_bytes;
-    r.results["output_bytes"] = buffers.output_bytes;
-    r.results["repack_bytes"] = buffers.repack_bytes;
-    r.results["runtime_bytes"] = buffers.added_bytes;
-    r.results["flash_attn"] = buffers.flash_attn;
-    r.results["parallel"] = ro.parallel;
-    r.results["ubatch"] = device.kv_cache.ubatch_tokens;
+    runtime_results(buffers, ro, device, r.results);
     r.results["budget_bytes"] = budget;
     r.results["budget_gib"] = budget / units::kGiB;
     r.tables.push_back(std::move(t));

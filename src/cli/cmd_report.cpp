@@ -50,10 +50,18 @@ PageInputs page_inputs(const ReportOptions& o, const Context& ctx, io::Report& r
   if (!o.spec.empty()) in.spec = parse_spec(o.spec);
   if (o.rank == 0) throw UsageError("--rank must be at least 1");
   in.lora_rank = o.rank;
+  in.runtime = runtime_options(o.runtime, page.device);
   io::Report route_inputs;  // the clouds and requests are recorded by route, not on this page
   in.clouds = load_clouds(o.cloud, ctx, route_inputs);
   in.requests = load_request_list(o.requests, ctx, route_inputs);
   return page;
+}
+
+// A swept device with the page's --ubatch.
+DeviceSpec with_runtime(const ReportOptions& o, const DeviceSpec& d) {
+  DeviceSpec out = d;
+  runtime_options(o.runtime, out);
+  return out;
 }
 
 // The plan of a pair as the page needs it, from the model's figures (model_figures): a device with [lora] whose
@@ -79,14 +87,18 @@ void figures(const ReportOptions& o, const DeviceSpec& device, const ModelSpec& 
   };
   const std::string quant(plan.chosen().format->name);
   const std::string context = std::to_string(o.context);
+  const std::uint32_t parallel = in.runtime.parallel;
+  const std::string sequences = parallel == 1 ? "" : fmt::format("{} x ", parallel);
   // Weights and decode.
   for (const FormatPlan& f : plan.formats) {
     line(fmt::format("weights {}", f.format->name), fmt::format("{:.2f} GB", f.weights.bytes / units::kGB),
-         f.memory.fits ? fmt::format("fits with {} tokens of {} KV", context, in.kv_type.name()) : "does not fit");
+         f.memory.fits ? fmt::format("fits with {}{} tokens of {} KV", sequences, context, in.kv_type.name())
+                       : "does not fit");
   }
   const FormatPlan& mine = plan.chosen();
   result("fits", mine.memory.fits);
   result("weights_bytes", mine.weights.bytes);
+  if (report) runtime_results(mine.runtime.buffers, in.runtime, device, report->results);
   result("decode_tok_per_s", mine.decode.tok_per_s);
   const std::string mark = marks_uncalibrated(device) ? " *" : "";
   line("decode", fmt::format("{:.2f} tok/s{}", mine.decode.tok_per_s, mark), fmt::format("{} at context {}", quant, context));
@@ -115,7 +127,20 @@ void figures(const ReportOptions& o, const DeviceSpec& device, const ModelSpec& 
   for (const KvTypePlan& k : plan.kv) {
     if (k.type == in.kv_type) result("max_context", k.max_context);
   }
-  line("KV budget", fmt::format("{:.2f} GiB", plan.kv_budget_bytes / units::kGiB), "memory - reserved - weights");
+  // llama.cpp's buffers, where the device counts them.
+  if (device.runtime.buffers) {
+    const RuntimeBuffers& b = mine.runtime.buffers;
+    line("compute buffer", fmt::format("{:.2f} MiB", b.compute_bytes / units::kMiB),
+         fmt::format("llama.cpp, ubatch {}, flash attention {}", device.kv_cache.ubatch_tokens,
+                     b.flash_attn ? "on" : "off"));
+    line("output buffer", fmt::format("{:.2f} MiB", b.output_bytes / units::kMiB),
+         fmt::format("logits of {} sequence{}", parallel, parallel == 1 ? "" : "s"));
+    line("repack buffer", fmt::format("{:.2f} MiB", b.repack_bytes / units::kMiB),
+         fmt::format("repack ISA {}{}", to_string(device.runtime.repack),
+                     in.runtime.mmap ? "" : ", in place of the weights it holds (--no-mmap)"));
+  }
+  line("KV budget", fmt::format("{:.2f} GiB", plan.kv_budget_bytes / units::kGiB),
+       device.runtime.buffers ? "memory - reserved - weights - buffers" : "memory - reserved - weights");
   result("trained_context", model.context_tokens ? io::Json(*model.context_tokens) : io::Json());
   result("beyond_trained", beyond_trained(model, o.context));
   if (model.context_tokens) {
@@ -215,6 +240,7 @@ Runner setup_report(Options& opts) {
   opts.add(Opt::rank, o->rank, "LoRA rank for the resident-adapter count").show_default();
   opts.add(Opt::cloud, o->cloud, "Cloud(s) for the request-mix share, comma-separated").show_default();
   opts.add(Opt::requests, o->requests, "Request mix: a requests profile or file").show_default();
+  add_runtime_options(opts, o->runtime);
   auto structs = [o](const Context& ctx) {
     io::Report loaded;
     auto in = std::make_shared<const PageInputs>(page_inputs(*o, ctx, loaded));
@@ -236,11 +262,12 @@ Runner setup_report(Options& opts) {
                               const std::vector<io::Cell>& prefix, Rows& rows) {
             const ModelFigures* f = figures_of(m, model_id);
             if (!f) throw UsageError("report: a swept model was not checked (a bug)");
-            figures(*o, d, m, in->plan, unwrap(page_plan(d, m, in->plan, *f)), prefix, rows, nullptr);
+            const DeviceSpec device = with_runtime(*o, d);
+            figures(*o, device, m, in->plan, unwrap(page_plan(device, m, in->plan, *f)), prefix, rows, nullptr);
           },
-          [in, figures_of](const DeviceSpec& d, const ModelSpec& m, std::uint64_t model_id) {
+          [o, in, figures_of](const DeviceSpec& d, const ModelSpec& m, std::uint64_t model_id) {
             const ModelFigures* f = figures_of(m, model_id);
-            return f && page_plan(d, m, in->plan, *f).ok();
+            return f && page_plan(with_runtime(*o, d), m, in->plan, *f).ok();
           }};
     };
     return out;

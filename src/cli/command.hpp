@@ -203,6 +203,9 @@ struct RuntimeFlags {
 void add_runtime_options(Options& opts, RuntimeFlags& f);
 // The options as core takes them; --ubatch set on the device's cache settings.
 RuntimeOptions runtime_options(const RuntimeFlags& f, DeviceSpec& device);
+// llama.cpp's buffers and settings as results (kv, report): compute_bytes, output_bytes, repack_bytes,
+// runtime_bytes (what they add), flash_attn, parallel, ubatch (the device's micro-batch).
+void runtime_results(const RuntimeBuffers& b, const RuntimeOptions& o, const DeviceSpec& device, io::Json& results);
 
 // 19431 as "19,431", as the table view groups whole numbers.
 std::string with_thousands(std::uint64_t v);

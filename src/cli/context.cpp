@@ -89,4 +89,14 @@ RuntimeOptions runtime_options(const RuntimeFlags& f, DeviceSpec& device) {
   return o;
 }
 
+void runtime_results(const RuntimeBuffers& b, const RuntimeOptions& o, const DeviceSpec& device, io::Json& results) {
+  results["compute_bytes"] = b.compute_bytes;
+  results["output_bytes"] = b.output_bytes;
+  results["repack_bytes"] = b.repack_bytes;
+  results["runtime_bytes"] = b.added_bytes;
+  results["flash_attn"] = b.flash_attn;
+  results["parallel"] = o.parallel;
+  results["ubatch"] = device.kv_cache.ubatch_tokens;
+}
+
 }  // namespace edgeplan::cli

@@ -26,6 +26,7 @@ struct ReportOptions {
                               requests = "typical-mix";
   std::uint64_t context = 4096, prompt = 512;
   std::uint32_t rank = 16;
+  RuntimeFlags runtime;  // --ubatch, --flash-attn, --parallel, --no-mmap
 };
 
 // How a roofline prefill estimate (PrefillSource::roofline) was obtained, for notes: the unit, its fitted

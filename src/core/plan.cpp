@@ -79,7 +79,19 @@ double derived_decode_rate(const DeviceSpec& device, const WeightSize& weights) 
   return decode(device, {weights.bytes, 0}).tok_per_s;
 }
 
-std::vector<FormatPlan> plan_decode(const DeviceSpec& device, const DecodePlanInputs& in) {
+Result<RuntimeFit> runtime_fit(const DeviceSpec& device, const ModelSpec& m, const FileType& ft, double weight_bytes,
+                               const KvCacheType& t, std::uint64_t context_tokens, const RuntimeOptions& o) {
+  const std::uint64_t at = context_tokens > 0 ? context_tokens : device.kv_cache.ubatch_tokens;
+  Result<RuntimeBuffers> b = runtime_buffers(m, ft, t, at, device.kv_cache, device.runtime, o);
+  if (!b) return b.error();
+  RuntimeFit f;
+  f.buffers = *b;
+  f.budget_bytes = kv_budget_bytes(device.memory_bytes, device.reserved_bytes, weight_bytes + b->added_bytes);
+  f.fixed_bytes = sequence_fixed_bytes(device.memory_bytes, device.reserved_bytes, weight_bytes, *b, o.parallel);
+  return f;
+}
+
+Result<std::vector<FormatPlan>> plan_decode(const DeviceSpec& device, const DecodePlanInputs& in) {
   const ModelSpec& m = *in.model;
   const double kv_bytes = kv_cache_bytes(m, in.kv_type, in.context_tokens, device.kv_cache);
   const double baseline = decode(device, {in.sizes.back().active_bytes, kv_bytes}).tok_per_s;
@@ -90,7 +102,11 @@ std::vector<FormatPlan> plan_decode(const DeviceSpec& device, const DecodePlanIn
     FormatPlan& f = out.emplace_back();
     f.format = in.formats[i];
     f.weights = in.sizes[i];
-    f.memory = memory_fit(device.memory_bytes, device.reserved_bytes, f.weights.bytes, kv_bytes);
+    Result<RuntimeFit> runtime = runtime_fit(device, m, *f.format, f.weights.bytes, in.kv_type, in.context_tokens,
+                                             in.runtime);
+    if (!runtime) return runtime.error();
+    f.runtime = *runtime;
+    f.memory = memory_fit(device.memory_bytes, device.reserved_bytes, f.runtime.fixed_bytes, kv_bytes);
     f.decode = decode(device, {f.weights.active_bytes, kv_bytes});
     f.relative = f.decode.tok_per_s / baseline;
     if (in.spec) f.spec_tok_per_s = f.decode.tok_per_s * speedup;
@@ -100,14 +116,14 @@ std::vector<FormatPlan> plan_decode(const DeviceSpec& device, const DecodePlanIn
   return out;
 }
 
-std::vector<KvTypePlan> plan_kv(const DeviceSpec& device, const ModelSpec& m, double weight_bytes,
+std::vector<KvTypePlan> plan_kv(const DeviceSpec& device, const ModelSpec& m, double fixed_bytes,
                                 std::uint64_t context_tokens, const KvCacheType& chosen) {
-  const double budget = kv_budget_bytes(device.memory_bytes, device.reserved_bytes, weight_bytes);
+  const double budget = kv_budget_bytes(device.memory_bytes, device.reserved_bytes, fixed_bytes);
   std::vector<KvTypePlan> out;
   auto add = [&](const KvCacheType& type) {
     const double cache = kv_cache_bytes(m, type, context_tokens, device.kv_cache);
     out.push_back({type, kv_bytes_per_token(m, type), max_context(m, type, budget, device.kv_cache), cache,
-                   memory_fit(device.memory_bytes, device.reserved_bytes, weight_bytes, cache)});
+                   memory_fit(device.memory_bytes, device.reserved_bytes, fixed_bytes, cache)});
   };
   for (const KvType& type : kv_types()) {
     if (!kv_cache_refusal(m, type)) add(type);
@@ -184,13 +200,15 @@ Result<PlanResult> plan(const DeviceSpec& device, const ModelSpec& model, const 
     return Error{"a plan needs at least one format, its weight size and a KV type"};
   }
   const DecodePlanInputs d{&model, in.formats, figures.sizes, in.kv_type, in.context_tokens, in.spec,
-                           in.prompt_tokens, figures.prompt_flops};
+                           in.prompt_tokens, figures.prompt_flops, in.runtime};
   PlanResult r;
-  r.formats = plan_decode(device, d);
+  Result<std::vector<FormatPlan>> formats = plan_decode(device, d);
+  if (!formats) return formats.error();
+  r.formats = std::move(*formats);
   if (in.spec) r.spec_speedup = spec_speedup(*in.spec);
   const WeightSize& weights = r.chosen().weights;
-  r.kv = plan_kv(device, model, weights.bytes, in.context_tokens, in.kv_type);
-  r.kv_budget_bytes = kv_budget_bytes(device.memory_bytes, device.reserved_bytes, weights.bytes);
+  r.kv = plan_kv(device, model, r.chosen().runtime.fixed_bytes, in.context_tokens, in.kv_type);
+  r.kv_budget_bytes = r.chosen().runtime.budget_bytes;
   if (device.storage) {
     r.load = load_time(*device.storage, {weights.bytes, 1, LoadMode::preload, 1});
   } else {

@@ -143,6 +143,12 @@ std::uint32_t lfm2_ffn(const Config& c) {
   return (ff + multiple - 1) / multiple * multiple;
 }
 
+// Qwen3-Next's every layer is a mixture of experts: llama.cpp's qwen3next reads no dense FFN (n_ff is only the
+// fallback of an absent expert width), so intermediate_size may be left out and is then the experts' width.
+std::uint32_t qwen3next_ffn(const Config& c) {
+  return c.optional_count("intermediate_size", width_range).value_or(c.count("moe_intermediate_size", width_range));
+}
+
 // Gemma 3n states intermediate_size per layer: one width for every layer (E2B, E4B), or refused.
 std::uint32_t per_layer_ffn(const Config& c) {
   const nlohmann::json* v = c.find("intermediate_size");
@@ -258,7 +264,10 @@ ModelSpec read_config(const Config& c, const std::string& name) {
                        m.heads));
   }
   m.head_dim = c.optional_count("head_dim", head_dim_range).value_or(mt->head_dim ? mt->head_dim : m.hidden / m.heads);
-  m.ffn = m.arch == "lfm2" ? lfm2_ffn(c) : m.arch == "gemma3n" ? per_layer_ffn(c) : c.count("intermediate_size", width_range);
+  m.ffn = m.arch == "lfm2"      ? lfm2_ffn(c)
+          : m.arch == "gemma3n"   ? per_layer_ffn(c)
+          : m.arch == "qwen3next" ? qwen3next_ffn(c)
+                                  : c.count("intermediate_size", width_range);
   m.vocab = c.count("vocab_size", vocab_range);
   m.context_tokens = trained_context(c, c.optional_count("max_position_embeddings", context_range).value_or(mt->max_position_embeddings));
   // LFM2 names it tie_embedding.

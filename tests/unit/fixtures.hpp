@@ -7,9 +7,11 @@
 
 namespace edgeplan::fixtures {
 
-// The chapter's phone: 8 GiB, 0.8 GiB reserved, 68 GB/s at utilization 0.85, no overhead.
+// The chapter's phone: 8 GiB, 0.8 GiB reserved, 68 GB/s at utilization 0.85, no overhead, none of llama.cpp's
+// buffers counted ([runtime] buffers = "none").
 inline DeviceSpec phone8g() {
   DeviceSpec d;
+  d.runtime.buffers = false;
   d.name = "phone8g";
   d.memory_bytes = 8.0 * 1073741824.0;
   d.reserved_bytes = 0.8 * 1073741824.0;

@@ -25,6 +25,11 @@ ModelSpec imported(const std::string& dir) {
   return *m;
 }
 
+// A built-in model profile, through the loader.
+ModelSpec builtin(const std::string& name) {
+  return io::load_model(io::find_profile("models", name, {}).value(), {}).value();
+}
+
 // LFM2-1.2B (https://huggingface.co/LiquidAI/LFM2-1.2B/blob/main/config.json): 16 layers, attention at
 // full_attn_idxs 2, 5, 8, 10, 12, 14, the other 10 short convolutions with conv_L_cache 3.
 TEST(Hybrid, Lfm2ImportsStateLayersAndConvertedFfn) {
@@ -67,6 +72,53 @@ TEST(Hybrid, Lfm2WeightsFromTensorShapes) {
   // F16: the conv kernels (61,440) and every norm (65,536 + 768 + 2048) stay F32, the rest is F16:
   // 129,792 x 4 + (1,170,340,608 - 129,792) x 2 = 2,340,940,800 B.
   EXPECT_EQ(weight_size(m, *find_file_type("F16"))->bytes, 2340940800.0);
+}
+
+// LFM2-350M (https://huggingface.co/LiquidAI/LFM2-350M/blob/main/config.json, as public test suites copy it;
+// tests/data/hf/LFM2-350M): LFM2-1.2B's layout at hidden 1024, 16/8 heads, block_ff_dim 6656 -> 2 x 6656 / 3 =
+// 4437, rounded up to 256: 4608. token_embd 1024 x 65,536 = 67,108,864; per layer norms 2048 and FFN
+// 3 x 1024 x 4608 = 14,155,776 (x 16 = 226,525,184); attention q/k norms 128, q and o 2 x 1024 x 1024, k and v
+// 2 x 1024 x 512 = 3,145,856 (x 6 = 18,875,136); shortconv 3 x 1024 + 1024 x 3072 + 1024 x 1024 = 4,197,376
+// (x 10 = 41,973,760); output norm 1024. The built-in profile is the same model.
+TEST(Hybrid, Lfm2SmallProfileIsItsConfig) {
+  const ModelSpec m = imported("LFM2-350M");
+  const ModelSpec p = builtin("lfm2-350m");
+  for (const ModelSpec* x : {&m, &p}) {
+    EXPECT_EQ(x->ffn, 4608u);
+    EXPECT_EQ(*param_count(*x), 354483968.0);
+    // n_embd_r = 1024 x 2 F32 values per conv layer: 8,192 B x 10 = 81,920 B per sequence.
+    EXPECT_DOUBLE_EQ(state_bytes(*x), 81920);
+    EXPECT_DOUBLE_EQ(kv_bytes_per_token(*x, f16()), 6 * 8 * 64 * 2 * 2.0);
+  }
+  EXPECT_EQ(m.context_tokens, p.context_tokens);
+  EXPECT_EQ(m.tied_embeddings, p.tied_embeddings);
+}
+
+// LFM2-8B-A1B (https://huggingface.co/LiquidAI/LFM2-8B-A1B/blob/main/config.json; tests/data/hf/LFM2-8B-A1B holds
+// its fields): 24 layers, attention at 2, 6, 10, 14, 18 and 21, 18 short convolutions; 2 dense layers, then 32
+// experts top 4. The built-in profile is the same model.
+TEST(Hybrid, Lfm2MoeProfileIsItsConfig) {
+  const ModelSpec m = imported("LFM2-8B-A1B");
+  const ModelSpec p = builtin("lfm2-8b-a1b");
+  for (const ModelSpec* x : {&m, &p}) {
+    EXPECT_EQ(x->arch, "lfm2moe");
+    ASSERT_TRUE(x->state && x->moe);
+    EXPECT_EQ(x->state->layers, 18u);
+    EXPECT_EQ(x->moe->dense_layers, 2u);
+    // n_embd_r = 2048 x (3 - 1) = 4096 F32 values per conv layer: 16,384 B x 18 = 294,912 B per sequence.
+    EXPECT_DOUBLE_EQ(state_bytes(*x), 294912);
+    // 6 attention layers x 8 kv heads x 64 x (K + V) x 2 B = 12,288 B per token.
+    EXPECT_DOUBLE_EQ(kv_bytes_per_token(*x, f16()), 12288);
+    // token_embd 2048 x 65,536 = 134,217,728 (tied output) + output norm 2,048; every layer attn_norm + ffn_norm
+    // 4,096 (x 24 = 98,304); 2 dense FFNs 3 x 2048 x 7168 = 44,040,192 (88,080,384); 22 MoE FFNs gate_inp
+    // 2048 x 32 + experts 3 x 2048 x 1792 x 32 + exp_probs_b 32 = 352,387,104 (7,752,516,288); 6 attention
+    // layers 10,485,888 (62,915,328) and 18 conv layers 16,783,360 (302,100,480) as in LFM2-1.2B above.
+    EXPECT_EQ(*param_count(*x), 8339930560.0);
+  }
+  EXPECT_EQ(m.ffn, p.ffn);
+  EXPECT_EQ(m.context_tokens, p.context_tokens);
+  EXPECT_EQ(m.moe->expert_ffn, p.moe->expert_ffn);
+  EXPECT_EQ(m.tied_embeddings, p.tied_embeddings);
 }
 
 // llama-quant gives attn_v Q6_K in Q4_K_M where use_more_bits(i_attention_wv, n_attention_wv) holds, counting
@@ -122,6 +174,42 @@ TEST(Hybrid, GatedDeltaNetStateBytes) {
   m.state = StateSpec{StateKind::gated_delta_net, 36, 4, 4096, 128, 16, 32};
   EXPECT_DOUBLE_EQ(state_bytes(m), 36 * 2195456.0);
   EXPECT_DOUBLE_EQ(kv_bytes_per_token(m, f16()), 12 * 2 * 256 * 2 * 2.0);
+}
+
+// Qwen3-Coder-Next (https://huggingface.co/Qwen/Qwen3-Coder-Next/blob/main/config.json; the fields of
+// tests/data/hf/Qwen3-Coder-Next, as a public test suite copies them, with its published totals): the
+// Qwen3-Next-80B-A3B architecture. Its safetensors hold 79,674,391,296 parameters; without the 502 inactive of
+// 512 experts per layer (10 routed and the shared one read) 3,874,929,408. edgeplan's tensor list of
+// llama.cpp's qwen3next gives both to the parameter. The config states no intermediate_size: no layer is dense.
+TEST(Hybrid, Qwen3NextParametersArePublishedTotals) {
+  const ModelSpec m = imported("Qwen3-Coder-Next");
+  EXPECT_EQ(m.arch, "qwen3next");
+  ASSERT_TRUE(m.state && m.moe);
+  EXPECT_EQ(m.state->layers, 36u);  // all but every 4th (full_attention_interval)
+  EXPECT_EQ(m.moe->shared_experts, 1u);
+  EXPECT_EQ(*param_count(m), 79674391296.0);
+  EXPECT_DOUBLE_EQ(state_bytes(m), 36 * 2195456.0);  // as GatedDeltaNetStateBytes above
+  EXPECT_EQ(*active_param_count(m), 3874929408.0);
+}
+
+// Phi-4-mini-instruct (https://huggingface.co/microsoft/Phi-4-mini-instruct/blob/main/config.json;
+// tests/data/hf/Phi-4-mini-instruct holds its fields): llama.cpp's phi3 with GQA and a tied output. token_embd
+// 3072 x 200,064 = 614,596,608; per layer attn_qkv 3072 x (3072 + 2 x 1024) = 15,728,640, attn_output
+// 9,437,184, the fused ffn_up 3072 x 16,384 = 50,331,648, ffn_down 25,165,824 and two norms 6,144:
+// 100,669,440 (x 32 = 3,221,422,080); output norm 3072. 3,836,021,760, Microsoft's "3.8B" (the LongRoPE factor
+// tensors of a GGUF, 2 x 48 F32 values, are not counted). The built-in profile is the same model.
+TEST(Hybrid, Phi4MiniProfileIsItsConfig) {
+  const ModelSpec m = imported("Phi-4-mini-instruct");
+  const ModelSpec p = builtin("phi-4-mini");
+  for (const ModelSpec* x : {&m, &p}) {
+    EXPECT_EQ(x->arch, "phi3");
+    EXPECT_EQ(x->head_dim, 128u);
+    EXPECT_TRUE(x->tied_embeddings);
+    EXPECT_EQ(x->context_tokens, 131072u);
+    EXPECT_EQ(*param_count(*x), 3836021760.0);
+    // 32 layers x 8 kv heads x 128 x (K + V) x 2 B = 131,072 B per token.
+    EXPECT_DOUBLE_EQ(kv_bytes_per_token(*x, f16()), 131072);
+  }
 }
 
 // Gemma 3n E2B's attention (30 layers, the last 10 reuse the KV of earlier ones: llama.cpp keeps KV for the
@@ -224,6 +312,25 @@ TEST(Hybrid, Gemma3nImportsSharedKvAndPerLayerEmbeddings) {
   // fit's quality counts all but per_layer_token_embd: 2,442,890,848, which less token_embd (537,395,200) is
   // Google's 1.91 B "effective" parameters of E2B (huggingface.co/datasets/google/gemma3n-slicing-configs).
   EXPECT_EQ(*quality_param_count(m), 4458122848.0 - 2015232000.0);
+}
+
+// Gemma 3n E4B (https://huggingface.co/google/gemma-3n-E4B-it/blob/main/config.json, text_config, as public test
+// suites copy it; tests/data/hf/gemma-3n-E4B-it): E2B's shape with 35 layers, FFN 16,384 and the last 15 layers
+// sharing KV. Outside the blocks as E2B but per_layer_token_embd (256 x 35) x 262,400 = 2,351,104,000 and
+// per_layer_model_proj 2048 x 8960 = 18,350,080; per layer as E2B with FFN 3 x 2048 x 16,384 = 100,663,296:
+// 112,484,944, x 35 = 3,936,973,040. The built-in profile is the same model.
+TEST(Hybrid, Gemma3nE4bProfileIsItsConfig) {
+  const ModelSpec m = imported("gemma-3n-E4B-it");
+  const ModelSpec p = builtin("gemma-3n-e4b");
+  for (const ModelSpec* x : {&m, &p}) {
+    EXPECT_EQ(x->arch, "gemma3n");
+    EXPECT_EQ(x->kv_shared_layers, 15u);
+    EXPECT_EQ(kv_layers(*x), 20u);  // llama.cpp's n_layer_kv_from_start, as for E2B
+    EXPECT_EQ(*param_count(*x), 6868990448.0);
+    EXPECT_EQ(*quality_param_count(*x), 6868990448.0 - 2351104000.0);
+  }
+  EXPECT_EQ(m.ffn, p.ffn);
+  EXPECT_EQ(m.context_tokens, p.context_tokens);
 }
 
 // SmolLM3-3B (https://huggingface.co/HuggingFaceTB/SmolLM3-3B/blob/main/config.json): llama's tensors; the layers

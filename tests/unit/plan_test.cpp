@@ -67,6 +67,41 @@ TEST(PlanCli, ReportFiguresAreTheSingleCommands) {
   EXPECT_EQ(report["device_share"], route["to_device"].get<double>() / route["request_count"].get<double>());
 }
 
+// On a device that counts llama.cpp's buffers, report shows and counts the buffers kv counts, with the same
+// runtime options; check and fit take the same options (a check plan's figures are report's).
+TEST(PlanCli, ReportCountsTheBuffersKvCounts) {
+  for (const char* parallel : {"1", "2"}) {
+    const std::vector<std::string> pair{"--device", "galaxy-s24-ultra", "--model", "llama-3.2-1b", "--quant", "Q4_0",
+                                        "--ubatch", "256", "--parallel", parallel, "--no-mmap"};
+    auto with = [&](std::vector<std::string> more) {
+      more.insert(more.begin() + 1, pair.begin(), pair.end());
+      return more;
+    };
+    const io::Json report = json_of(with({"report"}));
+    const io::Json kv = json_of(with({"kv", "--context", "4096"}));
+    for (const char* key : {"compute_bytes", "output_bytes", "repack_bytes", "runtime_bytes", "flash_attn",
+                            "parallel", "ubatch", "max_context", "fits"}) {
+      EXPECT_EQ(report[key], kv[key]) << key << " at --parallel " << parallel;
+    }
+    EXPECT_EQ(report["kv_budget_bytes"], kv["budget_bytes"]);
+    EXPECT_GT(report["compute_bytes"].get<double>(), 0);
+    EXPECT_EQ(report["ubatch"], 256);
+    // fit's longest context is kv's, for the same options.
+    const CliRun fit = run_cli({"fit", "--device", "galaxy-s24-ultra", "--models", "llama-3.2-1b", "--quant", "Q4_0",
+                                "--ubatch", "256", "--parallel", parallel, "--no-mmap", "--allow-beyond-trained",
+                                "--format", "json"});
+    ASSERT_EQ(fit.exit_code, 0) << fit.err;
+    EXPECT_EQ(io::Json::parse(fit.out)["results"]["fits"][0]["max_context"], kv["max_context"]) << "--parallel " << parallel;
+  }
+  const CliRun page = run_cli({"report", "--device", "galaxy-s24-ultra", "--model", "llama-3.2-1b"});
+  ASSERT_EQ(page.exit_code, 0) << page.err;
+  for (const char* line : {"compute buffer", "output buffer", "repack buffer", "memory - reserved - weights - buffers"}) {
+    EXPECT_NE(page.out.find(line), std::string::npos) << line;
+  }
+  const CliRun ref = run_cli({"report", "--device", "phone8g", "--model", "ref-8b"});
+  EXPECT_EQ(ref.out.find("compute buffer"), std::string::npos);  // the chapter counts none
+}
+
 // One pair, one prefill model: a device with [units] and no [prefill] gets the gpu's roofline over the fitted
 // gpu utilization in report, decode and route alike.
 TEST(PlanCli, UnitsWithoutPrefillUseTheFittedGpuRoofline) {
@@ -242,6 +277,56 @@ TEST(Plan, ModelFiguresComputedOnceGiveTheSamePlan) {
   ModelFigures short_one = *figures;
   short_one.sizes.pop_back();  // figures of other formats than the inputs'
   EXPECT_FALSE(plan(fixtures::phone8g(), model, in, short_one));
+}
+
+// A device that counts llama.cpp's buffers: the plan's fits, budget and max context take them off, as kv does.
+TEST(Plan, FitsCountTheRuntimeBuffers) {
+  DeviceSpec device = fixtures::phone8g();
+  device.runtime.buffers = true;
+  const ModelSpec model = fixtures::llama32_1b();
+  PlanInputs in;
+  in.formats = {find_file_type("Q8_0")};
+  in.kv_type = *find_kv_type("f16");
+  in.context_tokens = 4096;
+  const Result<PlanResult> r = plan(device, model, in);
+  ASSERT_TRUE(r) << r.error().message;
+  // Compute: the output phase of 512 tokens, 4 x 512 x (128,256 + 2 x 2,048) = 271,056,896 (attention 27,262,976
+  // and ffn 71,303,168 are smaller); output: 4 x 128,256 = 513,024.
+  const RuntimeBuffers& b = r->chosen().runtime.buffers;
+  EXPECT_DOUBLE_EQ(b.compute_bytes, 271056896);
+  EXPECT_DOUBLE_EQ(b.output_bytes, 513024);
+  EXPECT_DOUBLE_EQ(b.added_bytes, 271569920);
+  const double free = 7.2 * 1073741824.0, weights = r->chosen().weights.bytes;
+  EXPECT_DOUBLE_EQ(r->kv_budget_bytes, free - weights - 271569920);
+  // 16 layers x 2 x 512 x 2 B = 32,768 B/token: 134,217,728 B at 4096 tokens.
+  EXPECT_DOUBLE_EQ(r->chosen().memory.headroom_bytes, free - weights - 271569920 - 134217728);
+  ASSERT_EQ(r->kv[1].type, in.kv_type);
+  EXPECT_EQ(r->kv[1].max_context, max_context(model, in.kv_type, r->kv_budget_bytes, device.kv_cache));
+
+  // Two sequences share what is left: each cache gets half, so the longest context halves (to a pad).
+  in.runtime.parallel = 2;
+  const Result<PlanResult> two = plan(device, model, in);
+  ASSERT_TRUE(two);
+  const double share = (free - weights - two->chosen().runtime.buffers.added_bytes) / 2;
+  EXPECT_DOUBLE_EQ(two->chosen().memory.budget_bytes, share);
+  EXPECT_EQ(two->kv[1].max_context, max_context(model, in.kv_type, share, device.kv_cache));
+
+  // The phone of the chapter counts none: its figures are weights + KV alone.
+  device.runtime.buffers = false;
+  const Result<PlanResult> none = plan(device, model, in);
+  ASSERT_TRUE(none);
+  EXPECT_DOUBLE_EQ(none->kv_budget_bytes, kv_budget_bytes(device.memory_bytes, device.reserved_bytes, weights));
+}
+
+// Flash attention off with a quantized V cache is refused by llama.cpp, and by the plan.
+TEST(Plan, RefusesFlashAttentionOffWithAQuantizedV) {
+  PlanInputs in;
+  in.formats = {find_file_type("Q4_K_M")};
+  in.kv_type = *find_kv_type("q8_0");
+  in.runtime.flash_attn = FlashAttn::off;
+  const Result<PlanResult> r = plan(fixtures::phone8g(), fixtures::llama32_1b(), in);
+  ASSERT_FALSE(r);
+  EXPECT_NE(r.error().message.find("needs flash attention"), std::string::npos);
 }
 
 TEST(Plan, AbsentSectionsSayWhy) {

@@ -1,6 +1,7 @@
 // The plan of one device/model pair: every mechanism's figures computed once, from one set of inputs, so that
 // `report`, `check` and `fit` (and the single commands, which call the same functions) agree to the digit.
-//   decode per format  decode.hpp at the context's KV bytes; `fits` = weights + KV + reserved within memory (kv.hpp)
+//   decode per format  decode.hpp at the context's KV bytes; `fits` = weights + runtime buffers + KV of every
+//                      sequence + reserved within memory (kv.hpp, runtime.hpp: runtime_fit below)
 //   prefill            the one prefill model (prefill_estimate below); ttft = prefill + one decode step (decode.hpp)
 //   kv                 kv.hpp per cache type for the chosen format
 //   load               stream.hpp's whole-file preload (mlock)
@@ -25,6 +26,7 @@
 #include "edgeplan/core/place.hpp"
 #include "edgeplan/util/result.hpp"
 #include "edgeplan/core/route.hpp"
+#include "edgeplan/core/runtime.hpp"
 #include "edgeplan/core/spec.hpp"
 #include "edgeplan/core/stream.hpp"
 
@@ -83,11 +85,27 @@ inline constexpr std::uint64_t kRatePromptTokens = 512;
 Result<PrefillEstimate> derived_prefill_rate(const DeviceSpec& device, const ModelSpec& m, const FileType& ft);
 double derived_decode_rate(const DeviceSpec& device, const WeightSize& weights);
 
+// What one format's weights and llama.cpp's buffers (runtime.hpp) leave for the KV cache on a device: the one
+// definition kv, report, check and fit share.
+struct RuntimeFit {
+  RuntimeBuffers buffers;   // at the context (at one micro-batch of context when it is 0); zero with buffers = "none"
+  double budget_bytes = 0;  // memory - reserved - weights - buffers: what every sequence's cache shares
+  double fixed_bytes = 0;   // sequence_fixed_bytes: what memory_fit, plan_kv and max_context take as the weights so
+                            // that one sequence's cache gets its share (weights + buffers at parallel 1)
+};
+
+// The fit of m stored as ft (weight_bytes) on the device, whose [kv_cache] ubatch_tokens is the micro-batch.
+// Fails as runtime_buffers does (flash attention off with a quantized V cache).
+Result<RuntimeFit> runtime_fit(const DeviceSpec& device, const ModelSpec& m, const FileType& ft, double weight_bytes,
+                               const KvCacheType& t, std::uint64_t context_tokens, const RuntimeOptions& o);
+
 // Decode figures of one weight format on one device.
 struct FormatPlan {
   const FileType* format = nullptr;
   WeightSize weights;
-  MemoryFit memory;                      // at the context, with the plan's KV type
+  RuntimeFit runtime;                    // the format's buffers at the context
+  MemoryFit memory;                      // one sequence's cache at the context, with the plan's KV type, within its
+                                         // share of what the weights and buffers leave (runtime.fixed_bytes)
   DecodeResult decode;                   // weights read per token (active bytes) + the KV cache at the context
   double relative = 1;                   // tok/s over the baseline format's (the last one)
   std::optional<double> spec_tok_per_s;  // with speculation: tok/s x speedup
@@ -105,9 +123,11 @@ struct DecodePlanInputs {
   std::optional<SpecParams> spec;
   std::uint64_t prompt_tokens = 512;
   double prompt_flops = 0;               // prefill_flops(*model, prompt_tokens)
+  RuntimeOptions runtime;                // llama.cpp's settings; the micro-batch is the device's [kv_cache] ubatch_tokens
 };
 
-std::vector<FormatPlan> plan_decode(const DeviceSpec& device, const DecodePlanInputs& in);
+// Fails as runtime_fit does.
+Result<std::vector<FormatPlan>> plan_decode(const DeviceSpec& device, const DecodePlanInputs& in);
 
 // One KV-cache type for a model whose weights take weight_bytes.
 struct KvTypePlan {
@@ -118,8 +138,9 @@ struct KvTypePlan {
   MemoryFit at_context;           // at the context asked for (the whole budget as headroom at context 0)
 };
 
-// Every cache type m can use (kv_types() order, K and V alike), then `chosen` when its K and V differ.
-std::vector<KvTypePlan> plan_kv(const DeviceSpec& device, const ModelSpec& m, double weight_bytes,
+// Every cache type m can use (kv_types() order, K and V alike), then `chosen` when its K and V differ; fixed_bytes
+// is RuntimeFit::fixed_bytes (the weight bytes where the device counts no buffers).
+std::vector<KvTypePlan> plan_kv(const DeviceSpec& device, const ModelSpec& m, double fixed_bytes,
                                 std::uint64_t context_tokens, const KvCacheType& chosen);
 
 struct LoraPlan {
@@ -155,13 +176,15 @@ struct PlanInputs {
   std::vector<CloudSpec> clouds;           // none: no routing share
   std::vector<RouteRequest> requests;
   RoutePolicy route_policy;
+  RuntimeOptions runtime;                  // llama.cpp's settings; the micro-batch is the device's [kv_cache]
+                                           // ubatch_tokens (the cli's --ubatch sets it on the device)
 };
 
 struct PlanResult {
   std::vector<FormatPlan> formats;      // in the order of PlanInputs::formats
   std::optional<double> spec_speedup;   // with speculation
   std::vector<KvTypePlan> kv;           // for the chosen format
-  double kv_budget_bytes = 0;           // memory - reserved - the chosen format's weights
+  double kv_budget_bytes = 0;           // memory - reserved - the chosen format's weights and buffers
   Result<LoadResult> load = Error{"not computed"};
   Result<LoraPlan> lora = Error{"not computed"};
   Result<PlacePlan> place = Error{"not computed"};
