@@ -1,7 +1,9 @@
 // edgeplan bench: measure this machine (io/host.hpp): memory read bandwidth, OpenBLAS matmul GFLOPS at the
 // walkthrough's square sizes and at one decoder layer's shapes, optionally a file's read rate; and write a
 // device profile of the host.
+#include <algorithm>
 #include <filesystem>
+#include <optional>
 #include <thread>
 
 #include <fmt/format.h>
@@ -59,7 +61,8 @@ Runner setup_bench(Options& opts) {
     std::optional<io::FileRead> storage;
     if (!o->storage.empty()) storage = unwrap(io::measure_file_read(o->storage));
     const io::HostMemory memory = unwrap(io::read_meminfo());
-    const unsigned threads = o->threads > 0 ? o->threads : std::max(1u, std::thread::hardware_concurrency());
+    const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+    const unsigned threads = o->threads > 0 ? o->threads : cores;
     const std::uint64_t buffer_bytes = o->buffer_bytes;
     if (static_cast<double>(buffer_bytes) > memory.available_bytes / 2) {
       throw UsageError(fmt::format("--buffer {:.0f}MiB: more than half of the {:.0f} MiB available; choose a smaller "
@@ -67,7 +70,9 @@ Runner setup_bench(Options& opts) {
                                    memory.available_bytes / units::kMiB));
     }
 
-    const double read_bps = io::measure_read_bandwidth(buffer_bytes, threads, o->repeats);
+    const std::optional<double> load = io::load_average();  // before the run adds its own threads
+    const io::ReadRate read = io::measure_read_bandwidth(buffer_bytes, threads, o->repeats);
+    const double read_bps = read.bytes_per_s;
     std::vector<io::GemmShape> shapes;
     for (std::uint64_t n : o->sizes) shapes.push_back({fmt::format("square {}", n), n, n, n});
     const std::vector<io::GemmShape> layer = layer_shapes(model, o->prompt);
@@ -99,13 +104,25 @@ Runner setup_bench(Options& opts) {
     r.results["memory_available_gib"] = memory.available_bytes / units::kGiB;
     r.results["read_gbps"] = read_bps / units::kGBps;
     r.results["layer_best_gflops"] = best_layer_flops / units::kGiga;
+    const std::string core = io::openblas_core();
+    const std::string read_kernel = io::read_kernel();
+    const std::string matmul_kernel = core.empty() ? "OpenBLAS sgemm" : fmt::format("OpenBLAS sgemm, core {}", core);
+    const std::string busy = io::busy_reason(read, threads, load, cores);
+    r.results["read_kernel"] = read_kernel;
+    r.results["matmul_kernel"] = matmul_kernel;
+    r.results["read_cpu_share"] = read.wall_s > 0 ? read.cpu_s / (threads * read.wall_s) : 0;
+    r.results["load_average"] = load ? io::Json(*load) : io::Json();
+    r.results["busy"] = busy.empty() ? io::Json() : io::Json(busy);
+    if (!busy.empty()) r.notes.push_back(busy);
     r.title = fmt::format("bench: this host, {} threads", threads);
     r.header.push_back(fmt::format("memory {:.2f} GiB, {:.2f} GiB available", memory.total_bytes / units::kGiB,
                                    memory.available_bytes / units::kGiB));
-    r.header.push_back(fmt::format("memory read: {:.2f} GB/s (STREAM-style read of {:.0f} MiB, best of {})",
-                                   read_bps / units::kGBps, static_cast<double>(buffer_bytes) / units::kMiB, o->repeats));
-    r.header.push_back(fmt::format("matmul: OpenBLAS cblas_sgemm (fp32), best of {} after a warm-up; layer shapes of {} "
-                                   "at {} tokens", o->repeats, model.name, o->prompt));
+    r.header.push_back(fmt::format("memory read: {:.2f} GB/s (STREAM-style read of {:.0f} MiB, best of {}; {})",
+                                   read_bps / units::kGBps, static_cast<double>(buffer_bytes) / units::kMiB, o->repeats,
+                                   read_kernel));
+    r.header.push_back(fmt::format("matmul: OpenBLAS cblas_sgemm (fp32{}), best of {} after a warm-up; layer shapes of "
+                                   "{} at {} tokens", core.empty() ? "" : ", core " + core, o->repeats, model.name,
+                                   o->prompt));
     if (storage) {
       r.inputs["storage_file"] = o->storage;
       r.results["storage_read_gbps"] = storage->bytes / storage->seconds / units::kGBps;
@@ -120,6 +137,8 @@ Runner setup_bench(Options& opts) {
       p.read_bytes_per_s = read_bps;
       p.gemm_flops_per_s = best_layer_flops;
       if (storage) p.storage_bytes_per_s = storage->bytes / storage->seconds;
+      p.kernels = fmt::format("read: {}; matmul: {}", read_kernel, matmul_kernel);
+      if (!busy.empty()) p.comments.push_back(busy);
       p.comments = {"Device profile of this host, written by `edgeplan bench --write-profile`.",
                     fmt::format("{} threads, {:.0f} MiB read buffer, layer matmuls of {} at {} tokens.", threads,
                                 static_cast<double>(buffer_bytes) / units::kMiB, model.name, o->prompt)};

@@ -1,5 +1,7 @@
 // edgeplan calibrate: fit a device's decode utilization, per-token overhead and prefill efficiency to
 // llama-bench results (core/calibrate.hpp), compare predicted with measured, and write the fitted profile.
+#include <algorithm>
+#include <array>
 #include <cmath>
 #include <fstream>
 #include <sstream>
@@ -7,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "cli/command.hpp"
+#include "cli/plan.hpp"
 #include "edgeplan/core/calibrate.hpp"
 #include "edgeplan/core/decode.hpp"
 #include "edgeplan/core/prefill.hpp"
@@ -14,6 +17,7 @@
 #include "edgeplan/io/input_file.hpp"
 #include "edgeplan/io/llama_bench.hpp"
 #include "edgeplan/io/schema/kinds.hpp"
+#include "edgeplan/io/toml_parse.hpp"
 #include "edgeplan/io/toml_text.hpp"
 #include "edgeplan/io/profile_reader.hpp"
 
@@ -56,17 +60,21 @@ std::vector<std::string> key_path(const std::string& key) {
 }
 
 // The device profile's text with the fitted values that changed (and --set overrides) edited in place: its
-// comments and layout kept, only those values' text replaced; a comment line on top says what was fitted.
+// comments and layout kept, only those values' text replaced; a comment line on top says what was fitted. The
+// fit's [provenance] replaces the profile's (its keys edited in place, or the section added at the end).
 std::string fitted_profile(const Context& ctx, const std::string& device, const DeviceSpec& before,
                            const DeviceSpec& fitted, const std::string& results) {
   io::FieldSource source;
   const io::ProfileText text = ctx.find("devices", device);
   toml::table table = unwrap(io::parse_profile(text, "device", ctx.overrides(), source));
+  const bool has_provenance = unwrap(io::parse_toml(text.text, text.display)).contains("provenance");
+  const bool refitted = fitted.provenance != before.provenance;
   std::vector<std::vector<std::string>> paths;
-  for (const io::Override& o : ctx.overrides()) {
-    if (o.profile == "device") paths.push_back(key_path(o.key));
+  for (const io::Override& o : ctx.overrides()) {  // the fit's [provenance] replaces --set provenance.*
+    if (o.profile == "device" && !(refitted && o.key.starts_with("provenance."))) paths.push_back(key_path(o.key));
   }
   std::vector<std::string> names;
+  std::vector<io::TomlEdit> edits;
   // The fitted keys, in the profile's units as its schema rows give them.
   for (const char* key : {"utilization", "per_token_overhead_ms", "prefill.efficiency", "prefill.quantized_efficiency"}) {
     const auto was = io::schema::held(io::schema::device_schema(), key, before);
@@ -78,18 +86,47 @@ std::string fitted_profile(const Context& ctx, const std::string& device, const 
     paths.push_back(path);
     names.emplace_back(key);
   }
-  std::vector<io::TomlEdit> edits;
+  // [provenance] as the device schema writes it: edited key by key into the profile's section, or appended.
+  const auto& rows = io::schema::section(io::schema::device_schema(), "provenance");
+  constexpr std::string_view kMethodComment = "fitted by `edgeplan calibrate`";
+  constexpr std::array<std::pair<std::string_view, std::string_view>, 1> kComments{{{"method", kMethodComment}}};
+  io::TomlText provenance;
+  if (refitted) io::schema::write_rows(rows, fitted, provenance, kComments);
+  const toml::table written = unwrap(io::parse_toml(provenance.text(), "[provenance]"));
+  if (refitted && has_provenance) {
+    for (const auto& row : rows.rows) {
+      if (const toml::node* v = written.at_path(fmt::format("provenance.{}", row.key)).node()) {
+        edits.push_back({{"provenance", std::string(row.key)}, v, row.key == "method" ? std::string(kMethodComment) : ""});
+      }
+    }
+  }
   for (const std::vector<std::string>& path : paths) {
     const toml::node* node = &table;
     for (const std::string& key : path) node = node->as_table()->get(key);
     edits.push_back({path, node});
   }
-  const std::string edited = unwrap(io::edit_toml(text.text, text.display, edits));
-  const std::string what = names.empty() ? "nothing changed" : fmt::format("{} fitted", fmt::join(names, ", "));
+  std::string edited = unwrap(io::edit_toml(text.text, text.display, edits));
+  if (refitted && !has_provenance) {
+    if (!edited.empty() && !edited.ends_with('\n')) edited += '\n';
+    edited += provenance.text();
+  }
+  std::string what = names.empty() ? "no fitted value changed" : fmt::format("{} fitted", fmt::join(names, ", "));
+  if (refitted) what += "; [provenance] records the fit";
   std::string out = io::TomlText().comment(fmt::format("{} calibrated by `edgeplan calibrate` on {}: {}.",
                                                      fitted.name, results, what)).text() + edited;
   unwrap(io::load_device(io::ProfileText{text.name, text.display, text.origin, out}, {}));  // it loads back
   return out;
+}
+
+// The runtime the results measured: llama.cpp and the backends its rows name, in the order first seen
+// ("llama.cpp Metal"; "llama.cpp" when the rows do not say).
+std::string measured_runtime(const std::vector<Point>& points) {
+  std::vector<std::string> backends;
+  for (const Point& p : points) {
+    const std::string& b = p.row->backends;
+    if (!b.empty() && std::find(backends.begin(), backends.end(), b) == backends.end()) backends.push_back(b);
+  }
+  return backends.empty() ? "llama.cpp" : fmt::format("llama.cpp {}", fmt::join(backends, " / "));
 }
 
 double rms(const std::vector<double>& v) {
@@ -223,6 +260,22 @@ Runner setup_calibrate(Options& opts) {
       if (predicted) (p.kind == BenchTest::decode ? decode_errors : prefill_errors).push_back(error);
       t.add({static_cast<std::int64_t>(i + 1), p.row->test(), p.row->model_type, measured, p.row->stddev_tok_per_s,
              before, predicted ? io::Cell{predict(p, fitted)} : io::Cell{}, predicted ? io::Cell{error} : io::Cell{}});
+    }
+    // The fitted runs and their largest in-sample error become the profile's [provenance].
+    if (const std::size_t runs = decode_errors.size() + prefill_errors.size(); runs > 0) {
+      double largest = 0;
+      for (const auto* errors : {&decode_errors, &prefill_errors}) {
+        for (const double e : *errors) largest = std::max(largest, std::abs(e));
+      }
+      Provenance& p = fitted.provenance.emplace();
+      p.method = Calibration::fitted;
+      p.runtime = measured_runtime(points);
+      p.measurements = static_cast<std::uint32_t>(runs);
+      p.residual_percent = largest;
+      p.from = o->results;
+      r.header.push_back(fmt::format("provenance: fitted to {} (runs: {}), largest in-sample error {:.1f}%",
+                                     fitted.provenance->runtime, runs, largest));
+      r.results["provenance"] = provenance_json(fitted);
     }
     if (!decode_errors.empty()) r.results["decode_rms_error_percent"] = rms(decode_errors);
     if (!prefill_errors.empty()) r.results["prefill_rms_error_percent"] = rms(prefill_errors);

@@ -47,6 +47,7 @@ io::Json provenance_json(const DeviceSpec& d) {
   if (p.measurements > 0) j["measurements"] = p.measurements;
   if (p.method == Calibration::fitted) j["residual_percent"] = p.residual_percent;
   if (!p.from.empty()) j["from"] = p.from;
+  if (!p.kernels.empty()) j["kernels"] = p.kernels;
   return j;
 }
 
@@ -59,6 +60,10 @@ std::string uncalibrated_note(const DeviceSpec& d) {
   if (d.provenance->method == Calibration::carried) {
     return fmt::format("* uncalibrated: {} is not measured; its utilization, overhead and prefill efficiency are "
                        "carried over from {} ({})", d.name, d.provenance->from, d.provenance->runtime);
+  }
+  if (d.provenance->method == Calibration::measured) {
+    return fmt::format("* uncalibrated: {} is measured by edgeplan bench ({}), nothing fitted to a runtime: run "
+                       "`edgeplan calibrate` on llama-bench results", d.name, d.provenance->kernels);
   }
   return fmt::format("* uncalibrated: {} is datasheet only (vendor figures at utilization {:.2f}; nothing fitted)",
                      d.name, d.utilization);

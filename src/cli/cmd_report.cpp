@@ -156,7 +156,9 @@ void figures(const ReportOptions& o, const DeviceSpec& device, const ModelSpec& 
   // Cold load from storage.
   if (plan.load) {
     result("load_s", plan.load->total_s);
-    line("cold load", fmt::format("{:.2f} s", plan.load->total_s), "whole file read (mlock)");
+    const std::string assumption = storage_assumption(device);
+    line("cold load", fmt::format("{:.2f} s", plan.load->total_s),
+         assumption.empty() ? "whole file read (mlock)" : "whole file read (mlock); " + assumption);
   } else {
     result("load_s", nullptr);
     line("cold load", "--", plan.load.error().message);
@@ -183,7 +185,7 @@ void figures(const ReportOptions& o, const DeviceSpec& device, const ModelSpec& 
   } else {
     result("npu_fallbacks", nullptr);
     result("npu_tax_percent", nullptr);
-    line("NPU fallbacks", "--", "device profile has no [units.npu]");
+    line("NPU fallbacks", "--", "device profile has no [units.npu]: no NPU with a published peak rate (int8_tops)");
   }
 
   // Share of a request mix that stays on the device.

@@ -48,6 +48,10 @@ std::string uncalibrated_note(const DeviceSpec& d);
 // The runtime mismatch of a llama.cpp GGUF model on a device fitted to another runtime, or "" (results and note).
 std::string runtime_mismatch(const DeviceSpec& d, const ModelSpec& m);
 
+// Where the device's storage reads at its DRAM rate or faster, what that assumption is ("" otherwise; the chapter's
+// reference phone reads its flash at 68 GB/s): stream's header and report's cold load print it (cmd_stream.cpp).
+std::string storage_assumption(const DeviceSpec& d);
+
 // Speculation parameters of --spec alpha=A,gamma=G,cost=C (cmd_decode.cpp).
 SpecParams parse_spec(const std::string& text);
 

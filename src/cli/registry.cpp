@@ -114,7 +114,9 @@ constexpr std::array kOptionRows{
               "npu-first gpu-first cpu-only optimal"},
     OptionRow{Opt::emit_graph, "--emit-graph", Kind::flag, "Print the derived layer graph as a --graph file and stop"},
     OptionRow{Opt::prefetch, "--prefetch", Kind::text, "Comma-separated prefetch windows in pages, e.g. 1,8,32"},
-    OptionRow{Opt::hot, "--hot", Kind::text, "Comma-separated fractions of the pages touched, e.g. 0.3,0.5"},
+    OptionRow{Opt::hot, "--hot", Kind::text,
+              "Also evaluate sparse hot subsets: comma-separated fractions of the weights each token touches, e.g. "
+              "0.3,0.5 (assumes an activation-sparsity predictor; default: the dense model only)"},
     OptionRow{Opt::file, "file", Kind::text, "The file the command reads", 0, Complete::file},
     OptionRow{Opt::trace, "--trace", Kind::text, "Simulate a trace over time: a .csv or .jsonl file with arrival_s", 0,
               Complete::file},

@@ -8,6 +8,7 @@ const char* to_string(Calibration c) {
     case Calibration::fitted: return "fitted";
     case Calibration::carried: return "carried";
     case Calibration::datasheet: return "datasheet";
+    case Calibration::measured: return "measured";
   }
   return "";
 }

@@ -52,7 +52,9 @@ Result<PrefillEstimate> prefill_estimate(const DeviceSpec& device, const ModelSp
     const PrefillResult p = prefill(*device.prefill, prompt_flops, ft, prompt_tokens);
     return PrefillEstimate{PrefillSource::profile, p.seconds, p.tok_per_s, nullptr};
   }
-  if (device.units.empty()) return Error{"device profile has no [prefill]"};
+  if (device.units.empty()) {
+    return Error{"device profile has no [prefill]: no published compute rate (tflops) or [units] peak to estimate it from"};
+  }
   if (prompt_tokens > std::numeric_limits<std::uint32_t>::max()) {
     return Error{"a prompt of 2^32 tokens or more cannot be placed"};
   }
@@ -212,7 +214,7 @@ Result<PlanResult> plan(const DeviceSpec& device, const ModelSpec& model, const 
   if (device.storage) {
     r.load = load_time(*device.storage, {weights.bytes, 1, LoadMode::preload, 1});
   } else {
-    r.load = Error{"device profile has no [storage]"};
+    r.load = Error{"device profile has no [storage]: no published read rate (read_gbps) and page size of its storage"};
   }
   r.lora = plan_lora(device, model, in, r.kv_budget_bytes);
   r.place = plan_place(device, model, in);

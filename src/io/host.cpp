@@ -16,6 +16,7 @@
 #include <thread>
 
 #include <fmt/format.h>
+#include <time.h>
 
 #include "edgeplan/util/units.hpp"
 #include "edgeplan/io/schema/kinds.hpp"
@@ -55,7 +56,7 @@ double timed_on_threads(unsigned threads, Body body) {
 
 }  // namespace
 
-double measure_read_bandwidth(std::uint64_t buffer_bytes, unsigned threads, unsigned repeats) {
+ReadRate measure_read_bandwidth(std::uint64_t buffer_bytes, unsigned threads, unsigned repeats) {
   const std::size_t words = buffer_bytes / sizeof(std::uint64_t);
   std::vector<std::uint64_t> buffer(words);
   const std::size_t slice = (words + threads - 1) / threads;
@@ -69,24 +70,93 @@ double measure_read_bandwidth(std::uint64_t buffer_bytes, unsigned threads, unsi
               std::uint64_t{begin});
   });
   std::vector<std::uint64_t> sums(threads);  // stored, so the reads cannot be optimised away
-  double best = 0;
+  ReadRate rate;
+  const double cpu_before = process_cpu_s();
   for (unsigned r = 0; r < repeats; ++r) {
     const double s = timed_on_threads(threads, [&](unsigned t) {
       auto [begin, end] = range(t);
       sums[t] += read_slice(buffer.data() + begin, end - begin);
     });
-    best = std::max(best, static_cast<double>(words * sizeof(std::uint64_t)) / s);
+    rate.wall_s += s;
+    rate.bytes_per_s = std::max(rate.bytes_per_s, static_cast<double>(words * sizeof(std::uint64_t)) / s);
   }
-  return best;
+  rate.cpu_s = process_cpu_s() - cpu_before;
+  return rate;
+}
+
+std::string read_kernel() {
+#if defined(__AVX512F__)
+  constexpr const char* kIsa = "x86-64 AVX-512";
+#elif defined(__AVX2__)
+  constexpr const char* kIsa = "x86-64 AVX2";
+#elif defined(__x86_64__)
+  constexpr const char* kIsa = "x86-64 SSE2";
+#elif defined(__aarch64__)
+  constexpr const char* kIsa = "AArch64 NEON";
+#else
+  constexpr const char* kIsa = "this compiler's default target";
+#endif
+  return fmt::format("8-accumulator uint64 sum, {}", kIsa);
+}
+
+double process_cpu_s() {
+  timespec t{};
+  ::clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+  return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_nsec) * 1e-9;
+}
+
+std::optional<double> load_average() {
+  double load[1] = {};
+  if (::getloadavg(load, 1) != 1) return std::nullopt;
+  return load[0];
+}
+
+std::string busy_reason(const ReadRate& read, unsigned threads, std::optional<double> load, unsigned cores) {
+  std::vector<std::string> why;
+  if (read.wall_s > 0 && threads > 0) {
+    const double share = read.cpu_s / (threads * read.wall_s);
+    if (share < kMinCpuShare) {
+      why.push_back(fmt::format("the read threads got {:.0f}% of their cores (CPU time over threads x wall time)",
+                                share * 100));
+    }
+  }
+  if (load && cores > 0 && *load > kMaxLoadPerCore * cores) {
+    why.push_back(fmt::format("the load average was {:.2f} on {} cores before the run", *load, cores));
+  }
+  if (why.empty()) return "";
+  return fmt::format("busy machine: {}; the figures read low: measure again on an idle machine", fmt::join(why, ", and "));
+}
+
+#if EDGEPLAN_HAVE_CBLAS
+namespace {
+
+// The runtime library of libopenblas-dev.
+constexpr const char* kOpenBlas = "libopenblas.so.0";
+
+// A function of OpenBLAS, nullptr when it cannot be loaded. OpenBLAS is loaded here, on first use, rather than
+// linked: a linked OpenBLAS starts its thread pool in every edgeplan process, and the idle threads spin for a
+// while, taking a core from the rest of edgeplan.
+void* openblas_symbol(const char* name) {
+  static void* const library = dlopen(kOpenBlas, RTLD_NOW | RTLD_LOCAL);
+  return library ? dlsym(library, name) : nullptr;
+}
+
+}  // namespace
+#endif
+
+std::string openblas_core() {
+#if EDGEPLAN_HAVE_CBLAS
+  using CoreName = char* (*)();
+  if (void* symbol = openblas_symbol("openblas_get_corename")) {
+    if (const char* name = reinterpret_cast<CoreName>(symbol)()) return name;
+  }
+#endif
+  return "";
 }
 
 Result<double> measure_gemm_s(const GemmShape& shape, unsigned repeats) {
 #if EDGEPLAN_HAVE_CBLAS
-  // OpenBLAS is loaded here, on first use, rather than linked: a linked OpenBLAS starts its thread pool in
-  // every edgeplan process, and the idle threads spin for a while, taking a core from the rest of edgeplan.
-  constexpr const char* kOpenBlas = "libopenblas.so.0";  // the runtime library of libopenblas-dev
-  static void* const library = dlopen(kOpenBlas, RTLD_NOW | RTLD_LOCAL);
-  static void* const symbol = library ? dlsym(library, "cblas_sgemm") : nullptr;
+  static void* const symbol = openblas_symbol("cblas_sgemm");
   if (!symbol) {
     return Error{fmt::format("bench: cannot load cblas_sgemm from {} (install the Debian package libopenblas0)",
                              kOpenBlas)};
@@ -166,8 +236,11 @@ std::string device_profile_toml(const HostProfile& p) {
   d.utilization = 1;
   d.per_token_overhead_s = 0;
   if (p.gemm_flops_per_s) d.prefill = PrefillSpec{*p.gemm_flops_per_s, 1, 1};
+  d.provenance.emplace();
+  d.provenance->method = Calibration::measured;
+  d.provenance->kernels = p.kernels;
   using Comment = std::pair<std::string_view, std::string_view>;
-  constexpr std::array<Comment, 7> kComments{{
+  constexpr std::array<Comment, 8> kComments{{
       {"memory_gib", "MemTotal in /proc/meminfo"},
       {"reserved_gib", "MemTotal - MemAvailable when measured: held by the OS and other programs"},
       {"bandwidth_gbps", "measured: STREAM-style read over all cores"},
@@ -175,6 +248,7 @@ std::string device_profile_toml(const HostProfile& p) {
       {"per_token_overhead_ms", "unknown until fitted: run `edgeplan calibrate` on llama-bench results"},
       {"tflops", "measured: best OpenBLAS sgemm (fp32) at LLM layer sizes"},
       {"efficiency", "the rate above is measured, not a peak"},
+      {"method", "measured by `edgeplan bench`, nothing fitted to a runtime"},
   }};
   TomlText t;
   for (const std::string& c : p.comments) t.comment(c);
@@ -182,6 +256,7 @@ std::string device_profile_toml(const HostProfile& p) {
   const auto& device = schema::device_schema();
   schema::write_rows(schema::section(device, ""), d, t, kComments);
   schema::write_rows(schema::section(device, "prefill"), d, t, kComments);
+  schema::write_rows(schema::section(device, "provenance"), d, t, kComments);
   std::string out = t.text();
   if (p.storage_bytes_per_s) {
     out += "\n# Storage for `stream`: the read rate is measured (one sequential pass; a file in the page cache reads at\n"

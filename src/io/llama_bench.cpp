@@ -190,6 +190,7 @@ Result<BenchRow> bench_row(const Located& rec) {
     if (!v) return v.error();
     row.stddev_tok_per_s = *v;
   }
+  if (auto it = rec.fields.find("backends"); it != rec.fields.end()) row.backends = it->second;
   if (row.avg_tok_per_s <= 0) return Error{fmt::format("{}: avg_ts must be above 0", rec.where)};
   if (row.n_prompt == 0 && row.n_gen == 0) return Error{fmt::format("{}: n_prompt and n_gen are both 0", rec.where)};
   return row;

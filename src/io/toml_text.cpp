@@ -44,6 +44,27 @@ std::size_t offset_of(std::string_view text, const std::vector<std::size_t>& sta
   return i;
 }
 
+// "# text": control characters (a newline too) escaped, so it stays one line.
+std::string comment_text(std::string_view text) {
+  std::string out = "# ";
+  for (const char c : text) {
+    const auto u = static_cast<unsigned char>(c);
+    if (c == '\n') {
+      out += "\\n";
+    } else if ((u < 0x20 && c != '\t') || u == 0x7F) {
+      out += fmt::format("\\x{:02x}", u);
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+// `setting` (a line's text up to the end of its value) and the comment, at the comment column.
+std::string with_comment(std::string_view setting, std::string_view comment) {
+  return fmt::format("{:<{}}{}", setting, std::max(kCommentColumn, setting.size() + 1), comment_text(comment));
+}
+
 struct Splice {
   std::size_t from, to;  // bytes replaced: [from, to)
   std::string text;
@@ -66,18 +87,7 @@ std::string toml_key_text(std::string_view key) {
 }
 
 TomlText& TomlText::comment(std::string_view text) {
-  text_ += "# ";
-  for (const char c : text) {
-    const auto u = static_cast<unsigned char>(c);
-    if (c == '\n') {
-      text_ += "\\n";
-    } else if ((u < 0x20 && c != '\t') || u == 0x7F) {
-      text_ += fmt::format("\\x{:02x}", u);
-    } else {
-      text_ += c;
-    }
-  }
-  text_ += '\n';
+  text_ += comment_text(text) + '\n';
   return *this;
 }
 
@@ -90,11 +100,7 @@ TomlText& TomlText::table(const std::vector<std::string>& path) {
 
 TomlText& TomlText::set(std::string_view key, const toml::node& value, std::string_view comment) {
   const std::string setting = toml_key_text(key) + " = " + toml_value_text(value);
-  if (comment.empty()) {
-    text_ += setting + "\n";
-  } else {
-    text_ += fmt::format("{:<{}}# {}\n", setting, kCommentColumn, comment);
-  }
+  text_ += (comment.empty() ? setting : with_comment(setting, comment)) + "\n";
   return *this;
 }
 
@@ -131,7 +137,23 @@ Result<std::string> edit_toml(std::string_view text, const std::string& display,
     const std::string value = toml_value_text(*edit.value);
     if (const toml::node* old = depth + 1 == edit.path.size() ? table->get(edit.path.back()) : nullptr) {
       if (old->is_table()) return Error{fmt::format("{}: cannot set {}: it is a table", display, key)};
-      splices.push_back({offset_of(text, starts, old->source().begin), offset_of(text, starts, old->source().end), value});
+      const std::size_t from = offset_of(text, starts, old->source().begin);
+      std::size_t to = offset_of(text, starts, old->source().end);
+      if (edit.comment.empty()) {
+        splices.push_back({from, to, value});
+        continue;
+      }
+      // The rest of the value's line is blank or a comment (a value in an inline table keeps its line as is).
+      const std::size_t line_end = std::min(text.find('\n', to), text.size());
+      const std::size_t rest = text.find_first_not_of(" \t\r", to);
+      if (rest < line_end && text[rest] != '#') {
+        splices.push_back({from, to, value});
+        continue;
+      }
+      const std::size_t line_start = starts[old->source().begin.line - 1];
+      to = line_end > to && text[line_end - 1] == '\r' ? line_end - 1 : line_end;  // a CRLF line keeps its CR
+      const std::string setting = std::string(text.substr(line_start, from - line_start)) + value;
+      splices.push_back({from, to, with_comment(setting, edit.comment).substr(from - line_start)});
       continue;
     }
     // A new key: on a line after the last value of the deepest table the text has, written with that value's
@@ -156,7 +178,9 @@ Result<std::string> edit_toml(std::string_view text, const std::string& display,
     for (std::size_t i = depth; i < edit.path.size(); ++i) prefix += toml_key_text(edit.path[i]) + (i + 1 < edit.path.size() ? "." : "");
     const std::size_t end_line = last_value->source().end.line;
     const std::size_t at = end_line < starts.size() ? starts[end_line] : text.size();
-    splices.push_back({at, at, fmt::format("{}{} = {}\n", at == text.size() && !text.ends_with('\n') ? "\n" : "", prefix, value)});
+    const std::string setting = fmt::format("{} = {}", prefix, value);
+    splices.push_back({at, at, fmt::format("{}{}\n", at == text.size() && !text.ends_with('\n') ? "\n" : "",
+                                           edit.comment.empty() ? setting : with_comment(setting, edit.comment))});
   }
   std::string out(text);
   std::reverse(splices.begin(), splices.end());  // insertions at one place keep their order

@@ -25,6 +25,7 @@ TEST(Host, WrittenProfileLoads) {
   p.gemm_flops_per_s = 0.25e12;
   p.storage_bytes_per_s = 1.5e9;
   p.comments = {"measured for a test"};
+  p.kernels = "read: 8-accumulator uint64 sum, x86-64 SSE2; matmul: OpenBLAS sgemm, core Prescott";
   const std::string text = device_profile_toml(p);
   EXPECT_EQ(text,
             "# measured for a test\n"
@@ -37,6 +38,9 @@ TEST(Host, WrittenProfileLoads) {
             "\n[prefill]\n"
             "tflops = 0.25               # measured: best OpenBLAS sgemm (fp32) at LLM layer sizes\n"
             "efficiency = 1.0            # the rate above is measured, not a peak\n"
+            "\n[provenance]\n"
+            "method = \"measured\"         # measured by `edgeplan bench`, nothing fitted to a runtime\n"
+            "kernels = \"read: 8-accumulator uint64 sum, x86-64 SSE2; matmul: OpenBLAS sgemm, core Prescott\"\n"
             "\n# Storage for `stream`: the read rate is measured (one sequential pass; a file in the page cache reads at\n"
             "# memory speed); set page_kib, page_fault_us and readahead_kib for this host, then uncomment.\n"
             "# [storage]\n# read_gbps = 1.5\n");
@@ -48,11 +52,30 @@ TEST(Host, WrittenProfileLoads) {
   EXPECT_DOUBLE_EQ(d->utilization, 1.0);
   ASSERT_TRUE(d->prefill.has_value());
   EXPECT_DOUBLE_EQ(d->prefill->peak_flops, 0.25e12);
+  ASSERT_TRUE(d->provenance.has_value());
+  EXPECT_EQ(d->provenance->method, Calibration::measured);
+  EXPECT_EQ(d->provenance->kernels, p.kernels);
+  EXPECT_FALSE(calibrated(d->provenance));
 
   p.gemm_flops_per_s.reset();
   auto bare = load_device(ProfileText{"host", "host.toml", "test", device_profile_toml(p)}, {});
   ASSERT_TRUE(bare.ok()) << bare.error().message;
   EXPECT_FALSE(bare->prefill.has_value());
+}
+
+// A busy machine: 2 read threads that had 1.2 CPU-s over 1.0 s of wall time got 60% of their cores (< 90%); a
+// load average of 8.17 on 2 cores is above 0.5 per core. 1.9 CPU-s (95%) at load 0.4 is an idle machine.
+TEST(Host, NoticesABusyMachine) {
+  EXPECT_EQ(busy_reason({10e9, 1.9, 1.0}, 2, 0.4, 2), "");
+  EXPECT_EQ(busy_reason({10e9, 1.9, 1.0}, 2, std::nullopt, 2), "");
+  EXPECT_EQ(busy_reason({10e9, 1.2, 1.0}, 2, 0.4, 2),
+            "busy machine: the read threads got 60% of their cores (CPU time over threads x wall time); the figures "
+            "read low: measure again on an idle machine");
+  EXPECT_EQ(busy_reason({10e9, 1.9, 1.0}, 2, 8.17, 2),
+            "busy machine: the load average was 8.17 on 2 cores before the run; the figures read low: measure again "
+            "on an idle machine");
+  EXPECT_NE(busy_reason({10e9, 1.2, 1.0}, 2, 8.17, 2).find("cores (CPU time over threads x wall time), and the load"),
+            std::string::npos);
 }
 
 }  // namespace

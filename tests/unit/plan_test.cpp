@@ -339,8 +339,10 @@ TEST(Plan, AbsentSectionsSayWhy) {
   in.kv_type = *find_kv_type("f16");
   const Result<PlanResult> r = plan(device, fixtures::ref_8b(), in);
   ASSERT_TRUE(r);
-  EXPECT_EQ(r->load.error().message, "device profile has no [storage]");
-  EXPECT_EQ(r->chosen().prefill.error().message, "device profile has no [prefill]");
+  EXPECT_EQ(r->load.error().message,
+            "device profile has no [storage]: no published read rate (read_gbps) and page size of its storage");
+  EXPECT_EQ(r->chosen().prefill.error().message,
+            "device profile has no [prefill]: no published compute rate (tflops) or [units] peak to estimate it from");
   EXPECT_EQ(r->place.error().message, "device profile has no [units.*]");
   EXPECT_EQ(r->lora.error().message, "no LoRA rank asked for");
 }

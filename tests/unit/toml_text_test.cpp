@@ -141,6 +141,69 @@ TEST(EditToml, KeepsTheDottedPrefixAndRefusesInlineTables) {
             "d.toml:1: cannot add prefill.quantized_efficiency to an inline table; write it as a [table]");
 }
 
+// An edit with a comment replaces the old comment after the value (it described the old value), or adds one;
+// a key added with a comment gets it too, at the comment column.
+TEST(EditToml, ReplacesTheCommentOfAnEditedValue) {
+  const toml::value<std::string> m("fitted");
+  const toml::value<std::int64_t> n(4);
+  auto out = edit_toml("a = 1\n\n[provenance]  # how\nmethod = \"carried\"  # fits of the M2\r\nruntime = \"x\"\n",
+                       "d.toml", {{{"provenance", "method"}, &m, "fitted by calibrate"},
+                                  {{"provenance", "measurements"}, &n, "runs"}});
+  ASSERT_TRUE(out.ok()) << out.error().message;
+  EXPECT_EQ(*out,
+            "a = 1\n\n[provenance]  # how\n"
+            "method = \"fitted\"           # fitted by calibrate\r\n"
+            "runtime = \"x\"\n"
+            "measurements = 4            # runs\n");
+  // A value with no comment gets one; a long line keeps one space before it.
+  auto bare = edit_toml("a_rather_long_key_name_here = 1\n", "d.toml", {{{"a_rather_long_key_name_here"}, &n, "c"}});
+  ASSERT_TRUE(bare.ok()) << bare.error().message;
+  EXPECT_EQ(*bare, "a_rather_long_key_name_here = 4 # c\n");
+}
+
+// calibrate --write-profile records the fit in [provenance]: method "fitted", the runtime and backend of the
+// rows (llama.cpp Metal in the M1 results), the 4 rows fitted (2 tg, 2 pp: the profile has [prefill]), their
+// largest |error| (0.3%, the pp rows, as the table reports it)
+// and the results file. A profile without the section gets it at the end; a carried profile's keys are
+// replaced, `from` and the method's comment too.
+TEST(CalibrateWrite, RecordsTheFitAsProvenance) {
+  const fs::path dir = fs::temp_directory_path() / ("edgeplan_calibrate_prov_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  const std::string results = std::string(EDGEPLAN_SOURCE_DIR) + "/tests/data/llama-bench/m1-llama2-7b.json";
+  const std::string base = "description = \"M1\"\nmemory_gib = 16\nreserved_gib = 4\nbandwidth_gbps = 68.25\n"
+                           "utilization = 0.9\nper_token_overhead_ms = 0\n\n[prefill]\ntflops = 2.6\nefficiency = 0.5\n";
+  const std::string carried = base + "\n[provenance]\nmethod = \"carried\"  # the M2's fit\n"
+                                     "runtime = \"MLC CUDA\"\nfrom = \"apple-m2-24g\"\n";
+  for (const std::string& profile : {base, carried}) {
+    const std::string device = (dir / "m1.toml").string(), out = (dir / "m1-fitted.toml").string();
+    std::ofstream(device) << profile;
+    const auto run = testing_cli::run_cli({"calibrate", "--device", device, results, "--write-profile", out,
+                                           "--force", "--format", "json"});
+    ASSERT_EQ(run.exit_code, 0) << run.err;
+    double largest = 0;
+    const io::Json report = io::Json::parse(run.out);
+    for (const auto& t : report["results"]["tests"]) {
+      largest = std::max(largest, std::abs(t["error_percent"].get<double>()));
+    }
+    const std::string written = testing_files::read_file(out);
+    auto d = load_device(ProfileText{"m1", out, out, written}, {});
+    ASSERT_TRUE(d.ok()) << d.error().message;
+    ASSERT_TRUE(d->provenance.has_value()) << written;
+    EXPECT_EQ(d->provenance->method, Calibration::fitted);
+    EXPECT_EQ(d->provenance->runtime, "llama.cpp Metal");
+    EXPECT_EQ(d->provenance->measurements, 4u);
+    EXPECT_NEAR(d->provenance->residual_percent, largest, 1e-4);
+    EXPECT_NEAR(largest, 0.30, 0.01);
+    EXPECT_EQ(d->provenance->from, results);
+    EXPECT_EQ(written.find("the M2's fit"), std::string::npos) << written;
+    EXPECT_EQ(written.find("MLC CUDA"), std::string::npos) << written;
+    EXPECT_NE(written.find("method = \"fitted\"           # fitted by `edgeplan calibrate`\n"), std::string::npos)
+        << written;
+    EXPECT_EQ(written.find("\n[provenance]"), written.rfind("\n[provenance]")) << written;  // one section
+  }
+  fs::remove_all(dir);
+}
+
 TEST(CalibrateWrite, KeepsTheProfileComments) {
   const fs::path dir = fs::temp_directory_path() / ("edgeplan_calibrate_" + std::to_string(::getpid()));
   fs::create_directories(dir);

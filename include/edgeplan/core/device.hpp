@@ -59,15 +59,18 @@ enum class Calibration {
   fitted,     // fitted to `measurements` runs of `runtime` on this device, largest in-sample error residual_percent
   carried,    // not measured here: utilization, overhead and prefill efficiency of the fitted profile `from`
   datasheet,  // vendor figures at the default utilization, nothing fitted
+  measured,   // this host's memory read and matmul rates measured by `edgeplan bench`, nothing fitted to a runtime
 };
-const char* to_string(Calibration c);  // "reference", "fitted", "carried", "datasheet"
+const char* to_string(Calibration c);  // "reference", "fitted", "carried", "datasheet", "measured"
 
 struct Provenance {
   Calibration method = Calibration::datasheet;
   std::string runtime;            // runtime and backend measured, "llama.cpp Metal"; empty for datasheet/reference
   std::uint32_t measurements = 0; // runs fitted (fitted)
   double residual_percent = 0;    // largest in-sample |predicted / measured - 1| of the fit, % (fitted)
-  std::string from;               // the fitted profile carried over (carried)
+  std::string from;               // carried: the fitted profile carried over; fitted: where the runs came from
+  std::string kernels;            // measured: the kernel and ISA each figure came from
+  bool operator==(const Provenance&) const = default;
 };
 // Only a fitted profile is calibrated; a profile without [provenance] is not.
 bool calibrated(const std::optional<Provenance>& p);

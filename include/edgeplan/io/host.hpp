@@ -2,7 +2,8 @@
 // is a STREAM-style read kernel (McCalpin's STREAM, read-only: a sum over a buffer far larger than the
 // caches, one contiguous slice per thread, all threads at once; best of the repeats). Matrix multiplies
 // go through OpenBLAS's cblas_sgemm, so they measure the machine rather than edgeplan's code:
-// GFLOPS = 2 x M x N x K / time. Storage read rate: one sequential pass over a file.
+// GFLOPS = 2 x M x N x K / time. Storage read rate: one sequential pass over a file. A busy machine (other
+// programs taking the cores) is noticed from the CPU time the read threads got and the load average.
 #pragma once
 
 #include <cstdint>
@@ -15,8 +16,31 @@
 
 namespace edgeplan::io {
 
-// Best read bandwidth over `repeats` passes of `threads` threads over a buffer of `buffer_bytes`, bytes/s.
-double measure_read_bandwidth(std::uint64_t buffer_bytes, unsigned threads, unsigned repeats);
+// Best read bandwidth over `repeats` passes of `threads` threads over a buffer of `buffer_bytes`, bytes/s, with
+// the CPU time this process spent and the wall time of those passes (for busy_reason).
+struct ReadRate {
+  double bytes_per_s = 0;
+  double cpu_s = 0;
+  double wall_s = 0;
+};
+ReadRate measure_read_bandwidth(std::uint64_t buffer_bytes, unsigned threads, unsigned repeats);
+
+// The read loop and the instruction set this edgeplan was compiled for: "8-accumulator uint64 sum, x86-64 SSE2".
+std::string read_kernel();
+// The core type OpenBLAS picked for its kernels (openblas_get_corename: "Haswell", "Prescott", "SkylakeX"), or ""
+// when OpenBLAS cannot be loaded or does not say.
+std::string openblas_core();
+
+// CPU time of this process so far, s; the 1-minute load average where the OS gives one (getloadavg).
+double process_cpu_s();
+std::optional<double> load_average();
+
+// Why measured figures of this run cannot be trusted, or "": the read threads ran less than
+// kMinCpuShare of their wall time (cpu_s / (threads x wall_s): other programs had the cores), or the load
+// average before the run was above kMaxLoadPerCore per core.
+inline constexpr double kMinCpuShare = 0.9;
+inline constexpr double kMaxLoadPerCore = 0.5;
+std::string busy_reason(const ReadRate& read, unsigned threads, std::optional<double> load, unsigned cores);
 
 // C (M x N) = A (M x K) x B (K x N) in fp32.
 struct GemmShape {
@@ -52,6 +76,7 @@ struct HostProfile {
   std::optional<double> gemm_flops_per_s;         // best measured sgemm rate; gives [prefill]
   std::optional<double> storage_bytes_per_s;      // measured file read rate: a commented-out [storage]
   std::vector<std::string> comments;              // extra lines put at the top ("measured on ...")
+  std::string kernels;                            // [provenance] kernels: the kernel and ISA of each figure
 };
 std::string device_profile_toml(const HostProfile& p);
 

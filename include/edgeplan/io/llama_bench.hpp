@@ -2,7 +2,7 @@
 // `-o jsonl` (one object per line) and `-o csv` (a header row of field names, then quoted values). Each test
 // is a row with the fields edgeplan fits to: model_type ("llama 7B Q4_0", "qwen2 1.5B Q4_K - Medium"),
 // model_size (bytes of the tensors), model_n_params, n_prompt, n_gen, n_depth (newer builds; 0 when absent),
-// avg_ts and stddev_ts (tokens/s). pp tests have n_gen = 0, tg tests n_prompt = 0.
+// avg_ts and stddev_ts (tokens/s), and backends when given. pp tests have n_gen = 0, tg tests n_prompt = 0.
 #pragma once
 
 #include <cstdint>
@@ -25,6 +25,8 @@ struct BenchRow {
   std::uint64_t n_depth = 0;
   double avg_tok_per_s = 0;
   double stddev_tok_per_s = 0;
+  std::string backends;           // llama.cpp's backends as llama-bench names them ("Metal,BLAS", "CPU", "CUDA");
+                                  // empty when the results do not say (older builds)
 
   [[nodiscard]] std::string test() const;  // "pp512", "tg128", "pp512+tg128", with "@d4096" for a depth
 };

@@ -41,10 +41,12 @@ std::string toml_value_text(const toml::node& value);
 // A key of a table, bare or quoted as TOML needs ("Q8_0", "\"a b\"").
 std::string toml_key_text(std::string_view key);
 
-// An edit of a profile: the value at `path` (keys from the root) becomes `value`.
+// An edit of a profile: the value at `path` (keys from the root) becomes `value`; with a `comment`, the
+// comment after the value on its line becomes it (the old one, which described the old value, is dropped).
 struct TomlEdit {
   std::vector<std::string> path;
   const toml::node* value;
+  std::string comment = {};
 };
 
 // `text` (a TOML document; `display` names it in messages) with each edit applied in place: an existing value's

@@ -233,12 +233,13 @@ Schema<D> make_device() {
   }, [](D& d) { d.power.emplace(); }, [](const D& d) { return d.power.has_value(); }});
   s.sections.push_back({"provenance", {
       DR{.key = "method", .type = Type::choice, .required = true,
-        .choices = [] { return std::vector<std::string>{"reference", "fitted", "carried", "datasheet"}; },
+        .choices = [] { return std::vector<std::string>{"reference", "fitted", "carried", "datasheet", "measured"}; },
         .set = [](D& d, const Value& v) {
           const std::string& m = text(v);
           d.provenance->method = m == "reference" ? Calibration::reference
                                  : m == "fitted"  ? Calibration::fitted
                                  : m == "carried" ? Calibration::carried
+                                 : m == "measured" ? Calibration::measured
                                                   : Calibration::datasheet;
         },
         .get = [](const D& d) -> std::optional<Value> { return std::string(to_string(d.provenance->method)); }},
@@ -265,6 +266,12 @@ Schema<D> make_device() {
         .get = [](const D& d) -> std::optional<Value> {
           if (d.provenance->from.empty()) return std::nullopt;
           return d.provenance->from;
+        }},
+      DR{.key = "kernels", .type = Type::string,
+        .set = [](D& d, const Value& v) { d.provenance->kernels = text(v); },
+        .get = [](const D& d) -> std::optional<Value> {
+          if (d.provenance->kernels.empty()) return std::nullopt;
+          return d.provenance->kernels;
         }},
   }, [](D& d) { d.provenance.emplace(); }, [](const D& d) { return d.provenance.has_value(); }, need_provenance_keys});
   s.also_consistent = provenance_complete;
