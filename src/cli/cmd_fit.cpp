@@ -1,10 +1,12 @@
 // edgeplan fit: which known models and formats run on a device within the given constraints, ranked by the
 // quality proxy (core/fit.hpp), with the Pareto front of quality, speed and context. Each figure comes from the
 // core functions the decode and kv commands call (core/plan.hpp), so fit agrees with them to the digit.
+#include <algorithm>
 #include <optional>
 #include <span>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "cli/command.hpp"
 #include "edgeplan/core/fit.hpp"
@@ -28,6 +30,7 @@ struct Candidate {
   std::string model, format;
   double params = 0, bits_per_weight = 0, weights_bytes = 0;
   FitCandidate point;
+  std::optional<double> active_params;  // a mixture of experts: parameters a token reads
 };
 
 // The models fit considers: those named by --models, else every profile except reference ones (a textbook
@@ -96,7 +99,8 @@ Runner setup_fit(Options& opts) {
         ++considered;
         Candidate c{model.name, std::string(f.format->name), params, f.weights.bits_per_weight, f.weights.bytes,
                     {quality_proxy(quality_params, f.format->name), f.decode.tok_per_s,
-                     max_context(model, kv, f.memory.budget_bytes, device.kv_cache)}};
+                     max_context(model, kv, f.memory.budget_bytes, device.kv_cache)},
+                    model.moe ? active_param_count(model) : std::nullopt};
         if (!o->allow_beyond_trained) c.point.max_context = trained_cap(model, c.point.max_context);
         if (!f.memory.fits || c.point.max_context < o->min_context) continue;
         if (!fastest_in_memory || c.point.tok_per_s > fastest_in_memory->point.tok_per_s) fastest_in_memory = c;
@@ -113,8 +117,14 @@ Runner setup_fit(Options& opts) {
                          {"bits/weight", "bits_per_weight", 2}, {"weights (GB)", "weights_bytes", 2, false, units::kGB},
                          {"tok/s", "tok_per_s", 2}, {"max context", "max_context", 0, true},
                          {"quality (B)", "quality_proxy", 2}, {"pareto", "pareto"}}, {}};
+    std::vector<std::string> mixtures;  // the mixtures of experts shown, once each: "1.52 of lfm2-8b-a1b's 8.34 B"
     for (std::size_t i : std::span(order).first(shown)) {
       const Candidate& c = fits[i];
+      if (c.active_params) {
+        std::string m = fmt::format("{:.2f} of {}'s {:.2f} B", *c.active_params / units::kGiga, c.model,
+                                    c.params / units::kGiga);
+        if (std::find(mixtures.begin(), mixtures.end(), m) == mixtures.end()) mixtures.push_back(std::move(m));
+      }
       std::vector<io::Cell>& row = t.rows.emplace_back();
       row.reserve(9);
       row.insert(row.end(), {c.model, c.format, c.params, c.bits_per_weight, c.weights_bytes, c.point.tok_per_s,
@@ -150,6 +160,10 @@ Runner setup_fit(Options& opts) {
                                   "Llama-3-8B, llama.cpp's scoreboard) ^ -{:.2f}, so a format that raises perplexity "
                                   "counts as a smaller model; -- where llama.cpp publishes no figure for the format",
                                   1 / perplexity_slope()));
+    if (!mixtures.empty()) {
+      r.notes.push_back(fmt::format("mixture of experts: quality counts all its parameters, so it reads high (an upper "
+                                    "bound); a token reads {}", fmt::join(mixtures, ", ")));
+    }
     r.notes.push_back("pareto: no other pair is at least as good in quality, tok/s and max context and better in one");
     if (fits.empty()) {
       const std::string closest = fastest_in_memory ? fmt::format("the fastest that holds the context is {} {} at {:.2f} tok/s",
