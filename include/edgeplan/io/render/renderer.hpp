@@ -46,6 +46,8 @@ struct Format {
   std::string_view name;         // --format NAME
   std::string_view description;  // for --help and docs/json.md
   RendererFactory make;
+  bool draws = false;            // prints the report's charts: a report without any is a usage error
+  std::string (*unavailable)() = nullptr;  // why this build cannot print it (empty: it can); nullptr: it always can
 };
 
 // Every format, in the order --help lists them (the first is the default).
