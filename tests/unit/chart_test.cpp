@@ -127,6 +127,7 @@ TEST(VegaLite, KvDrawsTheMemoryStackAgainstContextWithBudgetAndTrainedContext) {
   EXPECT_EQ(spec["datasets"]["types"].size(), kv["types"].size());
   const io::Json& stack = spec["vconcat"][1];
   EXPECT_EQ(stack["layer"][0]["mark"]["type"], "area");
+  EXPECT_FALSE(stack["layer"][0]["encoding"].contains("order"));  // an area's order would be its path's
   // Weights, llama.cpp's buffers and the f16 cache at 1024 tokens, ... up to the trained 131,072 tokens.
   const io::Json& rows = spec["datasets"]["memory"];
   ASSERT_EQ(rows.size(), 3u * 8u);
@@ -169,6 +170,8 @@ TEST(VegaLite, ReportDrawsItsMemoryAndDecodeAgainstContextPerFormat) {
   EXPECT_EQ(memory[1]["part"], "weights Q5_K_M");
   EXPECT_EQ(memory[1]["bytes"], report["weights_bytes"]);
   EXPECT_EQ(spec["vconcat"][0]["layer"][0]["encoding"]["x"]["stack"], "zero");
+  // Its bar stacks in the table's order (reserved, weights, cache, free), not by the parts' names.
+  EXPECT_EQ(spec["vconcat"][0]["layer"][0]["encoding"]["order"]["field"], "table order");
   // The decode line at the page's context (4096) is the rate the page prints.
   bool found = false;
   for (const io::Json& row : spec["datasets"]["decode"]) {

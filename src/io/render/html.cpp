@@ -4,6 +4,7 @@
 // scripts are inlined from the build's EDGEPLAN_VEGA_DIR (io::embedded_scripts), their licenses at the page's
 // end. The first table's rows stream through both: a block's table rows go out as they come, its dataset rows
 // are kept for the specification at the end of the page.
+#include <cctype>
 #include <sstream>
 
 #include "edgeplan/io/embedded.hpp"
@@ -50,13 +51,17 @@ void append_row(std::string& out, const Row& row, const std::vector<Column>& col
   out += "</tr>\n";
 }
 
-// A script's text made safe inside <script>: "</" would end it early (JavaScript reads "<\/" the same in strings
-// and regular expressions, JSON in its strings).
+// A script's text made safe inside <script>: "</script" (any case) would end it early; "<\/script" reads the same
+// in JavaScript's strings and regular expressions and in JSON's strings. Nothing else is touched (a "</" elsewhere
+// is code: the end of a regular expression /</).
 std::string in_script(std::string_view text) {
   std::string out;
   for (std::size_t i = 0; i < text.size(); ++i) {
     out += text[i];
-    if (text[i] == '<' && i + 1 < text.size() && text[i + 1] == '/') out += '\\';
+    if (text[i] != '<' || i + 8 > text.size() || text[i + 1] != '/') continue;
+    std::string word(text.substr(i + 2, 6));
+    for (char& ch : word) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+    if (word == "script") out += '\\';
   }
   return out;
 }
