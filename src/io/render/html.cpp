@@ -32,8 +32,6 @@ std::string html_text(std::string_view text) {
   return out;
 }
 
-bool is_number(const Cell& c) { return std::holds_alternative<double>(c) || std::holds_alternative<std::int64_t>(c); }
-
 std::string table_head(const Table& t) {
   std::string out = "<h2>" + html_text(t.name) + "</h2>\n<table>\n<tr>";
   for (const Column& c : t.columns) out += "<th>" + html_text(c.title) + "</th>";

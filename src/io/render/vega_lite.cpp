@@ -18,10 +18,6 @@ namespace {
 constexpr const char* kVegaLiteSchema = "https://vega.github.io/schema/vega-lite/v5.json";
 constexpr const char* kOrder = "table order";  // the field a stacked chart orders its layers by
 
-std::string json_text(const Json& j, int indent = -1) {
-  return j.dump(indent, ' ', false, Json::error_handler_t::replace);
-}
-
 // What the values of a column are, over the rows seen.
 struct Seen {
   bool number = false;
@@ -31,8 +27,7 @@ struct Seen {
 void see(std::vector<Seen>& seen, const Row& row) {
   for (std::size_t i = 0; i < seen.size() && i < row.size(); ++i) {
     if (std::holds_alternative<std::monostate>(row[i])) continue;
-    const bool number = std::holds_alternative<double>(row[i]) || std::holds_alternative<std::int64_t>(row[i]);
-    (number ? seen[i].number : seen[i].other) = true;
+    (is_number(row[i]) ? seen[i].number : seen[i].other) = true;
   }
 }
 
