@@ -26,10 +26,26 @@ Verdict verdict_of(const io::Report& report, const std::vector<io::Requirement>&
   return v;
 }
 
+void need_charts(const io::Report& report, const io::Format& format) {
+  if (!format.draws || !report.charts.empty()) return;
+  std::string drawn;
+  for (const Command& c : commands()) {
+    if (c.charts) drawn += (drawn.empty() ? "" : ", ") + std::string(c.name);
+  }
+  throw UsageError(fmt::format("--format {}: this {} output has no chart; charts are drawn by {} (and a --sweep of "
+                               "them); docs/charts.md says which options each needs", format.name, report.command,
+                               drawn));
+}
+
 namespace {
 
 const io::Format& parse_format(const std::string& f) {
-  if (const io::Format* format = io::find_format(f)) return *format;
+  if (const io::Format* format = io::find_format(f)) {
+    if (const std::string why = format->unavailable ? format->unavailable() : ""; !why.empty()) {
+      throw UsageError(fmt::format("--format {}: {}", f, why));
+    }
+    return *format;
+  }
   throw UsageError(fmt::format("--format {}: expected {}", f, io::format_names()));
 }
 
@@ -148,6 +164,7 @@ int run_command_line(int argc, const char* const* argv, std::ostream& out, std::
       Verdict verdict;
       if (axes.empty()) {
         const io::Report report = runner(Context(common));
+        need_charts(report, format);
         verdict = verdict_of(report, reqs);
         out << io::render(report, format);
       } else {

@@ -34,6 +34,10 @@ struct Verdict {
 // The command's own gate (check) first, then the --require expressions.
 Verdict verdict_of(const io::Report& report, const std::vector<io::Requirement>& reqs);
 
+// A usage error when `format` draws charts (io::Format::draws) and `report` has none: the message names the
+// commands that have them.
+void need_charts(const io::Report& report, const io::Format& format);
+
 // Runs `command` (its arguments `args`, without the program and command names) once per combination of the
 // sweeps and writes one table: a column per swept key in front of the columns of the command's first table.
 // Requirements are checked on every combination; the failures and the figures that could not be evaluated are

@@ -290,6 +290,10 @@ Runner setup_decode(Options& opts) {
     const double speedup = spec ? spec_speedup(*spec) : 1.0;
     decode_rows(in.plan, device, {}, t.rows);
     r.tables.push_back(std::move(t));
+    // A sweep of the context (--sweep context=1024:32768:1024) draws tok/s against it, a line per format.
+    r.charts.push_back({o->context > 0 ? fmt::format("decode tok/s per format at context {}", o->context)
+                                       : std::string("decode tok/s per format"),
+                        "formats", "bar", "format", "tok_per_s"});
 
     r.title = fmt::format("decode: {} on {}", model.name, device.name);
     r.header.push_back(fmt::format("bandwidth {:.1f} GB/s x utilization {:.2f}, overhead {:.2f} ms/token",

@@ -138,6 +138,11 @@ Runner setup_fit(Options& opts) {
     r.results["shown"] = shown;
     if (!fits.empty()) r.results["best"] = fits[order.front()].model + " " + fits[order.front()].format;
     r.tables.push_back(std::move(t));
+    // The Pareto front: speed against the quality proxy, each pair's weights as the point's area.
+    io::Chart front{"tok/s against quality, the Pareto front marked", "fits", "point", "quality_proxy", "tok_per_s"};
+    front.color = "pareto";
+    front.size = "weights_bytes";
+    r.charts.push_back(std::move(front));
     r.title = fmt::format("fit: what runs on {} with {} tokens of {} KV at >= {} tok/s", device.name, o->min_context,
                           o->kv_type, o->min_tok_per_s);
     r.notes.push_back(fmt::format("{} of {} model/format pairs fit{}; ranked by quality, then tok/s", fits.size(),

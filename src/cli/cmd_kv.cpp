@@ -1,4 +1,6 @@
 // edgeplan kv: KV-cache budget and the longest context per cache type (core/kv.hpp).
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "cli/command.hpp"
@@ -59,6 +61,23 @@ void kv_rows(std::uint64_t context, const std::vector<KvTypePlan>& points, const
       row.emplace_back(p.at_context.headroom_bytes);
     }
   }
+}
+
+// The memory stack kv draws: at contexts from 1024 tokens doubling to the first at or past `reach` (at most
+// 2^24), the weights, llama.cpp's buffers as the header gives them and the cache of every sequence at that
+// context, against memory - reserved; the longest context that fits is where the stack crosses that line.
+io::Table memory_stack(const KvInputs& in, const DeviceSpec& d, const RuntimeBuffers& b, std::uint32_t parallel,
+                       std::uint64_t reach) {
+  io::Table t{"memory", {{"context (tokens)", "context", 0, true}, {"part", "part"},
+                         {"memory (GiB)", "bytes", 2, false, units::kGiB}}, {}};
+  const std::string cache = fmt::format("KV cache ({})", in.primary.name());
+  for (std::uint64_t c = 1024;; c *= 2) {
+    t.add({static_cast<std::int64_t>(c), std::string("weights"), in.weights.bytes});
+    if (d.runtime.buffers) t.add({static_cast<std::int64_t>(c), std::string("runtime buffers"), b.added_bytes});
+    t.add({static_cast<std::int64_t>(c), cache, kv_cache_bytes(in.model, in.primary, c, d.kv_cache) * parallel});
+    if (c >= reach || c >= (std::uint64_t{1} << 24)) break;
+  }
+  return t;
 }
 
 }  // namespace
@@ -143,6 +162,20 @@ Runner setup_kv(Options& opts) {
     r.results["budget_bytes"] = budget;
     r.results["budget_gib"] = budget / units::kGiB;
     r.tables.push_back(std::move(t));
+    r.charts.push_back({"longest context per KV-cache type", "types", "bar", "kv_type", "max_context"});
+    const std::uint64_t trained = model.context_tokens.value_or(0);
+    const std::uint64_t longest = r.results["max_context"].get<std::uint64_t>();
+    r.chart_tables.push_back(memory_stack(in, device, buffers, ro.parallel, std::max({trained, longest, o->context})));
+    io::Chart stack{fmt::format("memory against context ({} KV cache)", in.primary.name()), "memory", "area", "context",
+                    "bytes"};
+    stack.color = "part";
+    stack.stack = true;
+    stack.x_log = true;
+    stack.rules.push_back({'y', device.memory_bytes - device.reserved_bytes,
+                           fmt::format("memory - reserved {:.2f} GiB", (device.memory_bytes - device.reserved_bytes) / units::kGiB)});
+    if (trained > 0) stack.rules.push_back({'x', static_cast<double>(trained), fmt::format("trained {}", with_thousands(trained))});
+    if (o->context > 0) stack.rules.push_back({'x', static_cast<double>(o->context), fmt::format("context {}", with_thousands(o->context))});
+    r.charts.push_back(std::move(stack));
 
     r.title = fmt::format("kv: {} ({}) on {}", model.name, ft->name, device.name);
     if (device.runtime.buffers) {

@@ -1,5 +1,7 @@
 // edgeplan report: one page for a device and model, from the pair's plan (core/plan.hpp): every figure is
 // computed by the same core functions the single commands call, once, so each is the one that command prints.
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "cli/plan.hpp"
@@ -213,6 +215,46 @@ void figures(const ReportOptions& o, const DeviceSpec& device, const ModelSpec& 
   }
 }
 
+// The page's pictures: the memory of the chosen format at the context (reserved, weights, the KV cache, what is
+// left), and decode tok/s of each format at contexts from 1024 tokens doubling to the first at or past the
+// trained context and the one asked for (at most 2^24), with the context asked for marked.
+void charts(const ReportOptions& o, const PageInputs& in, const ModelFigures& derived, const PlanResult& plan,
+            io::Report& r) {
+  const FormatPlan& mine = plan.chosen();
+  io::Table memory{"memory", {{"part", "part"}, {"memory (GiB)", "bytes", 2, false, units::kGiB}}, {}};
+  memory.add({std::string("reserved"), in.device.reserved_bytes});
+  memory.add({fmt::format("weights {}", mine.format->name), mine.weights.bytes});
+  for (const KvTypePlan& k : plan.kv) {
+    if (k.type == in.plan.kv_type) memory.add({fmt::format("KV cache {} at {}", k.type.name(), o.context), k.cache_bytes});
+  }
+  if (mine.memory.headroom_bytes > 0) memory.add({std::string("free"), mine.memory.headroom_bytes});
+  r.chart_tables.push_back(std::move(memory));
+  io::Chart stack{fmt::format("memory at context {}", o.context), "memory", "bar", "bytes", "", "", "part"};
+  stack.stack = true;
+  stack.rules.push_back({'x', in.device.memory_bytes, fmt::format("memory {:.2f} GiB", in.device.memory_bytes / units::kGiB)});
+  r.charts.push_back(std::move(stack));
+
+  io::Table speed{"decode", {{"context (tokens)", "context", 0, true}, {"format", "format"}, {"tok/s", "tok_per_s", 2}}, {}};
+  DecodePlanInputs at{&in.model, in.plan.formats, derived.sizes, in.plan.kv_type, 0, in.plan.spec, in.plan.prompt_tokens,
+                      derived.prompt_flops};
+  const std::uint64_t reach = std::max<std::uint64_t>(in.model.context_tokens.value_or(0), o.context);
+  for (at.context_tokens = 1024;; at.context_tokens *= 2) {
+    for (const FormatPlan& f : plan_decode(in.device, at)) {
+      speed.add({static_cast<std::int64_t>(at.context_tokens), std::string(f.format->name), f.decode.tok_per_s});
+    }
+    if (at.context_tokens >= reach || at.context_tokens >= (std::uint64_t{1} << 24)) break;
+  }
+  r.chart_tables.push_back(std::move(speed));
+  io::Chart lines{"decode tok/s against context, per format", "decode", "line", "context", "tok_per_s", "", "format"};
+  lines.x_log = true;
+  lines.rules.push_back({'x', static_cast<double>(o.context), fmt::format("context {}", with_thousands(o.context))});
+  if (in.model.context_tokens) {
+    lines.rules.push_back({'x', static_cast<double>(*in.model.context_tokens),
+                           fmt::format("trained {}", with_thousands(*in.model.context_tokens))});
+  }
+  r.charts.push_back(std::move(lines));
+}
+
 }  // namespace
 
 io::Report report(const ReportOptions& o, const Context& ctx) {
@@ -224,6 +266,7 @@ io::Report report(const ReportOptions& o, const Context& ctx) {
   io::Table t{"figures", {{"figure", "figure"}, {"value", "value"}, {"note", "note"}}, {}};
   figures(o, in.device, in.model, in.plan, plan, {}, t.rows, &r);
   r.tables.push_back(std::move(t));
+  charts(o, in, derived, plan, r);
   r.title = fmt::format("report: {} ({}) on {}", in.model.name, plan.chosen().format->name, in.device.name);
   return r;
 }

@@ -1,5 +1,7 @@
 // edgeplan route: device versus private and public cloud, per request or over a trace (core/route.hpp).
+#include <algorithm>
 #include <fstream>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -225,6 +227,76 @@ void route_requests(const RouteOptions& o, const std::vector<RouteRequest>& requ
   r.tables.push_back(std::move(times));
 }
 
+// A trace's timeline as route draws it, down-sampled: the arrivals in kBins bins of one width, the width doubling
+// (each two bins made one) whenever an arrival falls past the last, so a trace of any length is at most kBins
+// instants. Per bin: the requests each destination served, the longest wait for the device, and the share of
+// the device's run time spent derated (its thermal state).
+class TraceTimeline {
+ public:
+  static constexpr std::size_t kBins = 256;
+
+  explicit TraceTimeline(std::size_t destinations) : bins_(kBins, Bin{std::vector<std::uint64_t>(destinations)}) {}
+
+  void add(double arrival_s, const TraceOutcome& out) {
+    while (arrival_s >= width_s_ * kBins) merge();
+    const auto at = std::min(kBins - 1, static_cast<std::size_t>(arrival_s / width_s_));
+    used_ = std::max(used_, at + 1);
+    Bin& b = bins_[at];
+    const bool device = out.decision.on_device();
+    ++b.requests[device ? 0 : 1 + static_cast<std::size_t>(out.decision.cloud)];
+    if (!device) return;
+    b.wait_s = std::max(b.wait_s, out.wait_s);
+    b.run_s += out.run.total_s;
+    b.throttled_s += out.run.throttled_s;
+  }
+
+  // The chart tables: requests per destination, and the device's queue and thermal state, per bin.
+  std::pair<io::Table, io::Table> tables(const std::vector<std::string>& destinations) const {
+    io::Table served{"trace_requests", {{"arrival (s)", "arrival_s"}, {"destination", "destination"},
+                                        {"requests", "requests", 0, true}}, {}};
+    io::Table device{"trace_device", {{"arrival (s)", "arrival_s"}, {"longest wait (s)", "wait_s", 3},
+                                      {"derated (% of run time)", "derated_share", 1, false, 0.01}}, {}};
+    for (std::size_t i = 0; i < used_; ++i) {
+      const Bin& b = bins_[i];
+      const double start_s = static_cast<double>(i) * width_s_;
+      for (std::size_t d = 0; d < destinations.size(); ++d) {
+        if (b.requests[d] > 0) served.add({start_s, destinations[d], static_cast<std::int64_t>(b.requests[d])});
+      }
+      if (b.requests[0] > 0) device.add({start_s, b.wait_s, b.run_s > 0 ? b.throttled_s / b.run_s : 0.0});
+    }
+    return {std::move(served), std::move(device)};
+  }
+  double width_s() const { return width_s_; }
+
+ private:
+  struct Bin {
+    std::vector<std::uint64_t> requests;  // per destination: the device, then each cloud
+    double wait_s = 0, run_s = 0, throttled_s = 0;
+  };
+
+  void merge() {
+    for (std::size_t i = 0; i < kBins; ++i) {
+      Bin& to = bins_[i / 2];
+      const Bin& from = bins_[i];
+      if (i % 2 == 0) {
+        to = from;
+        continue;
+      }
+      for (std::size_t d = 0; d < to.requests.size(); ++d) to.requests[d] += from.requests[d];
+      to.wait_s = std::max(to.wait_s, from.wait_s);
+      to.run_s += from.run_s;
+      to.throttled_s += from.throttled_s;
+    }
+    for (std::size_t i = kBins / 2; i < kBins; ++i) bins_[i] = Bin{std::vector<std::uint64_t>(bins_[i].requests.size())};
+    used_ = (used_ + 1) / 2;
+    width_s_ *= 2;
+  }
+
+  std::vector<Bin> bins_;
+  std::size_t used_ = 0;
+  double width_s_ = 1.0 / 1024;
+};
+
 void route_trace(const RouteOptions& o, const DeviceSpec& device, const DeviceRates& rates,
                  std::vector<CloudSpec> clouds, const RoutePolicy& policy, io::Report& r) {
   const auto format = io::record_format(o.trace);
@@ -239,11 +311,13 @@ void route_trace(const RouteOptions& o, const DeviceSpec& device, const DeviceRa
   r.inputs["skip_bad_lines"] = o.skip_bad_lines;
   io::RecordReader reader(in, o.trace, *format, true, o.skip_bad_lines);
   TraceSimulator sim(rates, device.thermal, device.power, std::move(clouds), policy);
+  TraceTimeline timeline(1 + sim.clouds().size());
   RouteRequest req;
   while (unwrap(reader.next(req))) {
     auto outcome = sim.serve(req);
     if (!outcome) throw UsageError(fmt::format("{}:{}: arrival_s {} {}", o.trace, reader.line(), req.arrival_s,
                                                outcome.error().message));
+    timeline.add(req.arrival_s, *outcome);
     if (per_request) io::write_outcome(per_request->stream(), reader.line(), req, *outcome, sim.clouds());
   }
   const TraceSummary s = sim.summary();
@@ -261,6 +335,19 @@ void route_trace(const RouteOptions& o, const DeviceSpec& device, const DeviceRa
            static_cast<std::int64_t>(d.slo_misses), d.cost_usd});
   }
   r.tables.push_back(std::move(t));
+  std::vector<std::string> destinations{"device"};
+  for (const CloudSpec& c : sim.clouds()) destinations.push_back(c.name);
+  auto [served, busy] = timeline.tables(destinations);
+  r.chart_tables.push_back(std::move(served));
+  r.chart_tables.push_back(std::move(busy));
+  const std::string bins = fmt::format("{:g} s bins", timeline.width_s());
+  io::Chart where{fmt::format("where the requests went ({})", bins), "trace_requests", "bar", "arrival_s", "requests", "",
+                  "destination"};
+  where.stack = true;
+  r.charts.push_back(std::move(where));
+  r.charts.push_back({fmt::format("longest wait for the device ({})", bins), "trace_device", "line", "arrival_s", "wait_s"});
+  r.charts.push_back({fmt::format("device run time derated by heat ({})", bins), "trace_device", "line", "arrival_s",
+                      "derated_share"});
   r.results["request_count"] = s.requests;
   r.results["skipped_lines"] = reader.skipped();
   r.results["slo_misses"] = s.slo_misses;

@@ -156,6 +156,8 @@ struct Command {
   Runner (*setup)(Options& options);
   // The command measures this machine: a sweep runs its combinations one at a time, never side by side.
   bool measures = false;
+  // The command's report carries charts (io::Chart), so --format vega-lite and html draw it; a sweep of it has one.
+  bool charts = false;
 };
 
 std::span<const Command> commands();

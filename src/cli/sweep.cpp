@@ -429,6 +429,19 @@ Verdict run_sweep(const Command& command, const std::vector<std::string>& args, 
   for (const io::SweepAxis& a : axes) t.columns.push_back({a.key, a.key, decimals_of(a.values)});
   t.columns.insert(t.columns.end(), columns->columns.begin(), columns->columns.end());
   head.tables.push_back(std::move(t));
+  // Its chart: the first swept key along x, the figure the command charts from its first table up y, a line per
+  // value of that table's first column (the row's identity: a format, a cache type, a model).
+  const io::Table& table = first.tables.front();
+  for (const io::Chart& c : first.charts) {
+    if (c.table != table.name || c.y.empty()) continue;
+    const auto y = std::find_if(table.columns.begin(), table.columns.end(), [&](const io::Column& col) { return col.key == c.y; });
+    if (y == table.columns.end()) continue;
+    io::Chart swept{fmt::format("{} against {}", y->title, axes.front().key), "sweep", "line", axes.front().key, c.y};
+    swept.color = table.columns.front().key;
+    head.charts.push_back(std::move(swept));
+    break;
+  }
+  need_charts(head, format);
 
   if (reqs.empty()) {
     if (std::optional<io::RowSource> direct = struct_rows(runs, columns, common, axes, n)) {

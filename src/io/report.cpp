@@ -99,6 +99,8 @@ void whole_counts(Json& j) {
   }
 }
 
+bool is_number(const Cell& c) { return std::holds_alternative<double>(c) || std::holds_alternative<std::int64_t>(c); }
+
 Json cell_json(const Cell& c) {
   if (std::holds_alternative<std::string>(c)) return std::get<std::string>(c);
   if (std::holds_alternative<double>(c)) return std::get<double>(c);

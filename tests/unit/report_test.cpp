@@ -97,7 +97,7 @@ TEST(Report, SecondTableAfterTheStreamedRows) {
 
 // --format parsing, its help and docs/json.md read one table.
 TEST(Report, Formats) {
-  EXPECT_EQ(format_names(), "table, json, csv or md");
+  EXPECT_EQ(format_names(), "table, json, csv, md, vega-lite or html");
   EXPECT_EQ(find_format("xml"), nullptr);
   EXPECT_EQ(formats().front().name, "table");
 }

@@ -46,6 +46,29 @@ struct Table {
   void add(std::vector<Cell> row) { rows.push_back(std::move(row)); }
 };
 
+// A reference line across a chart: the device's memory budget, the model's trained context.
+struct ChartRule {
+  char axis = 'y';    // the line crosses this axis ('x' or 'y') at `value`
+  double value = 0;   // in the unit of the axis's column (bytes, not GB): drawn at value / Column::scale
+  std::string label;  // "budget 10.83 GiB"
+};
+
+// A chart of one table, as data (docs/charts.md): which columns go where and how they are marked. The drawing
+// formats (vega-lite, html) turn it into a Vega-Lite view; the others leave it out.
+struct Chart {
+  std::string title{};
+  std::string table{};  // the Table::name whose rows it draws: one of the tables, else of the chart tables
+  std::string mark{};   // a Vega-Lite mark: "bar", "line", "area", "point"
+  std::string x{};      // column keys (a column with a scale is drawn in its shown unit, titled as the table titles it)
+  std::string y{};
+  std::string x2{};     // with x: the end of a bar along x (a timeline); empty: none
+  std::string color{};  // a column whose values colour (and, with stack, stack) the marks; empty: one colour
+  std::string size{};   // a column the marks' area follows (points); empty: one size
+  bool stack = false;   // bars and areas of the colours stacked on each other
+  bool x_log = false;   // x on a log scale (base 2: contexts)
+  std::vector<ChartRule> rules{};
+};
+
 struct Report {
   std::string command;             // "decode"
   std::string title;               // first line of the table view
@@ -56,6 +79,9 @@ struct Report {
   std::vector<std::string> notes;  // lines printed after the tables
   std::vector<std::string> failures;  // requirement failures the command found itself (check): exit code 1
   std::vector<std::string> errors;    // figures it could not evaluate (check): printed after the output, exit code 2
+  std::vector<Chart> charts;       // the pictures of the tables (--format vega-lite, html); empty: none
+  std::vector<Table> chart_tables; // tables only the charts draw (a memory stack over contexts): the other
+                                   // formats leave them out
   std::string verbatim;            // when set, printed as is in every format (a file, e.g. place --emit-graph)
 };
 

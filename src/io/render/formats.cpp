@@ -9,6 +9,9 @@ std::unique_ptr<Renderer> make_table_renderer(const Report& head, unsigned worke
 std::unique_ptr<Renderer> make_json_renderer(const Report& head, unsigned workers);
 std::unique_ptr<Renderer> make_csv_renderer(const Report& head, unsigned workers);
 std::unique_ptr<Renderer> make_markdown_renderer(const Report& head, unsigned workers);
+std::unique_ptr<Renderer> make_vega_lite_renderer(const Report& head, unsigned workers);
+std::unique_ptr<Renderer> make_html_renderer(const Report& head, unsigned workers);
+std::string html_unavailable();
 
 namespace {
 
@@ -17,6 +20,10 @@ constexpr std::array kFormats{
     Format{"json", "one object: schema, version, command, inputs, results", make_json_renderer},
     Format{"csv", "the command's main table, column keys as the header row", make_csv_renderer},
     Format{"md", "Markdown: the title as a heading, each table as a GitHub table", make_markdown_renderer},
+    Format{"vega-lite", "the report's charts as one Vega-Lite v5 specification, their tables' rows inline",
+           make_vega_lite_renderer, true},
+    Format{"html", "one self-contained page: the tables and the charts, the Vega scripts inlined (a build option)",
+           make_html_renderer, true, html_unavailable},
 };
 
 }  // namespace

@@ -45,9 +45,6 @@ struct InvalidUtf8 {
   }
 };
 
-// JSON text, with the bytes of a string that are not UTF-8 replaced by U+FFFD (InvalidUtf8 says which).
-std::string json_text(const Json& j, int indent) { return j.dump(indent, ' ', false, Json::error_handler_t::replace); }
-
 Json envelope(const Report& r, Json results) {
   Json doc = Json::object();
   doc["schema"] = kJsonSchema;
@@ -115,6 +112,8 @@ class JsonRenderer final : public Renderer {
 };
 
 }  // namespace
+
+std::string json_text(const Json& j, int indent) { return j.dump(indent, ' ', false, Json::error_handler_t::replace); }
 
 std::unique_ptr<Renderer> make_json_renderer(const Report& head, unsigned workers) {
   return std::make_unique<JsonRenderer>(head, workers);

@@ -6,8 +6,6 @@
 namespace edgeplan::io {
 namespace {
 
-bool is_number(const Cell& c) { return std::holds_alternative<double>(c) || std::holds_alternative<std::int64_t>(c); }
-
 void measure_right(const Row& row, std::vector<bool>& right) {
   for (std::size_t i = 0; i < row.size() && i < right.size(); ++i) right[i] = right[i] || is_number(row[i]);
 }

@@ -9,10 +9,6 @@
 namespace edgeplan::io {
 namespace {
 
-bool right_aligned(const Cell& c) {
-  return std::holds_alternative<double>(c) || std::holds_alternative<std::int64_t>(c);
-}
-
 const Cell& cell_at(const Row& row, std::size_t i) {
   static const Cell empty;
   return i < row.size() ? row[i] : empty;
@@ -30,7 +26,7 @@ struct Layout {
     for (std::size_t i = 0; i < columns.size(); ++i) {
       const Cell& c = cell_at(row, i);
       width[i] = std::max(width[i], format_cell_text(c, columns[i]).size());
-      if (right_aligned(c)) right[i] = true;
+      if (is_number(c)) right[i] = true;
     }
   }
   void merge(const Layout& from) {

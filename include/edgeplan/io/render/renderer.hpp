@@ -46,6 +46,8 @@ struct Format {
   std::string_view name;         // --format NAME
   std::string_view description;  // for --help and docs/json.md
   RendererFactory make;
+  bool draws = false;            // prints the report's charts: a report without any is a usage error
+  std::string (*unavailable)() = nullptr;  // why this build cannot print it (empty: it can); nullptr: it always can
 };
 
 // Every format, in the order --help lists them (the first is the default).
@@ -66,5 +68,9 @@ void whole_counts(Json& j);
 Json row_json(const Row& row, const std::vector<Column>& columns);
 // The JSON value of a cell.
 Json cell_json(const Cell& c);
+// Whether a cell holds a number (a double or a whole number): right-aligned in tables, quantitative in charts.
+bool is_number(const Cell& c);
+// JSON text, indented by `indent` (-1: on one line), the invalid bytes of a string that is not UTF-8 as U+FFFD.
+std::string json_text(const Json& j, int indent = -1);
 
 }  // namespace edgeplan::io
