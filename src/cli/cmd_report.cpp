@@ -215,8 +215,8 @@ void figures(const ReportOptions& o, const DeviceSpec& device, const ModelSpec& 
   }
 }
 
-// The page's pictures: the memory of the chosen format at the context (reserved, weights, the KV cache, what is
-// left), and decode tok/s of each format at contexts from 1024 tokens doubling to the first at or past the
+// The page's pictures: the memory of the chosen format at the context (reserved, weights, llama.cpp's buffers, the
+// KV cache, what is left), and decode tok/s of each format at contexts from 1024 tokens doubling to the first at or past the
 // trained context and the one asked for (at most 2^24), with the context asked for marked.
 void charts(const ReportOptions& o, const PageInputs& in, const ModelFigures& derived, const PlanResult& plan,
             io::Report& r) {
@@ -224,6 +224,7 @@ void charts(const ReportOptions& o, const PageInputs& in, const ModelFigures& de
   io::Table memory{"memory", {{"part", "part"}, {"memory (GiB)", "bytes", 2, false, units::kGiB}}, {}};
   memory.add({std::string("reserved"), in.device.reserved_bytes});
   memory.add({fmt::format("weights {}", mine.format->name), mine.weights.bytes});
+  if (mine.runtime.buffers.added_bytes > 0) memory.add({std::string("llama.cpp buffers"), mine.runtime.buffers.added_bytes});
   for (const KvTypePlan& k : plan.kv) {
     if (k.type == in.plan.kv_type) memory.add({fmt::format("KV cache {} at {}", k.type.name(), o.context), k.cache_bytes});
   }
@@ -236,10 +237,10 @@ void charts(const ReportOptions& o, const PageInputs& in, const ModelFigures& de
 
   io::Table speed{"decode", {{"context (tokens)", "context", 0, true}, {"format", "format"}, {"tok/s", "tok_per_s", 2}}, {}};
   DecodePlanInputs at{&in.model, in.plan.formats, derived.sizes, in.plan.kv_type, 0, in.plan.spec, in.plan.prompt_tokens,
-                      derived.prompt_flops};
+                      derived.prompt_flops, in.plan.runtime};
   const std::uint64_t reach = std::max<std::uint64_t>(in.model.context_tokens.value_or(0), o.context);
   for (at.context_tokens = 1024;; at.context_tokens *= 2) {
-    for (const FormatPlan& f : plan_decode(in.device, at)) {
+    for (const FormatPlan& f : unwrap(plan_decode(in.device, at))) {
       speed.add({static_cast<std::int64_t>(at.context_tokens), std::string(f.format->name), f.decode.tok_per_s});
     }
     if (at.context_tokens >= reach || at.context_tokens >= (std::uint64_t{1} << 24)) break;
