@@ -63,19 +63,18 @@ void kv_rows(std::uint64_t context, const std::vector<KvTypePlan>& points, const
   }
 }
 
-// The memory stack kv draws: at contexts from 1024 tokens doubling to the first at or past `reach` (at most
-// 2^24), the weights, llama.cpp's buffers as the header gives them and the cache of every sequence at that
-// context, against memory - reserved; the longest context that fits is where the stack crosses that line.
+// The memory stack kv draws: at each of chart_contexts(reach), the weights, llama.cpp's buffers as the header
+// gives them and the cache of every sequence at that context, against memory - reserved; the longest context
+// that fits is where the stack crosses that line.
 io::Table memory_stack(const KvInputs& in, const DeviceSpec& d, const RuntimeBuffers& b, std::uint32_t parallel,
                        std::uint64_t reach) {
   io::Table t{"memory", {{"context (tokens)", "context", 0, true}, {"part", "part"},
                          {"memory (GiB)", "bytes", 2, false, units::kGiB}}, {}};
   const std::string cache = fmt::format("KV cache ({})", in.primary.name());
-  for (std::uint64_t c = 1024;; c *= 2) {
+  for (std::uint64_t c : chart_contexts(reach)) {
     t.add({static_cast<std::int64_t>(c), std::string("weights"), in.weights.bytes});
     if (d.runtime.buffers) t.add({static_cast<std::int64_t>(c), std::string("runtime buffers"), b.added_bytes});
     t.add({static_cast<std::int64_t>(c), cache, kv_cache_bytes(in.model, in.primary, c, d.kv_cache) * parallel});
-    if (c >= reach || c >= (std::uint64_t{1} << 24)) break;
   }
   return t;
 }

@@ -216,8 +216,8 @@ void figures(const ReportOptions& o, const DeviceSpec& device, const ModelSpec& 
 }
 
 // The page's pictures: the memory of the chosen format at the context (reserved, weights, llama.cpp's buffers, the
-// KV cache, what is left), and decode tok/s of each format at contexts from 1024 tokens doubling to the first at or past the
-// trained context and the one asked for (at most 2^24), with the context asked for marked.
+// KV cache, what is left), and decode tok/s of each format at chart_contexts of the larger of the trained context and
+// the one asked for, with the context asked for marked.
 void charts(const ReportOptions& o, const PageInputs& in, const ModelFigures& derived, const PlanResult& plan,
             io::Report& r) {
   const FormatPlan& mine = plan.chosen();
@@ -239,11 +239,11 @@ void charts(const ReportOptions& o, const PageInputs& in, const ModelFigures& de
   DecodePlanInputs at{&in.model, in.plan.formats, derived.sizes, in.plan.kv_type, 0, in.plan.spec, in.plan.prompt_tokens,
                       derived.prompt_flops, in.plan.runtime};
   const std::uint64_t reach = std::max<std::uint64_t>(in.model.context_tokens.value_or(0), o.context);
-  for (at.context_tokens = 1024;; at.context_tokens *= 2) {
+  for (std::uint64_t c : chart_contexts(reach)) {
+    at.context_tokens = c;
     for (const FormatPlan& f : unwrap(plan_decode(in.device, at))) {
-      speed.add({static_cast<std::int64_t>(at.context_tokens), std::string(f.format->name), f.decode.tok_per_s});
+      speed.add({static_cast<std::int64_t>(c), std::string(f.format->name), f.decode.tok_per_s});
     }
-    if (at.context_tokens >= reach || at.context_tokens >= (std::uint64_t{1} << 24)) break;
   }
   r.chart_tables.push_back(std::move(speed));
   io::Chart lines{"decode tok/s against context, per format", "decode", "line", "context", "tok_per_s", "", "format"};

@@ -211,6 +211,9 @@ void runtime_results(const RuntimeBuffers& b, const RuntimeOptions& o, const Dev
 
 // 19431 as "19,431", as the table view groups whole numbers.
 std::string with_thousands(std::uint64_t v);
+// The contexts a chart of memory or speed against context draws (kv, report): 1024 tokens doubling to the first
+// at or past `reach`, at most 2^24.
+std::vector<std::uint64_t> chart_contexts(std::uint64_t reach);
 // A computed whole number, rounded, grouped the same way at any magnitude (past 2^64 too).
 std::string rounded_with_thousands(double v);
 

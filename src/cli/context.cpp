@@ -61,6 +61,14 @@ std::vector<std::string> split_list(const std::string& text, const std::string& 
 
 std::string with_thousands(std::uint64_t v) { return io::group_digits(std::to_string(v)); }
 
+std::vector<std::uint64_t> chart_contexts(std::uint64_t reach) {
+  std::vector<std::uint64_t> out;
+  for (std::uint64_t c = 1024;; c *= 2) {
+    out.push_back(c);
+    if (c >= reach || c >= (std::uint64_t{1} << 24)) return out;
+  }
+}
+
 std::string rounded_with_thousands(double v) {
   if (!std::isfinite(v)) return fmt::format("{}", v);
   return (v < 0 ? "-" : "") + io::group_digits(fmt::format("{:.0f}", std::abs(v)));
