@@ -22,7 +22,11 @@ if(EDGEPLAN_PORTABLE)
   target_link_libraries(edgeplan_fmt INTERFACE fmt::fmt-header-only)
   get_target_property(EDGEPLAN_TOML_INCLUDE tomlplusplus::tomlplusplus INTERFACE_INCLUDE_DIRECTORIES)
   target_include_directories(edgeplan_toml SYSTEM INTERFACE ${EDGEPLAN_TOML_INCLUDE})
-  target_compile_definitions(edgeplan_toml INTERFACE TOML_HEADER_ONLY=0)
+  # toml++ 3.3 reads floats through an std::istringstream on GCC and Clang (its preprocessor.h: "not supported by
+  # any version of GCC or Clang as of 26/11/2020"); libstdc++ has had the floating-point std::from_chars since
+  # GCC 11, which edgeplan needs anyway. Both round correctly, so the values are the same; the stream, built per
+  # float, was a fifth of a short run's instructions.
+  target_compile_definitions(edgeplan_toml INTERFACE TOML_HEADER_ONLY=0 TOML_FLOAT_CHARCONV=1)
 else()
   target_link_libraries(edgeplan_fmt INTERFACE fmt::fmt)
   target_link_libraries(edgeplan_toml INTERFACE tomlplusplus::tomlplusplus)

@@ -73,19 +73,21 @@ int run_command_line(int argc, const char* const* argv, std::ostream& out, std::
   app.footer("Run 'edgeplan COMMAND --help' for a command's options. Exit codes: 0 ok, 1 a --require failed, "
              "2 bad usage or input.");
   CommonOptions common;
-  // Only the command named on the command line gets its options (`edgeplan help COMMAND`: that one): building
-  // every command's parser is most of the work of a short run. The others are names in the help.
+  // Only the command named on the command line is built, with its options (`edgeplan help COMMAND`: that one):
+  // building every command's parser is most of the work of a short run. Without one, every command is a name in
+  // the top-level help.
   const bool help = argc > 1 && std::string_view(argv[1]) == "help";
   const std::string_view named = argc > (help ? 2 : 1) ? argv[help ? 2 : 1] : "";
-  const Command* command = nullptr;
+  const auto found = std::find_if(commands().begin(), commands().end(),
+                                  [&](const Command& c) { return named == c.name; });
+  const Command* command = found == commands().end() ? nullptr : &*found;
   CLI::App* sub = nullptr;
   Runner runner;
-  for (const Command& c : commands()) {
-    CLI::App* added = app.add_subcommand(c.name, c.description);
-    if (named != c.name) continue;
-    command = &c;
-    sub = added;
-    runner = add_command(*sub, c, common);
+  if (command) {
+    sub = app.add_subcommand(command->name, command->description);
+    runner = add_command(*sub, *command, common);
+  } else {
+    for (const Command& c : commands()) app.add_subcommand(c.name, c.description);
   }
   const auto unknown_command = [&](std::string_view name) {
     const std::vector<std::string> names = util::names_of(commands(), [](const Command& c) { return c.name; });
