@@ -199,6 +199,19 @@ void figures(const ReportOptions& o, const DeviceSpec& device, const ModelSpec& 
     result("device_share", nullptr);
     line("requests on device", "--", plan.route.error().message);
   }
+  // Energy of a request the device keeps, with [power] (a device without it has no row, as before the section).
+  if (device.power) {
+    const std::string measured = device.power->source.empty() ? "" : "; measured: " + device.power->source;
+    if (plan.route && plan.route->energy_per_request_j) {
+      result("energy_per_request_j", *plan.route->energy_per_request_j);
+      line("energy per request", fmt::format("{:.1f} J", *plan.route->energy_per_request_j),
+           fmt::format("mean of the {} on the device, prefill and decode{}", plan.route->to_device, measured));
+    } else {
+      result("energy_per_request_j", nullptr);
+      line("energy per request", "--",
+           plan.route ? "no request of the mix stays on the device" : plan.route.error().message);
+    }
+  }
 
   // How far to trust the figures, then which prefill estimate the page shows, when the device gives two.
   if (!report) return;

@@ -8,6 +8,7 @@
 #include "cli/command.hpp"
 #include "cli/plan.hpp"
 #include "edgeplan/core/plan.hpp"
+#include "edgeplan/core/power.hpp"
 #include "edgeplan/core/route.hpp"
 #include "edgeplan/io/input_file.hpp"
 #include "edgeplan/io/route.hpp"
@@ -123,17 +124,27 @@ std::vector<RouteRequest> load_request_list(const std::string& arg, const Contex
 
 namespace {
 
-// Lines shared by both views: the device, its thermal behaviour, the clouds and the rules.
+// " (measured: SOURCE)" for a section that says where its figures come from; empty otherwise.
+std::string measured_note(const std::string& source) {
+  return source.empty() ? std::string() : " (measured: " + source + ")";
+}
+
+// Lines shared by both views: the device, its thermal behaviour, its power, the clouds and the rules.
 void describe(io::Report& r, const DeviceSpec& device, const std::vector<std::string>& sources,
               const std::vector<CloudSpec>& clouds, const RoutePolicy& policy) {
   r.header.push_back(fmt::format("device {}: {}, {}", device.name, sources[0], sources[1]));
   if (const auto& t = device.thermal) {
-    r.header.push_back(fmt::format("thermal ({} model): {:.2f}x speed after {:g} s of sustained load, {:g} s to cool",
-                                   to_string(t->model), t->derate, t->onset_s, t->cooldown_s));
+    r.header.push_back(fmt::format("thermal ({} model): {:.2f}x speed after {:g} s of sustained load, {:g} s to cool{}",
+                                   to_string(t->model), t->derate, t->onset_s, t->cooldown_s, measured_note(t->source)));
   } else {
     r.header.push_back("thermal: the device profile has no [thermal] section, so it never throttles");
   }
-  if (!device.power) {
+  if (const auto& p = device.power) {
+    r.header.push_back(fmt::format("power: {:g} W prefilling, {:g} W decoding, {:g} W idle{}{}", p->prefill_w, p->decode_w,
+                                   p->idle_w, p->battery_wh ? fmt::format(", battery {:g} Wh", *p->battery_wh)
+                                                            : std::string(", no battery (mains)"),
+                                   measured_note(p->source)));
+  } else {
     r.header.push_back("power: the device profile has no [power] section (watts and battery), so no energy per request");
   }
   for (const CloudSpec& c : clouds) {
@@ -161,8 +172,8 @@ void route_requests(const RouteOptions& o, const std::vector<RouteRequest>& requ
     t.columns.push_back({fmt::format("escalate@{:g}s (s)", *o.escalate_after_s), "escalated_s"});
     t.columns.push_back({"tok on device", "escalated_device_tokens", 0});
   }
-  if (device.power) {
-    t.columns.push_back({"device (J)", "device_energy_j", 1});
+  if (device.power) t.columns.push_back({"device (J)", "device_energy_j", 1});
+  if (device.power && device.power->battery_wh) {
     t.columns.push_back({"battery (%)", "device_battery_share", 3, false, 0.01});
   }
   // Per cloud: a row per request and cloud, keyed by the cloud's name (null where it may not take the request).
@@ -199,9 +210,9 @@ void route_requests(const RouteOptions& o, const std::vector<RouteRequest>& requ
       }
     }
     if (device.power) {
-      const double energy_j = device.power->active_w * run.total_s;
-      row.emplace_back(energy_j);
-      row.emplace_back(energy_j / (device.power->battery_wh * 3600));
+      const double joules = energy_j(*device.power, run.prefill_s, run.decode_s, 0);
+      row.emplace_back(joules);
+      if (const auto share = battery_share(*device.power, joules)) row.emplace_back(*share);
     }
     if (run.throttled()) {
       r.notes.push_back(fmt::format("{}: {:.2f} s unthrottled; throttled ({} model, {:.2f}x) it takes {:.2f} s on the device",
@@ -362,10 +373,11 @@ void route_trace(const RouteOptions& o, const DeviceSpec& device, const DeviceRa
                                  s.requests, s.span_s, s.busy_fraction * 100, s.throttled_s, s.slo_misses, s.cost_usd));
   if (s.device_energy_j) {
     r.results["device_energy_j"] = *s.device_energy_j;
-    r.results["battery_share"] = *s.battery_share;
+    if (s.battery_share) r.results["battery_share"] = *s.battery_share;
     if (s.energy_per_request_j) r.results["energy_per_request_j"] = *s.energy_per_request_j;
-    r.header.push_back(fmt::format("device energy {:.1f} J ({:.3f}% of the battery){}", *s.device_energy_j,
-                                   *s.battery_share * 100,
+    r.header.push_back(fmt::format("device energy {:.1f} J{}{}", *s.device_energy_j,
+                                   s.battery_share ? fmt::format(" ({:.3f}% of the battery)", *s.battery_share * 100)
+                                                   : std::string(),
                                    s.energy_per_request_j ? fmt::format(", {:.1f} J per request served on the device",
                                                                         *s.energy_per_request_j)
                                                           : std::string()));

@@ -5,6 +5,7 @@
 #include <limits>
 #include <string>
 
+#include "edgeplan/core/power.hpp"
 #include "edgeplan/core/prefill.hpp"
 
 namespace edgeplan {
@@ -174,11 +175,15 @@ Result<RouteShare> plan_route(const DeviceSpec& device, const ModelSpec& model, 
   if (!prefill_rate) return prefill_rate.error();
   RouteShare s;
   s.rates = {prefill_rate->tok_per_s, derived_decode_rate(device, weights)};
+  double device_energy_j = 0;
   for (const RouteRequest& q : in.requests) {
     const DeviceRun run = run_on_device(s.rates, device.thermal, 0, q.input_tok, q.output_tok);
-    if (decide(q, run.total_s, in.clouds, in.route_policy).on_device()) ++s.to_device;
+    if (!decide(q, run.total_s, in.clouds, in.route_policy).on_device()) continue;
+    ++s.to_device;
+    if (device.power) device_energy_j += energy_j(*device.power, run.prefill_s, run.decode_s, 0);
   }
   s.requests = in.requests.size();
+  if (device.power && s.to_device > 0) s.energy_per_request_j = device_energy_j / static_cast<double>(s.to_device);
   return s;
 }
 

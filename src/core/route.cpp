@@ -155,7 +155,9 @@ Result<TraceOutcome> TraceSimulator::serve(const RouteRequest& r) {
     heat_s_ = o.run.heat_end_s;
     busy_s_ += o.run.total_s;
     throttled_s_ += o.run.throttled_s;
-    if (power_) o.energy_j = power_->active_w * o.run.total_s;
+    prefill_s_ += o.run.prefill_s;
+    decode_s_ += o.run.decode_s;
+    if (power_) o.energy_j = energy_j(*power_, o.run.prefill_s, o.run.decode_s, 0);
     if (r.privacy == Privacy::confidential && !o.decision.slo_met) ++confidential_misses_;
   } else {
     o.wait_s = 0;
@@ -197,9 +199,11 @@ TraceSummary TraceSimulator::summary() {
   s.busy_fraction = s.span_s > 0 ? busy_s_ / s.span_s : 0;
   s.throttled_s = throttled_s_;
   if (power_) {
-    s.device_energy_j = power_->active_w * busy_s_ + power_->idle_w * (s.span_s - busy_s_);
-    s.battery_share = *s.device_energy_j / (power_->battery_wh * 3600);
-    if (tallies_[0].requests > 0) s.energy_per_request_j = power_->active_w * busy_s_ / static_cast<double>(tallies_[0].requests);
+    s.device_energy_j = energy_j(*power_, prefill_s_, decode_s_, s.span_s - busy_s_);
+    s.battery_share = battery_share(*power_, *s.device_energy_j);
+    if (tallies_[0].requests > 0) {
+      s.energy_per_request_j = energy_j(*power_, prefill_s_, decode_s_, 0) / static_cast<double>(tallies_[0].requests);
+    }
   }
   return s;
 }

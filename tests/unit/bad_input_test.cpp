@@ -94,6 +94,11 @@ std::vector<BadCase> cases() {
        "{file}:6:1: device.units.tpu is not a compute unit; expected npu, gpu or cpu; did you mean npu?"},
       {"device-thermal-derate", "d.toml", full_device("[thermal]\nonset_s = 45\nderate = 1.5\ncooldown_s = 90\n"), kKv,
        "{file}:8:10: device.thermal.derate must be in (0, 1] (got 1.5)"},
+      {"device-power-retired-key", "d.toml", full_device("[power]\nactive_w = 4\nidle_w = 1\nbattery_wh = 15\n"), kKv,
+       "{file}:7:12: device.power.active_w is no longer read: [power] takes prefill_w and decode_w (watts while "
+       "prefilling and decoding) in its place, beside idle_w and an optional battery_wh"},
+      {"device-power-no-decode", "d.toml", full_device("[power]\nprefill_w = 4\nidle_w = 1\n"), kKv,
+       "{file}:6:1: missing required key device.power.decode_w"},
       {"device-not-toml", "d.toml", std::string("\x89PNG\r\n\x1a\n\0\0", 10), kKv,
        "{file}:1:1: invalid TOML: Encountered invalid utf-8 sequence"},
       {"device-empty", "d.toml", "", kKv, "{file}:1:1: missing required key device.memory_gib"},

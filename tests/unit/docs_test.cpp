@@ -246,9 +246,9 @@ TEST(DocsProfiles, TheCheckRejectsAKeyTheLoaderDoesNotKnow) {
   EXPECT_FALSE(loader_accepts("devices", "bandwidth_gbs"));
   EXPECT_FALSE(loader_accepts("models", "formats.F.bits"));
   EXPECT_FALSE(loader_accepts("graphs", "ops.size"));
-  EXPECT_FALSE(loader_accepts("devices", "power.idle_watts", {"power.active_w", "power.battery_wh"}));
+  EXPECT_FALSE(loader_accepts("devices", "power.idle_watts", {"power.prefill_w", "power.decode_w"}));
   EXPECT_TRUE(loader_accepts("devices", "units.U.bandwidth_gbps"));
-  EXPECT_TRUE(loader_accepts("devices", "power.idle_w", {"power.active_w", "power.battery_wh"}));
+  EXPECT_TRUE(loader_accepts("devices", "power.idle_w", {"power.prefill_w", "power.decode_w"}));
 }
 
 // ---- Commands and options ----------------------------------------------------------------------------

@@ -11,8 +11,8 @@ namespace {
 
 // The reference chapter's figures (docs/model.md, section "route").
 const DeviceRates kRates{180, 13};
-const ThermalSpec kChapter{ThermalModel::chapter, 45, 0.7, 90};
-const ThermalSpec kPhysical{ThermalModel::physical, 45, 0.7, 90};
+const ThermalSpec kChapter{ThermalModel::chapter, 45, 0.7, 90, ""};
+const ThermalSpec kPhysical{ThermalModel::physical, 45, 0.7, 90, ""};
 
 CloudSpec cloud(std::string name, Privacy accepts, double usd_in, double usd_out) {
   return CloudSpec{std::move(name), 0.12, 0.35, 60, accepts, usd_in, usd_out};
@@ -180,8 +180,8 @@ TEST(Route, NearestRankPercentile) {
 
 // Four requests worked by hand: physical model, onset 10 s, derate 0.5, cooldown 20 s, 180 / 13 tok/s.
 TEST(Route, TraceByHand) {
-  const ThermalSpec thermal{ThermalModel::physical, 10, 0.5, 20};  // drains 0.5 heat-seconds per idle second
-  const PowerSpec power{4, 1, 1};
+  const ThermalSpec thermal{ThermalModel::physical, 10, 0.5, 20, ""};  // drains 0.5 heat-seconds per idle second
+  const PowerSpec power{.prefill_w = 4, .decode_w = 4, .idle_w = 1, .battery_wh = 1, .source = ""};
   TraceSimulator sim(kRates, thermal, power, kClouds, RoutePolicy{100});
   // 1. t=0, public, 180 in + 104 out = 1 + 8 = 9 s of work, cold: 9 s, heat 9. SLO 20: device.
   auto a = sim.serve(request("a", Privacy::public_data, 180, 104, 20, 0));
@@ -230,6 +230,23 @@ TEST(Route, TraceByHand) {
   EXPECT_DOUBLE_EQ(*s.device_energy_j, 4 * 28 + 1 * 10);
   EXPECT_DOUBLE_EQ(*s.battery_share, 122.0 / 3600);
   EXPECT_DOUBLE_EQ(*s.energy_per_request_j, 4 * 28 / 3.0);
+}
+
+// Energy by phase: 180 in + 104 out at 180 / 13 tok/s is 1 s of prefill and 8 s of decode; at 10 W prefilling and
+// 2 W decoding that is 10 + 16 = 26 J, whatever the run's total time. No battery: no share.
+TEST(Route, TraceEnergyChargesEachPhaseItsWatts) {
+  const PowerSpec power{.prefill_w = 10, .decode_w = 2, .idle_w = 0.5, .battery_wh = std::nullopt, .source = ""};
+  TraceSimulator sim(kRates, std::nullopt, power, kClouds, RoutePolicy{100});
+  auto a = sim.serve(request("a", Privacy::confidential, 180, 104, 60, 0));
+  ASSERT_TRUE(a.ok());
+  EXPECT_DOUBLE_EQ(a->energy_j, 26);
+  auto b = sim.serve(request("b", Privacy::confidential, 180, 104, 60, 19));  // 10 s idle before it
+  ASSERT_TRUE(b.ok());
+  const TraceSummary s = sim.summary();
+  EXPECT_DOUBLE_EQ(s.span_s, 28);
+  EXPECT_DOUBLE_EQ(*s.device_energy_j, 26 + 26 + 0.5 * 10);
+  EXPECT_DOUBLE_EQ(*s.energy_per_request_j, 26);
+  EXPECT_EQ(s.battery_share, std::nullopt);
 }
 
 std::string read_all(const std::string& text, io::RecordFormat f, bool trace, bool skip) {

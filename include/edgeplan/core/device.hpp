@@ -46,11 +46,13 @@ struct LoraSwapSpec {
   double swap_fixed_s = 0;          // fixed cost of one swap besides moving the bytes
 };
 
-// Power draw and battery, for energy per request (route).
+// Power draw per phase and the battery, for energy per request (core/power.hpp, route).
 struct PowerSpec {
-  double active_w = 0;    // while running a request
-  double idle_w = 0;      // while idle
-  double battery_wh = 0;  // battery capacity
+  double prefill_w = 0;               // while prefilling a prompt (compute-bound)
+  double decode_w = 0;                // while decoding (memory-bound)
+  double idle_w = 0;                  // while idle between requests
+  std::optional<double> battery_wh;   // battery capacity; none on mains (a Jetson kit, a plugged-in laptop)
+  std::string source;                 // where the watts were measured (publication, runtime, model); may be empty
 };
 
 // How a profile's decode and prefill figures were obtained ([provenance]; docs/profiles.md).

@@ -7,7 +7,8 @@
 //   load               stream.hpp's whole-file preload (mlock)
 //   lora               lora.hpp for an adapter of the given rank on all seven targets
 //   place              place.hpp's derived layer under the placement policy, with its whole-prompt prefill
-//   route              route.hpp's decisions for a request mix at the rates derived_rates gives
+//   route              route.hpp's decisions for a request mix at the rates derived_rates gives, and with [power]
+//                      the mean energy (power.hpp) of a request the device keeps
 // A section the device profile lacks (or that was not asked for) is an Error naming why. Documented in
 // docs/model.md, "plan: one pair, every mechanism".
 #pragma once
@@ -160,6 +161,9 @@ struct RouteShare {
   DeviceRates rates;
   std::uint64_t requests = 0;
   std::uint64_t to_device = 0;  // decided for the device
+  // With [power]: the mean energy of a request decided for the device, its prefill and decode (power.hpp), J;
+  // nullopt without [power] or when no request stays on the device.
+  std::optional<double> energy_per_request_j;
 };
 
 // The options of a pair's plan: everything but the device and the model, which plan() takes beside them (so a

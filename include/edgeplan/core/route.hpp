@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "edgeplan/core/device.hpp"
+#include "edgeplan/core/power.hpp"
 #include "edgeplan/util/result.hpp"
 #include "edgeplan/core/thermal.hpp"
 
@@ -109,7 +110,7 @@ struct TraceOutcome {
   double wait_s = 0;     // queueing for the device (0 in the cloud)
   DeviceRun run;         // the device run weighed (served when decision.on_device())
   double cost_usd = 0;   // cloud cost (0 on the device)
-  double energy_j = 0;   // device energy of the run when served on the device and the device has power figures
+  double energy_j = 0;   // device energy of the run (power.hpp) when served on the device and it has [power]
 };
 
 struct DestinationSummary {
@@ -133,9 +134,9 @@ struct TraceSummary {
   double busy_fraction = 0;  // device_busy_s / span_s
   double throttled_s = 0;    // device time spent derated
   double cost_usd = 0;
-  std::optional<double> device_energy_j;          // active x busy + idle x the rest of the span
-  std::optional<double> energy_per_request_j;     // active energy per request served on the device
-  std::optional<double> battery_share;            // device_energy_j / battery capacity
+  std::optional<double> device_energy_j;          // power.hpp's energy_j: the device's prefill, decode and idle time
+  std::optional<double> energy_per_request_j;     // prefill and decode energy per request served on the device
+  std::optional<double> battery_share;            // device_energy_j / battery capacity (with power.battery_wh)
 };
 
 class TraceSimulator {
@@ -168,6 +169,7 @@ class TraceSimulator {
   std::optional<double> first_arrival_s_;
   double last_done_s_ = 0;
   double busy_s_ = 0, throttled_s_ = 0;
+  double prefill_s_ = 0, decode_s_ = 0;  // the device's busy time by phase, for energy
   std::uint64_t confidential_misses_ = 0;
   std::vector<Tally> tallies_;  // [0] the device, [1 + i] cloud i
 };

@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
 
 namespace edgeplan {
 
@@ -21,6 +22,7 @@ struct ThermalSpec {
   double onset_s = 0;     // busy seconds from cold until the SoC throttles, > 0
   double derate = 1;      // speed factor once throttled, (0, 1]
   double cooldown_s = 0;  // idle seconds to drain the heat from onset_s back to cold, > 0
+  std::string source;     // where the throttling was measured (publication, runtime, model); may be empty
 };
 
 // Full-speed device rates for one model.

@@ -12,5 +12,6 @@ inline constexpr double kTera = 1e12;               // 10^12: T in TFLOPS, TOPS
 inline constexpr double kGBps = 1e9;                // bytes/s in a GB/s
 inline constexpr double kUsPerS = 1e6;              // microseconds in a second
 inline constexpr double kMsPerS = 1e3;              // milliseconds in a second
+inline constexpr double kJPerWh = 3600;             // joules in a watt-hour
 
 }  // namespace edgeplan::units

@@ -23,6 +23,17 @@ DR section_number(std::string_view key, Range range) {
            .get = [](const D& d) -> std::optional<Value> { return (*(d.*section)).*member; }};
 }
 
+// The optional `source` of the section ([thermal], [power]): where its figures were measured.
+template <auto section, auto member>
+DR section_source() {
+  return DR{.key = "source", .type = Type::string,
+           .set = [](D& d, const Value& v) { (*(d.*section)).*member = text(v); },
+           .get = [](const D& d) -> std::optional<Value> {
+             if (((*(d.*section)).*member).empty()) return std::nullopt;
+             return (*(d.*section)).*member;
+           }};
+}
+
 ComputeUnit read_unit(Fields& f, double dram_bytes_per_s) {
   ComputeUnit u;
   const std::vector<std::string> kinds = names_of(op_kinds());
@@ -225,12 +236,22 @@ Schema<D> make_device() {
       section_number<&D::thermal, &ThermalSpec::onset_s>("onset_s", Range::positive),
       section_number<&D::thermal, &ThermalSpec::derate>("derate", Range::unit_interval),
       section_number<&D::thermal, &ThermalSpec::cooldown_s>("cooldown_s", Range::positive),
+      section_source<&D::thermal, &ThermalSpec::source>(),
   }, [](D& d) { d.thermal.emplace(); }, [](const D& d) { return d.thermal.has_value(); }});
-  s.sections.push_back({"power", {
-      section_number<&D::power, &PowerSpec::active_w>("active_w", Range::positive),
+  s.sections.push_back({.name = "power", .rows = {
+      section_number<&D::power, &PowerSpec::prefill_w>("prefill_w", Range::positive),
+      section_number<&D::power, &PowerSpec::decode_w>("decode_w", Range::positive),
       section_number<&D::power, &PowerSpec::idle_w>("idle_w", Range::non_negative),
-      section_number<&D::power, &PowerSpec::battery_wh>("battery_wh", Range::positive),
-  }, [](D& d) { d.power.emplace(); }, [](const D& d) { return d.power.has_value(); }});
+      DR{.key = "battery_wh", .range = Range::positive,
+        .set = [](D& d, const Value& v) { d.power->battery_wh = number(v); },
+        .get = [](const D& d) -> std::optional<Value> {
+          if (!d.power->battery_wh) return std::nullopt;
+          return *d.power->battery_wh;
+        }},
+      section_source<&D::power, &PowerSpec::source>(),
+  }, .open = [](D& d) { d.power.emplace(); }, .present = [](const D& d) { return d.power.has_value(); },
+     .retired = {{"active_w", "is no longer read: [power] takes prefill_w and decode_w (watts while prefilling and "
+                              "decoding) in its place, beside idle_w and an optional battery_wh"}}});
   s.sections.push_back({"provenance", {
       DR{.key = "method", .type = Type::choice, .required = true,
         .choices = [] { return std::vector<std::string>{"reference", "fitted", "carried", "datasheet", "measured"}; },

@@ -83,6 +83,16 @@ void read_rows(const std::vector<Row<Spec>>& rows, Fields& f, Spec& spec) {
   }
 }
 
+// Fails on the first key of `t` that its section no longer takes, with the text naming what replaced it.
+template <class Spec>
+void fail_retired(const Section<Spec>& s, const Fields& t) {
+  if (s.retired.empty()) return;
+  const std::vector<std::string> keys = t.remaining_keys();
+  for (const auto& [key, replaced_by] : s.retired) {
+    if (std::find(keys.begin(), keys.end(), key) != keys.end()) t.fail(key, std::string(replaced_by));
+  }
+}
+
 template <class Spec>
 void read_schema(const Schema<Spec>& schema, Fields& f, Spec& spec) {
   for (const Section<Spec>& s : schema.sections) {
@@ -91,6 +101,7 @@ void read_schema(const Schema<Spec>& schema, Fields& f, Spec& spec) {
     } else if (!s.rows.empty()) {
       if (auto t = f.table(s.name)) {
         if (s.open) s.open(spec);
+        fail_retired(s, *t);
         read_rows(s.rows, *t, spec);
         t->finish();
       }

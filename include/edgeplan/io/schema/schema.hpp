@@ -11,6 +11,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <variant>
 #include <vector>
 
@@ -66,6 +67,8 @@ struct Section {
   // Keys read by code rather than rows (tables of named entries, arrays of tables); `after` reads them.
   std::vector<std::string_view> custom_keys{};  // dotted below the section, for schema_keys ("U.ops")
   void (*echo_custom)(const Spec&, Json&) = nullptr;  // JSON of what code reads or derives, after the rows
+  // Keys the section no longer takes, each with the error text naming what replaced it (read before the rows).
+  std::vector<std::pair<std::string_view, std::string_view>> retired{};
 };
 
 // For rows that the loader accepts and nothing stores (`description`, `source`): the setter and getter.
