@@ -145,7 +145,7 @@ void describe(io::Report& r, const DeviceSpec& device, const std::vector<std::st
                                                             : std::string(", no battery (mains)"),
                                    measured_note(p->source)));
   } else {
-    r.header.push_back("power: the device profile has no [power] section (watts and battery), so no energy per request");
+    r.header.push_back("power: the device profile has no [power] section (watts while prefilling, decoding and idle), so no energy per request");
   }
   for (const CloudSpec& c : clouds) {
     r.header.push_back(fmt::format("cloud {} ({}, takes {} data): rtt {:g} s + ttft {:g} s + output at {:g} tok/s; "
