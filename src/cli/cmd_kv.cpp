@@ -152,6 +152,7 @@ Runner setup_kv(Options& opts) {
       r.results["max_context"] = p.max_context;
       if (o->context > 0) {
         r.results["cache_bytes"] = p.cache_bytes * ro.parallel;
+        r.results["state_bytes"] = state_bytes(model) * ro.parallel;  // within cache_bytes
         r.results["fits"] = p.at_context.fits;
         r.results["headroom_bytes"] = p.at_context.headroom_bytes;
       }

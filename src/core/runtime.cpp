@@ -48,9 +48,13 @@ std::uint32_t interleave(RepackIsa isa, std::string_view type) {
   return 0;
 }
 
-// The 2-D weights a matmul reads (the token embedding is a row lookup, norms and biases are vectors).
+// The 2-D weights a matmul reads (the token embedding is a row lookup, norms and biases are vectors); `other` is
+// the projections of the layers beyond llama's (a hybrid's shortconv in/out_proj, ssm_in, ssm_out, attn_gate,
+// ssm_ba; latent attention's down-projections; Gemma 3n's per-layer gate and projection): llama.cpp repacks them
+// as it does every weight of a MUL_MAT (measured: tests/llamacpp/check-runtime, h-lfm2-q4).
 bool matmul_weight(TensorRole r) {
   switch (r) {
+    case TensorRole::other:
     case TensorRole::output:
     case TensorRole::attn_q:
     case TensorRole::attn_k:

@@ -9,7 +9,11 @@
 //       the sizes llama.cpp logs as "KV buffer size" (src/llama-kv-cache.cpp), "compute buffer size" and
 //       "output buffer size" (src/llama-context.cpp, sched_reserve and the constructor) and "model buffer size"
 //       (src/llama-model.cpp; CPU_REPACK's line is the repack buffer, the others the model), each summed over
-//       buffers and converted from the MiB it prints with two decimals (so to within 5,243 bytes).
+//       buffers and converted from the MiB it prints with two decimals (so to within 5,243 bytes), then
+//         rs BYTES
+//       the recurrent-state buffer of a hybrid model (the one llama.cpp logs as "RS buffer size",
+//       src/llama-memory-recurrent.cpp) to the byte: the size of the buffer allocated just before that line; 0
+//       for a model without state layers.
 // Exit 0 on success; 1 with a message on stderr otherwise.
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -17,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ggml-alloc.h"
 #include "ggml-backend.h"
 #include "ggml.h"
 #include "llama.h"
@@ -38,6 +43,20 @@ size_t ggml_backend_sched_get_buffer_size(ggml_backend_sched_t sched, ggml_backe
   return size;
 }
 
+static double g_rs;          // the recurrent-state buffer to the byte
+static double g_last_alloc;  // the buffer ggml_backend_alloc_ctx_tensors_from_buft allocated last
+
+// llama_memory_recurrent allocates its r and s tensors through this ggml-alloc function and then logs the
+// buffer's size in MiB: keep the size of each buffer, then return it.
+ggml_backend_buffer_t ggml_backend_alloc_ctx_tensors_from_buft(struct ggml_context* ctx, ggml_backend_buffer_type_t buft) {
+  typedef ggml_backend_buffer_t (*alloc_fn)(struct ggml_context*, ggml_backend_buffer_type_t);
+  static alloc_fn real = NULL;
+  if (!real) real = (alloc_fn)dlsym(RTLD_NEXT, "ggml_backend_alloc_ctx_tensors_from_buft");
+  ggml_backend_buffer_t buf = real(ctx, buft);
+  g_last_alloc = buf ? (double)ggml_backend_buffer_get_size(buf) : 0;
+  return buf;
+}
+
 static int fail(const char* what) {
   fprintf(stderr, "runtime-llama: %s\n", what);
   return 1;
@@ -56,6 +75,7 @@ static void capture(enum ggml_log_level level, const char* text, void* user) {
   if (level == GGML_LOG_LEVEL_ERROR) fputs(text, stderr);
   take(text, " KV buffer size", &g_kv);
   take(text, " output buffer size", &g_output);
+  if (strstr(text, " RS buffer size")) g_rs += g_last_alloc;
   if (strstr(text, "model buffer size")) take(text, "model buffer size", strstr(text, "CPU_REPACK") ? &g_repack : &g_model);
 }
 
@@ -89,8 +109,8 @@ int main(int argc, char** argv) {
                                                      : LLAMA_FLASH_ATTN_TYPE_AUTO;
   struct llama_context* c = llama_init_from_model(m, cp);
   if (!c) return fail("llama.cpp refused the context");
-  printf("kv %.0f compute %.0f output %.0f repack %.0f model %.0f n_ctx %u\n", g_kv, g_sched, g_output, g_repack,
-         g_model, llama_n_ctx(c));
+  printf("kv %.0f compute %.0f output %.0f repack %.0f model %.0f n_ctx %u rs %.0f\n", g_kv, g_sched, g_output, g_repack,
+         g_model, llama_n_ctx(c), g_rs);
   llama_free(c);
   llama_model_free(m);
   return 0;

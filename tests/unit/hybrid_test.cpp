@@ -94,6 +94,29 @@ TEST(Hybrid, Lfm2SmallProfileIsItsConfig) {
   EXPECT_EQ(m.tied_embeddings, p.tied_embeddings);
 }
 
+// LFM2-700M (https://huggingface.co/LiquidAI/LFM2-700M/blob/main/config.json; tests/data/hf/LFM2-700M): LFM2-1.2B's
+// layout at hidden 1536, 24/8 heads, block_ff_dim 10240 -> 2 x 10240 / 3 = 6826, rounded up to 256: 6912.
+// token_embd 1536 x 65,536 = 100,663,296; per layer norms 3,072 and FFN 3 x 1536 x 6912 = 31,850,496 (x 16 =
+// 509,657,088); attention q/k norms 128, q and o 2 x 1536 x 1536, k and v 2 x 1536 x 512 = 6,291,584 (x 6 =
+// 37,749,504); shortconv 3 x 1536 + 1536 x 4608 + 1536 x 1536 = 9,441,792 (x 10 = 94,417,920); output norm 1536:
+// 742,489,344, the parameter count Liquid AI publishes for it. The built-in profile is the same model.
+TEST(Hybrid, Lfm2700mProfileIsItsConfig) {
+  const ModelSpec m = imported("LFM2-700M");
+  const ModelSpec p = builtin("lfm2-700m");
+  for (const ModelSpec* x : {&m, &p}) {
+    EXPECT_EQ(x->ffn, 6912u);
+    EXPECT_EQ(x->head_dim, 64u);
+    EXPECT_EQ(*param_count(*x), 742489344.0);
+    // n_embd_r = 1536 x 2 F32 values per conv layer: 12,288 B x 10 = 122,880 B per sequence.
+    EXPECT_DOUBLE_EQ(state_bytes(*x), 122880);
+    // 6 attention layers x 8 kv heads x 64 x (K + V) x 2 B = 12,288 B per token.
+    EXPECT_DOUBLE_EQ(kv_bytes_per_token(*x, f16()), 12288);
+  }
+  EXPECT_EQ(m.context_tokens, p.context_tokens);
+  EXPECT_EQ(m.tied_embeddings, p.tied_embeddings);
+  EXPECT_EQ(m.state->layers, p.state->layers);
+}
+
 // LFM2-8B-A1B (https://huggingface.co/LiquidAI/LFM2-8B-A1B/blob/main/config.json; tests/data/hf/LFM2-8B-A1B holds
 // its fields): 24 layers, attention at 2, 6, 10, 14, 18 and 21, 18 short convolutions; 2 dense layers, then 32
 // experts top 4. The built-in profile is the same model.

@@ -40,6 +40,21 @@ TEST(KvCli, SeparateKAndVTypes) {
   EXPECT_EQ(results(same)["types"].size(), 11u);
 }
 
+// lfm2-350m: 10 short-convolution layers of 1024 x (3 - 1) F32 values = 81,920 B of state per sequence, and 6
+// attention layers x 8 kv heads x 64 x (K + V) x 2 B = 12,288 B of f16 KV per token; each of 2 sequences keeps
+// both (llama.cpp's recurrent buffer has one row per sequence).
+TEST(KvCli, StateBytesAreTheHybridsConstantStatePerSequence) {
+  const CliRun run = run_cli({"kv", "--device", "iphone-15-pro", "--model", "lfm2-350m", "--context", "4096",
+                              "--parallel", "2", "--format", "json"});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_EQ(results(run)["state_bytes"], 2 * 81920);
+  EXPECT_EQ(results(run)["cache_bytes"], 2 * (4096 * 12288 + 81920));
+  const CliRun dense = run_cli({"kv", "--device", "iphone-15-pro", "--model", "llama-3.2-1b", "--context", "4096",
+                                "--format", "json"});
+  ASSERT_EQ(dense.exit_code, 0) << dense.err;
+  EXPECT_EQ(results(dense)["state_bytes"], 0);
+}
+
 TEST(KvCli, KvTypeErrors) {
   auto error = [](const std::string& kv_type, const std::string& model = "llama-3.2-1b") {
     const CliRun run = run_cli({"kv", "--device", "phone8g", "--model", model, "--kv-type", kv_type});

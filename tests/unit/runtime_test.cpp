@@ -115,6 +115,19 @@ TEST(Runtime, RepackTakesTheMatmulWeightsOfTheTypesTheIsaRepacks) {
   EXPECT_DOUBLE_EQ(mapped->added_bytes - loaded->added_bytes, mapped->repack_bytes);
 }
 
+TEST(Runtime, RepackTakesAHybridsStateLayerProjections) {
+  // llama-model write-hybrid h-lfm2.gguf lfm2 6 256 4 2 768 32000 3, quantized to Q4_0 (check-runtime's h-lfm2-q4):
+  // layers 2 and 5 attend, the other 4 are short convolutions. Repacked on x86: 6 FFNs 3 x 256 x 768 = 3,538,944
+  // weights, 2 attention layers q, o 256 x 256 and k, v 256 x 128 = 393,216, 4 conv layers in_proj 256 x 768 and
+  // out_proj 256 x 256 = 1,048,576: 4,980,736 weights at 18 bytes per 32 = 2,801,664 B (llama.cpp logged a
+  // CPU_REPACK buffer of 2.67 MiB).
+  ModelSpec m = small_model();
+  m.arch = "lfm2";
+  m.kv_heads = 2;
+  m.state = StateSpec{StateKind::shortconv, 4, 3};
+  EXPECT_DOUBLE_EQ(repack_bytes(m, *find_file_type("Q4_0"), RepackIsa::x86_avx2), 2801664);
+}
+
 TEST(Runtime, Names) {
   EXPECT_EQ(find_repack_isa("ARM-i8mm"), RepackIsa::arm_i8mm);
   EXPECT_FALSE(find_repack_isa("sse"));
