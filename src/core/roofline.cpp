@@ -1,6 +1,7 @@
 #include "edgeplan/core/roofline.hpp"
 
 #include <algorithm>
+#include <optional>
 
 #include "edgeplan/core/place.hpp"
 #include "edgeplan/core/prefill.hpp"
@@ -34,8 +35,14 @@ Roofs device_roofs(const DeviceSpec& d) {
     const auto unit = d.units.find(kind);
     if (unit == d.units.end()) continue;
     const std::string name = to_string(kind);
-    if (unit->second.int8_ops_per_s) r.compute.push_back({name + " int8", *unit->second.int8_ops_per_s});
-    if (unit->second.fp16_flops_per_s) r.compute.push_back({name + " fp16", *unit->second.fp16_flops_per_s});
+    const std::optional<double>& int8 = unit->second.int8_ops_per_s;
+    const std::optional<double>& fp16 = unit->second.fp16_flops_per_s;
+    if (int8 && fp16 && *int8 == *fp16) {  // one roof, not two drawn on top of each other
+      r.compute.push_back({name + " int8 = fp16", *int8});
+      continue;
+    }
+    if (int8) r.compute.push_back({name + " int8", *int8});
+    if (fp16) r.compute.push_back({name + " fp16", *fp16});
   }
   if (!r.compute.empty()) {
     r.source = RoofSource::units;

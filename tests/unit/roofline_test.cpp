@@ -69,6 +69,12 @@ TEST(Roofline, RoofsComeFromTheUnitsElseThePrefillPeakElseNone) {
   EXPECT_EQ(r.compute[1].name, "gpu int8");
   EXPECT_EQ(r.compute[2].name, "gpu fp16");
   EXPECT_DOUBLE_EQ(r.compute[2].flops_per_s, 2e12);
+  // Equal int8 and fp16 peaks (Apple's GPUs) are one roof.
+  d.units[UnitKind::gpu].fp16_flops_per_s = 4e12;
+  r = device_roofs(d);
+  ASSERT_EQ(r.compute.size(), 2u);
+  EXPECT_EQ(r.compute[1].name, "gpu int8 = fp16");
+  EXPECT_DOUBLE_EQ(r.compute[1].flops_per_s, 4e12);
 }
 
 }  // namespace

@@ -8,8 +8,8 @@
 //                                    B = ceil(S / ubatch) x weight bytes (the runtime reads every weight once per
 //                                        micro-batch; activations and the cache it writes are left out)
 //   achieved FLOP/s = F / the time edgeplan models for it (decode's s_per_token, the prefill estimate's seconds)
-//   the device's roofs: its peak DRAM bandwidth, and each [units.*] matmul peak (int8, fp16), else the [prefill]
-//   peak; a roof turns flat at the ridge, I = peak / bandwidth.
+//   the device's roofs: its peak DRAM bandwidth, and each [units.*] matmul peak (int8, fp16; one roof where a
+//   unit's are equal), else the [prefill] peak; a roof turns flat at the ridge, I = peak / bandwidth.
 // Documented in docs/model.md, "roofline".
 #pragma once
 
@@ -49,14 +49,14 @@ enum class RoofSource {
 };
 
 struct ComputeRoof {
-  std::string name;        // "gpu fp16", "npu int8", "[prefill]"
+  std::string name;        // "gpu fp16", "npu int8", "gpu int8 = fp16" (equal peaks: one roof), "[prefill]"
   double flops_per_s = 0;  // peak (int8 ops count as FLOPs)
 };
 
 struct Roofs {
   double bandwidth_bytes_per_s = 0;  // peak DRAM bandwidth
   RoofSource source = RoofSource::none;
-  std::vector<ComputeRoof> compute;  // units in unit_kinds() order, int8 before fp16
+  std::vector<ComputeRoof> compute;  // units in unit_kinds() order, int8 before fp16 (one roof when they are equal)
 };
 Roofs device_roofs(const DeviceSpec& d);
 
