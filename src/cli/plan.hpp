@@ -1,7 +1,7 @@
 // What report, check and fit share in the cli layer: report's options and page (check evaluates its
-// requirements on the page's results), the loaders of route's clouds and request mixes (cmd_route.cpp), and
-// the plan file of `edgeplan check` (cmd_check.cpp), whose reader is declared here so the fuzz harness reads
-// plans from memory.
+// requirements on the page's results), the loaders of route's clouds and request mixes (cmd_route.cpp), the
+// charts report shares with place and decode (the placement timeline, the roofline), and the plan file of
+// `edgeplan check` (cmd_check.cpp), whose reader is declared here so the fuzz harness reads plans from memory.
 #pragma once
 
 #include <cstdint>
