@@ -1,4 +1,8 @@
 // edgeplan decode: weight bytes per format and the bandwidth-bound decode rate (core/decode.hpp).
+#include <algorithm>
+#include <limits>
+#include <utility>
+
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -7,6 +11,7 @@
 #include "edgeplan/core/limits.hpp"
 #include "edgeplan/core/plan.hpp"
 #include "edgeplan/core/prefill.hpp"
+#include "edgeplan/core/roofline.hpp"
 #include "edgeplan/util/units.hpp"
 #include "edgeplan/util/names.hpp"
 
@@ -26,6 +31,52 @@ std::string roofline_basis(const PrefillEstimate& e) {
   return fmt::format("the roofline of [units.{}] x utilization {:.3f}, fitted to {} {} runs ({}; leave-one-chip-out "
                      "error {:.1f}%)", to_string(f.unit), f.utilization, f.runs, f.runtime, f.measured,
                      f.loo_error_percent);
+}
+
+void add_roofline_chart(const DeviceSpec& device, const ModelSpec& m, std::span<const FormatPlan> formats,
+                        std::uint64_t context_tokens, std::uint64_t prompt_tokens, double prompt_flops, io::Report& r) {
+  std::vector<std::pair<std::string, RooflineWork>> points;
+  for (const FormatPlan& f : formats) {
+    points.emplace_back(fmt::format("decode {}", f.format->name), decode_work(m, context_tokens, f.decode));
+    if (f.prefill) {
+      points.emplace_back(fmt::format("prefill {}", f.format->name),
+                          prefill_work(prompt_flops, prompt_tokens, device.kv_cache.ubatch_tokens, f.weights.bytes,
+                                       f.prefill->seconds));
+    }
+  }
+  const Roofs roofs = device_roofs(device);
+  const double bandwidth = roofs.bandwidth_bytes_per_s;
+  // The intensities drawn: the points' and the ridges', with two octaves of room on either side.
+  double lo = std::numeric_limits<double>::infinity(), hi = 0;
+  const auto span = [&](double intensity) {
+    lo = std::min(lo, intensity / 4);
+    hi = std::max(hi, intensity * 4);
+  };
+  for (const auto& [name, work] : points) span(operational_intensity(work));
+  for (const ComputeRoof& c : roofs.compute) span(ridge_intensity(bandwidth, c.flops_per_s));
+  io::Table t{"roofline", {{"series", "series"}, {"FLOP/byte", "flop_per_byte", 3},
+                           {"GFLOP/s", "flops_per_s", 1, false, units::kGiga}}, {}};
+  const std::string memory = fmt::format("{:.1f} GB/s", bandwidth / units::kGBps);
+  if (roofs.compute.empty()) {
+    const std::string roof = "roof: " + memory;
+    for (double at : {lo, hi}) t.add({roof, at, at * bandwidth});
+  }
+  for (const ComputeRoof& c : roofs.compute) {
+    const std::string roof = fmt::format("roof: {} {:.2f} TFLOP/s, {}", c.name, c.flops_per_s / units::kTera, memory);
+    for (double at : {lo, ridge_intensity(bandwidth, c.flops_per_s), hi}) {
+      t.add({roof, at, attainable_flops_per_s(at, bandwidth, c.flops_per_s)});
+    }
+  }
+  for (const auto& [name, work] : points) t.add({name, operational_intensity(work), achieved_flops_per_s(work)});
+  r.chart_tables.push_back(std::move(t));
+  const char* peaks = roofs.source == RoofSource::units     ? "the peaks of its [units]"
+                      : roofs.source == RoofSource::prefill ? "its [prefill] peak (the profile has no [units])"
+                                                            : "no compute roof: the profile has no [units] or [prefill]";
+  io::Chart c{fmt::format("roofline: decode and prefill against {}'s {} and {}", device.name, memory, peaks), "roofline",
+              "line", "flop_per_byte", "flops_per_s", "", "series"};
+  c.x_log = 10;
+  c.y_log = 10;
+  r.charts.push_back(std::move(c));
 }
 
 io::Json prefill_basis_json(const PrefillEstimate& e) {
@@ -294,6 +345,10 @@ Runner setup_decode(Options& opts) {
     r.charts.push_back({o->context > 0 ? fmt::format("decode tok/s per format at context {}", o->context)
                                        : std::string("decode tok/s per format"),
                         "formats", "bar", "format", "tok_per_s"});
+    if (ctx.charts()) {
+      add_roofline_chart(device, model, unwrap(plan_decode(device, in.plan)), o->context, o->prompt,
+                         in.plan.prompt_flops, r);
+    }
 
     r.title = fmt::format("decode: {} on {}", model.name, device.name);
     r.header.push_back(fmt::format("bandwidth {:.1f} GB/s x utilization {:.2f}, overhead {:.2f} ms/token",

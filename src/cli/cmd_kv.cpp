@@ -74,7 +74,7 @@ io::Table memory_stack(const KvInputs& in, const DeviceSpec& d, const RuntimeBuf
   for (std::uint64_t c : chart_contexts(reach)) {
     t.add({static_cast<std::int64_t>(c), std::string("weights"), in.weights.bytes});
     if (d.runtime.buffers) t.add({static_cast<std::int64_t>(c), std::string("runtime buffers"), b.added_bytes});
-    t.add({static_cast<std::int64_t>(c), cache, kv_cache_bytes(in.model, in.primary, c, d.kv_cache) * parallel});
+    t.add({static_cast<std::int64_t>(c), cache, sequences_cache_bytes(in.model, in.primary, c, d.kv_cache, parallel)});
   }
   return t;
 }
@@ -151,7 +151,7 @@ Runner setup_kv(Options& opts) {
       r.results["bytes_per_token"] = p.bytes_per_token;
       r.results["max_context"] = p.max_context;
       if (o->context > 0) {
-        r.results["cache_bytes"] = p.cache_bytes * ro.parallel;
+        r.results["cache_bytes"] = sequences_cache_bytes(model, p.type, o->context, device.kv_cache, ro.parallel);
         r.results["state_bytes"] = state_bytes(model) * ro.parallel;  // within cache_bytes
         r.results["fits"] = p.at_context.fits;
         r.results["headroom_bytes"] = p.at_context.headroom_bytes;
@@ -170,7 +170,7 @@ Runner setup_kv(Options& opts) {
                     "bytes"};
     stack.color = "part";
     stack.stack = true;
-    stack.x_log = true;
+    stack.x_log = 2;
     stack.rules.push_back({'y', device.memory_bytes - device.reserved_bytes,
                            fmt::format("memory - reserved {:.2f} GiB", (device.memory_bytes - device.reserved_bytes) / units::kGiB)});
     if (trained > 0) stack.rules.push_back({'x', static_cast<double>(trained), fmt::format("trained {}", with_thousands(trained))});

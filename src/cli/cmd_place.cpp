@@ -4,7 +4,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "cli/command.hpp"
+#include "cli/plan.hpp"
 #include "edgeplan/core/place.hpp"
 #include "edgeplan/util/units.hpp"
 #include "edgeplan/io/graph.hpp"
@@ -36,6 +36,27 @@ std::string describe_unit(UnitKind kind, const ComputeUnit& u) {
 }
 
 }  // namespace
+
+void add_place_timeline(std::span<const Op> ops, const Placement& placed, io::Report& r) {
+  // The ops run one after another, each after the transfers charged to it (evaluate_placement), so the last bar
+  // ends at the layer's total.
+  io::Table timeline{"timeline", {{"op", "op"}, {"lane", "lane"}, {"activity", "activity"},
+                                  {"start (us)", "start_us", 1}, {"end (us)", "end_us", 1}}, {}};
+  double at_us = 0;
+  for (std::size_t i = 0; i < ops.size(); ++i) {
+    const OpPlacement& p = placed.ops[i];
+    for (const auto& [lane, activity, us] : {std::tuple{std::string("link"), "transfer", p.transfer_s * units::kUsPerS},
+                                             std::tuple{std::string(to_string(p.unit)), "compute", p.compute_s * units::kUsPerS}}) {
+      if (us <= 0) continue;
+      timeline.add({ops[i].name, lane, std::string(activity), at_us, at_us + us});
+      at_us += us;
+    }
+  }
+  r.chart_tables.push_back(std::move(timeline));
+  io::Chart lanes{fmt::format("one layer, policy {}: ops per unit and transfers over the link", to_string(placed.policy)),
+                  "timeline", "bar", "start_us", "lane", "end_us", "activity"};
+  r.charts.push_back(std::move(lanes));
+}
 
 Runner setup_place(Options& opts) {
   auto o = std::make_shared<PlaceOptions>();
@@ -100,24 +121,7 @@ Runner setup_place(Options& opts) {
                p.fallback_from.empty() ? io::Cell{} : io::Cell{unit_list(p.fallback_from)}});
     }
     r.tables.push_back(std::move(ops));
-    // The layer as a timeline, one lane per unit and one for the link: the ops run one after another, each after
-    // the transfers charged to it (evaluate_placement), so the last bar ends at the layer's total.
-    io::Table timeline{"timeline", {{"op", "op"}, {"lane", "lane"}, {"activity", "activity"},
-                                    {"start (us)", "start_us", 1}, {"end (us)", "end_us", 1}}, {}};
-    double at_us = 0;
-    for (std::size_t i = 0; i < layer.ops.size(); ++i) {
-      const OpPlacement& p = chosen.ops[i];
-      for (const auto& [lane, activity, us] : {std::tuple{std::string("link"), "transfer", p.transfer_s * units::kUsPerS},
-                                               std::tuple{std::string(to_string(p.unit)), "compute", p.compute_s * units::kUsPerS}}) {
-        if (us <= 0) continue;
-        timeline.add({layer.ops[i].name, lane, std::string(activity), at_us, at_us + us});
-        at_us += us;
-      }
-    }
-    r.chart_tables.push_back(std::move(timeline));
-    io::Chart lanes{fmt::format("one layer, policy {}: ops per unit and transfers over the link", to_string(policy)),
-                    "timeline", "bar", "start_us", "lane", "end_us", "activity"};
-    r.charts.push_back(std::move(lanes));
+    add_place_timeline(layer.ops, chosen, r);
     const double tax_percent = transfer_tax_percent(chosen);
     r.results["layer_us"] = chosen.total_s * units::kUsPerS;
     r.results["compute_us"] = chosen.compute_s * units::kUsPerS;

@@ -229,8 +229,9 @@ void figures(const ReportOptions& o, const DeviceSpec& device, const ModelSpec& 
 }
 
 // The page's pictures: the memory of the chosen format at the context (reserved, weights, llama.cpp's buffers, the
-// KV cache, what is left), and decode tok/s of each format at chart_contexts of the larger of the trained context and
-// the one asked for, with the context asked for marked.
+// KV cache of every sequence, what is left), decode tok/s of each format at chart_contexts of the larger of the
+// trained context and the one asked for, with the context asked for marked, the chosen format's roofline, the
+// layer's placement on the device's units (where it has them) and where the request mix goes.
 void charts(const ReportOptions& o, const PageInputs& in, const ModelFigures& derived, const PlanResult& plan,
             io::Report& r) {
   const FormatPlan& mine = plan.chosen();
@@ -238,10 +239,12 @@ void charts(const ReportOptions& o, const PageInputs& in, const ModelFigures& de
   memory.add({std::string("reserved"), in.device.reserved_bytes});
   memory.add({fmt::format("weights {}", mine.format->name), mine.weights.bytes});
   if (mine.runtime.buffers.added_bytes > 0) memory.add({std::string("llama.cpp buffers"), mine.runtime.buffers.added_bytes});
-  for (const KvTypePlan& k : plan.kv) {
-    if (k.type == in.plan.kv_type) memory.add({fmt::format("KV cache {} at {}", k.type.name(), o.context), k.cache_bytes});
-  }
-  if (mine.memory.headroom_bytes > 0) memory.add({std::string("free"), mine.memory.headroom_bytes});
+  // Every sequence's cache, so that the parts add up to the device's memory at any --parallel.
+  const std::uint32_t parallel = in.plan.runtime.parallel;
+  const double caches = sequences_cache_bytes(in.model, in.plan.kv_type, o.context, in.device.kv_cache, parallel);
+  memory.add({fmt::format("KV cache {} at {}{}", in.plan.kv_type.name(), o.context,
+                          parallel == 1 ? "" : fmt::format(" x {} sequences", parallel)), caches});
+  if (mine.runtime.budget_bytes - caches > 0) memory.add({std::string("free"), mine.runtime.budget_bytes - caches});
   r.chart_tables.push_back(std::move(memory));
   io::Chart stack{fmt::format("memory at context {}", o.context), "memory", "bar", "bytes", "", "", "part"};
   stack.stack = true;
@@ -260,13 +263,28 @@ void charts(const ReportOptions& o, const PageInputs& in, const ModelFigures& de
   }
   r.chart_tables.push_back(std::move(speed));
   io::Chart lines{"decode tok/s against context, per format", "decode", "line", "context", "tok_per_s", "", "format"};
-  lines.x_log = true;
+  lines.x_log = 2;
   lines.rules.push_back({'x', static_cast<double>(o.context), fmt::format("context {}", with_thousands(o.context))});
   if (in.model.context_tokens) {
     lines.rules.push_back({'x', static_cast<double>(*in.model.context_tokens),
                            fmt::format("trained {}", with_thousands(*in.model.context_tokens))});
   }
   r.charts.push_back(std::move(lines));
+  add_roofline_chart(in.device, in.model, std::span(&mine, 1), o.context, o.prompt, derived.prompt_flops, r);
+  if (plan.place) add_place_timeline(plan.place->graph.ops, plan.place->layer, r);
+  if (plan.route) {
+    io::Table share{"routing", {{"destination", "destination"}, {"requests", "requests", 0, true},
+                                {"requests %", "request_share", 1, false, 0.01}}, {}};
+    const RouteShare& route = *plan.route;
+    for (std::size_t i = 0; i < route.destinations.size(); ++i) {
+      share.add({i == 0 ? std::string("device") : in.plan.clouds[i - 1].name,
+                 static_cast<std::int64_t>(route.destinations[i]),
+                 static_cast<double>(route.destinations[i]) / static_cast<double>(route.requests)});
+    }
+    r.chart_tables.push_back(std::move(share));
+    r.charts.push_back({fmt::format("where the {} requests of {} go", route.requests, o.requests), "routing", "bar",
+                        "destination", "request_share"});
+  }
 }
 
 }  // namespace
@@ -280,7 +298,7 @@ io::Report report(const ReportOptions& o, const Context& ctx) {
   io::Table t{"figures", {{"figure", "figure"}, {"value", "value"}, {"note", "note"}}, {}};
   figures(o, in.device, in.model, in.plan, plan, {}, t.rows, &r);
   r.tables.push_back(std::move(t));
-  charts(o, in, derived, plan, r);
+  if (ctx.charts()) charts(o, in, derived, plan, r);
   r.title = fmt::format("report: {} ({}) on {}", in.model.name, plan.chosen().format->name, in.device.name);
   return r;
 }

@@ -240,8 +240,8 @@ void route_requests(const RouteOptions& o, const std::vector<RouteRequest>& requ
 
 // A trace's timeline as route draws it, down-sampled: the arrivals in kBins bins of one width, the width doubling
 // (each two bins made one) whenever an arrival falls past the last, so a trace of any length is at most kBins
-// instants. Per bin: the requests each destination served, the longest wait for the device, and the share of
-// the device's run time spent derated (its thermal state).
+// instants. Per bin: the requests each destination served, the longest queue for the device an arrival found, the
+// longest wait for the device, and the share of the device's run time spent derated (its thermal state).
 class TraceTimeline {
  public:
   static constexpr std::size_t kBins = 256;
@@ -253,6 +253,7 @@ class TraceTimeline {
     const auto at = std::min(kBins - 1, static_cast<std::size_t>(arrival_s / width_s_));
     used_ = std::max(used_, at + 1);
     Bin& b = bins_[at];
+    b.queue_requests = std::max(b.queue_requests, out.queue_requests);
     const bool device = out.decision.on_device();
     ++b.requests[device ? 0 : 1 + static_cast<std::size_t>(out.decision.cloud)];
     if (!device) return;
@@ -261,27 +262,37 @@ class TraceTimeline {
     b.throttled_s += out.run.throttled_s;
   }
 
-  // The chart tables: requests per destination, and the device's queue and thermal state, per bin.
-  std::pair<io::Table, io::Table> tables(const std::vector<std::string>& destinations) const {
+  // The chart tables: requests per destination, the device's queue, and its wait and thermal state, per bin.
+  std::vector<io::Table> tables(const std::vector<std::string>& destinations) const {
     io::Table served{"trace_requests", {{"arrival (s)", "arrival_s"}, {"destination", "destination"},
                                         {"requests", "requests", 0, true}}, {}};
+    io::Table queue{"trace_queue", {{"arrival (s)", "arrival_s"}, {"longest queue (requests)", "queue_requests", 0, true}},
+                    {}};
     io::Table device{"trace_device", {{"arrival (s)", "arrival_s"}, {"longest wait (s)", "wait_s", 3},
                                       {"derated (% of run time)", "derated_share", 1, false, 0.01}}, {}};
     for (std::size_t i = 0; i < used_; ++i) {
       const Bin& b = bins_[i];
       const double start_s = static_cast<double>(i) * width_s_;
+      bool arrivals = false;
       for (std::size_t d = 0; d < destinations.size(); ++d) {
         if (b.requests[d] > 0) served.add({start_s, destinations[d], static_cast<std::int64_t>(b.requests[d])});
+        arrivals = arrivals || b.requests[d] > 0;
       }
+      if (arrivals) queue.add({start_s, static_cast<std::int64_t>(b.queue_requests)});
       if (b.requests[0] > 0) device.add({start_s, b.wait_s, b.run_s > 0 ? b.throttled_s / b.run_s : 0.0});
     }
-    return {std::move(served), std::move(device)};
+    std::vector<io::Table> out;
+    out.push_back(std::move(served));
+    out.push_back(std::move(queue));
+    out.push_back(std::move(device));
+    return out;
   }
   double width_s() const { return width_s_; }
 
  private:
   struct Bin {
     std::vector<std::uint64_t> requests;  // per destination: the device, then each cloud
+    std::uint64_t queue_requests = 0;     // the longest device queue an arrival found
     double wait_s = 0, run_s = 0, throttled_s = 0;
   };
 
@@ -294,6 +305,7 @@ class TraceTimeline {
         continue;
       }
       for (std::size_t d = 0; d < to.requests.size(); ++d) to.requests[d] += from.requests[d];
+      to.queue_requests = std::max(to.queue_requests, from.queue_requests);
       to.wait_s = std::max(to.wait_s, from.wait_s);
       to.run_s += from.run_s;
       to.throttled_s += from.throttled_s;
@@ -348,14 +360,14 @@ void route_trace(const RouteOptions& o, const DeviceSpec& device, const DeviceRa
   r.tables.push_back(std::move(t));
   std::vector<std::string> destinations{"device"};
   for (const CloudSpec& c : sim.clouds()) destinations.push_back(c.name);
-  auto [served, busy] = timeline.tables(destinations);
-  r.chart_tables.push_back(std::move(served));
-  r.chart_tables.push_back(std::move(busy));
+  for (io::Table& table : timeline.tables(destinations)) r.chart_tables.push_back(std::move(table));
   const std::string bins = fmt::format("{:g} s bins", timeline.width_s());
   io::Chart where{fmt::format("where the requests went ({})", bins), "trace_requests", "bar", "arrival_s", "requests", "",
                   "destination"};
   where.stack = true;
   r.charts.push_back(std::move(where));
+  r.charts.push_back({fmt::format("longest queue for the device, in requests ({})", bins), "trace_queue", "line",
+                      "arrival_s", "queue_requests"});
   r.charts.push_back({fmt::format("longest wait for the device ({})", bins), "trace_device", "line", "arrival_s", "wait_s"});
   r.charts.push_back({fmt::format("device run time derated by heat ({})", bins), "trace_device", "line", "arrival_s",
                       "derated_share"});

@@ -70,10 +70,13 @@ class Context {
 
   const io::SearchPath& search_path() const { return path_; }
   const std::vector<io::Override>& overrides() const { return overrides_; }
+  // Whether --format draws charts (vega-lite, html): a command builds the tables only its charts draw when it does.
+  bool charts() const { return charts_; }
 
  private:
   io::SearchPath path_;
   std::vector<io::Override> overrides_;
+  bool charts_ = false;
 };
 
 using Rows = std::vector<std::vector<io::Cell>>;

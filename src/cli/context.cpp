@@ -8,6 +8,7 @@
 #include "edgeplan/core/limits.hpp"
 #include "edgeplan/io/inputs.hpp"
 #include "edgeplan/io/model_file.hpp"
+#include "edgeplan/io/render/renderer.hpp"
 #include "edgeplan/io/text.hpp"
 #include "edgeplan/io/warnings.hpp"
 #include "edgeplan/util/text.hpp"
@@ -22,6 +23,8 @@ const std::vector<std::string> kOverrideProfiles{"device", "model", "cloud"};
 
 Context::Context(const CommonOptions& options) : path_(unwrap(io::default_search_path(options.profile_dirs))) {
   overrides_ = unwrap(io::parse_overrides(options.sets, kOverrideProfiles));
+  const io::Format* format = io::find_format(options.format);
+  charts_ = format && format->draws;
 }
 
 io::ProfileText Context::find(const std::string& kind, const std::string& name) const {

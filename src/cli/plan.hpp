@@ -1,23 +1,22 @@
 // What report, check and fit share in the cli layer: report's options and page (check evaluates its
-// requirements on the page's results), the loaders of route's clouds and request mixes (cmd_route.cpp), and
-// the plan file of `edgeplan check` (cmd_check.cpp), whose reader is declared here so the fuzz harness reads
-// plans from memory.
+// requirements on the page's results), the loaders of route's clouds and request mixes (cmd_route.cpp), the
+// charts report shares with place and decode (the placement timeline, the roofline), and the plan file of
+// `edgeplan check` (cmd_check.cpp), whose reader is declared here so the fuzz harness reads plans from memory.
 #pragma once
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
 #include "cli/command.hpp"
+#include "edgeplan/core/place.hpp"
+#include "edgeplan/core/plan.hpp"
 #include "edgeplan/core/route.hpp"
 #include "edgeplan/core/spec.hpp"
 #include "edgeplan/io/profiles.hpp"
 #include "edgeplan/io/require.hpp"
-
-namespace edgeplan {
-struct PrefillEstimate;
-}
 
 namespace edgeplan::cli {
 
@@ -55,8 +54,20 @@ std::string storage_assumption(const DeviceSpec& d);
 // Speculation parameters of --spec alpha=A,gamma=G,cost=C (cmd_decode.cpp).
 SpecParams parse_spec(const std::string& text);
 
-// The report page of one pair (core/plan.hpp, computed once).
+// The report page of one pair (core/plan.hpp, computed once); its charts only when ctx.charts().
 io::Report report(const ReportOptions& o, const Context& ctx);
+
+// The layer's placement as a timeline chart (place, report): a lane per unit and one for the link, each op after
+// the transfers charged to it, so the last bar ends at the layer's total; `ops` are the ops `placed` places
+// (cmd_place.cpp).
+void add_place_timeline(std::span<const Op> ops, const Placement& placed, io::Report& r);
+
+// The roofline chart (decode, report; core/roofline.hpp): operational intensity against FLOP/s, log-log, with the
+// device's bandwidth roof and compute roofs (its [units] peaks, else its [prefill] peak, else none, as the title
+// says) and a point for decode and one for prefill of each format plan (prefill where it has an estimate), at
+// `context_tokens` and a prompt of `prompt_tokens` costing `prompt_flops` (cmd_decode.cpp).
+void add_roofline_chart(const DeviceSpec& device, const ModelSpec& m, std::span<const FormatPlan> formats,
+                        std::uint64_t context_tokens, std::uint64_t prompt_tokens, double prompt_flops, io::Report& r);
 
 // The clouds of a comma-separated list of cloud profiles, recorded in r.inputs["clouds"]; a usage error names
 // a profile listed twice.

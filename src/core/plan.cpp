@@ -157,10 +157,10 @@ Result<PlacePlan> plan_place(const DeviceSpec& device, const ModelSpec& model, c
     return Error{"a prompt of 2^32 tokens or more cannot be placed"};
   }
   const auto seq = static_cast<std::uint32_t>(in.prompt_tokens);
-  const OpGraph layer = derive_layer(model, seq);
-  auto placed = place(layer.ops, device, in.place_policy);
-  if (!placed) return placed.error();
   PlacePlan p;
+  p.graph = derive_layer(model, seq);
+  auto placed = place(p.graph.ops, device, in.place_policy);
+  if (!placed) return placed.error();
   p.layer = *placed;
   p.fallbacks = fallback_count(p.layer);
   p.tax_percent = transfer_tax_percent(p.layer);
@@ -176,12 +176,16 @@ Result<RouteShare> plan_route(const DeviceSpec& device, const ModelSpec& model, 
   RouteShare s;
   s.rates = {prefill_rate->tok_per_s, derived_decode_rate(device, weights)};
   double device_energy_j = 0;
+  s.destinations.assign(1 + in.clouds.size(), 0);
   for (const RouteRequest& q : in.requests) {
     const DeviceRun run = run_on_device(s.rates, device.thermal, 0, q.input_tok, q.output_tok);
-    if (!decide(q, run.total_s, in.clouds, in.route_policy).on_device()) continue;
-    ++s.to_device;
-    if (device.power) device_energy_j += energy_j(*device.power, run.prefill_s, run.decode_s, 0);
+    const auto decision = decide(q, run.total_s, in.clouds, in.route_policy);
+    ++s.destinations[static_cast<std::size_t>(decision.cloud + 1)];
+    if (decision.on_device() && device.power) {
+      device_energy_j += energy_j(*device.power, run.prefill_s, run.decode_s, 0);
+    }
   }
+  s.to_device = s.destinations.front();
   s.requests = in.requests.size();
   if (device.power && s.to_device > 0) s.energy_per_request_j = device_energy_j / static_cast<double>(s.to_device);
   return s;

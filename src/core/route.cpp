@@ -145,6 +145,8 @@ Result<TraceOutcome> TraceSimulator::serve(const RouteRequest& r) {
   }
   if (!first_arrival_s_) first_arrival_s_ = r.arrival_s;
   TraceOutcome o;
+  while (!queue_done_s_.empty() && queue_done_s_.front() <= r.arrival_s) queue_done_s_.pop_front();
+  o.queue_requests = queue_done_s_.size();
   const double start_s = std::max(r.arrival_s, device_free_s_);
   const double heat_s = cool_down(thermal_, heat_s_, start_s - device_free_s_);
   o.wait_s = start_s - r.arrival_s;
@@ -152,6 +154,7 @@ Result<TraceOutcome> TraceSimulator::serve(const RouteRequest& r) {
   o.decision = decide(r, o.wait_s + o.run.total_s, clouds_, policy_);
   if (o.decision.on_device()) {
     device_free_s_ = start_s + o.run.total_s;
+    queue_done_s_.push_back(device_free_s_);
     heat_s_ = o.run.heat_end_s;
     busy_s_ += o.run.total_s;
     throttled_s_ += o.run.throttled_s;

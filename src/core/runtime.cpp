@@ -154,4 +154,9 @@ double sequence_fixed_bytes(double memory_bytes, double reserved_bytes, double w
   return free - (free - weight_bytes - b.added_bytes) / std::max<std::uint32_t>(1, parallel);
 }
 
+double sequences_cache_bytes(const ModelSpec& m, const KvCacheType& t, std::uint64_t context_tokens,
+                             const KvCacheSettings& s, std::uint32_t parallel) {
+  return kv_cache_bytes(m, t, context_tokens, s) * parallel;
+}
+
 }  // namespace edgeplan

@@ -1,7 +1,9 @@
 // Fuzz harness: the whole CLI in-process (cli::run, as `edgeplan ARGS...` runs it), from fuzzed file bytes through
-// the readers and the models to the table, JSON, CSV and Markdown output, so text that reaches the output is
-// fuzzed too. Input: byte 0 picks a scenario (what the file is and the commands that read it, kScenarios), byte 1
-// the output format (its low two bits) and one of the scenario's commands (the rest); the other bytes are the
+// the readers and the models to the table, JSON, CSV, Markdown, Vega-Lite and HTML output, so text that reaches the
+// output is fuzzed too (html exits 2 in a build without EDGEPLAN_VEGA_DIR, and a command without charts exits 2
+// under either drawing format). Input: byte 0 picks a scenario (what the file is and the commands that read it,
+// kScenarios), byte 1 the output format (its low three bits, modulo the six formats) and one of the scenario's
+// commands (the rest); the other bytes are the
 // file, written under a directory made at start-up and removed at exit (a crash leaves it, with the one file). The scenario "options" passes them
 // instead as command-line arguments, one per line. Output goes to string streams; nothing is written outside
 // that directory (no scenario runs `bench`, and options that write files are dropped).
@@ -18,6 +20,7 @@
 #include <vector>
 
 #include "cli/command.hpp"
+#include "edgeplan/io/embedded.hpp"
 
 namespace {
 
@@ -105,7 +108,8 @@ const std::vector<Scenario>& scenarios() {
   return kScenarios;
 }
 
-constexpr const char* kFormats[] = {"table", "json", "csv", "md"};
+constexpr const char* kFormats[] = {"table", "json", "csv", "md", "vega-lite", "html"};
+constexpr std::size_t kFormatCount = sizeof(kFormats) / sizeof(kFormats[0]);
 constexpr std::size_t kMaxArgs = 32;
 
 // Options that write files: never run with them.
@@ -137,7 +141,7 @@ extern "C" int LLVMFuzzerInitialize(int*, char***) {
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   if (size < 2) return 0;
   const Scenario& scenario = scenarios()[data[0] % scenarios().size()];
-  const Args& command = scenario.commands[(data[1] >> 2) % scenario.commands.size()];
+  const Args& command = scenario.commands[(data[1] >> 3) % scenario.commands.size()];
   const std::string_view rest(reinterpret_cast<const char*>(data + 2), size - 2);
 
   Args args;
@@ -155,12 +159,19 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       r.remove_prefix(newline == std::string_view::npos ? r.size() : newline + 1);
     }
   }
-  args.insert(args.end(), {"--format", kFormats[data[1] & 3]});
+  const std::string_view format = kFormats[(data[1] & 7) % kFormatCount];
+  args.insert(args.end(), {"--format", std::string(format)});
 
   std::vector<const char*> argv{"edgeplan"};
   for (const std::string& a : args) argv.push_back(a.c_str());
   std::ostringstream out, err;
-  (void)edgeplan::cli::run(static_cast<int>(argv.size()), argv.data(), out, err);
+  const int code = edgeplan::cli::run(static_cast<int>(argv.size()), argv.data(), out, err);
+  // A build without the Vega scripts refuses html cleanly: exit 2, nothing printed (the fixed commands of the file
+  // scenarios: fuzzed options may ask for --help instead).
+  if (*scenario.file && format == "html" && edgeplan::io::embedded_scripts().empty() &&
+      (code != 2 || !out.str().empty())) {
+    std::abort();
+  }
   if (*scenario.file) fs::remove(file);
   return 0;
 }

@@ -7,7 +7,13 @@
 #include <sstream>
 #include <string>
 
+#include <fmt/format.h>
+
+#include "cli/plan.hpp"
 #include "cli_run.hpp"
+#include "edgeplan/core/prefill.hpp"
+#include "edgeplan/core/roofline.hpp"
+#include "edgeplan/io/profiles.hpp"
 #include "edgeplan/io/embedded.hpp"
 #include "edgeplan/io/render/renderer.hpp"
 
@@ -84,7 +90,7 @@ TEST(VegaLite, RulesAreDrawnInTheShownUnitAndStacksAlongTheNumbers) {
   r.chart_tables.push_back(std::move(t));
   io::Chart c{"stack", "memory", "area", "context", "bytes", "", "part"};
   c.stack = true;
-  c.x_log = true;
+  c.x_log = 2;
   c.rules.push_back({'y', 4096, "budget"});
   c.rules.push_back({'x', 8192, "trained"});
   r.charts.push_back(std::move(c));
@@ -165,7 +171,10 @@ TEST(VegaLite, ReportDrawsItsMemoryAndDecodeAgainstContextPerFormat) {
                                   "--format", "vega-lite"});
   const io::Json report = run_spec({"report", "--device", "galaxy-s24-ultra", "--model", "gemma-3-4b", "--quant", "Q5_K_M",
                                     "--format", "json"})["results"];
-  ASSERT_EQ(spec["vconcat"].size(), 2u);
+  // Memory, decode against context, the roofline and the routing share (the phone has no [units] to place on).
+  ASSERT_EQ(spec["vconcat"].size(), 4u);
+  EXPECT_EQ(spec["vconcat"][2]["data"]["name"], "roofline");
+  EXPECT_EQ(spec["vconcat"][3]["data"]["name"], "routing");
   const io::Json& memory = spec["datasets"]["memory"];
   EXPECT_EQ(memory[1]["part"], "weights Q5_K_M");
   EXPECT_EQ(memory[1]["bytes"], report["weights_bytes"]);
@@ -182,6 +191,165 @@ TEST(VegaLite, ReportDrawsItsMemoryAndDecodeAgainstContextPerFormat) {
   }
   EXPECT_TRUE(found);
   EXPECT_EQ(spec["vconcat"][1]["layer"][0]["encoding"]["color"]["field"], "format");
+}
+
+TEST(VegaLite, ReportsMemoryAddsUpToTheDevicesMemoryWithParallelSequences) {
+  const std::vector<std::string> args{"report", "--device", "galaxy-s24-ultra", "--model", "gemma-3-4b",
+                                      "--parallel", "4", "--format"};
+  std::vector<std::string> chart = args, json = args;
+  chart.push_back("vega-lite");
+  json.push_back("json");
+  const io::Json spec = run_spec(chart);
+  const io::Json device = run_spec(json)["inputs"]["device"];
+  double sum = 0;
+  std::string cache;
+  for (const io::Json& row : spec["datasets"]["memory"]) {
+    sum += row["bytes"].get<double>();
+    if (row["part"].get<std::string>().starts_with("KV cache")) cache = row["part"];
+  }
+  EXPECT_EQ(cache, "KV cache f16 at 4096 x 4 sequences");
+  // The parts (reserved, weights, buffers, four caches, free) fill the memory the line marks.
+  EXPECT_NEAR(sum, spec["vconcat"][0]["layer"][1]["encoding"]["x"]["datum"].get<double>() * 1073741824.0, 5.0);
+  EXPECT_NEAR(sum, device["memory_gib"].get<double>() * 1073741824.0, 5.0);
+}
+
+// The tables only charts draw are built only for a format that draws them.
+TEST(VegaLite, ReportBuildsItsChartsOnlyForAFormatThatDrawsThem) {
+  cli::ReportOptions o;
+  o.device = "galaxy-s24-ultra";
+  o.model = "gemma-3-4b";
+  cli::CommonOptions common;
+  common.format = "json";
+  const io::Report table = cli::report(o, cli::Context(common));
+  EXPECT_TRUE(table.charts.empty());
+  EXPECT_TRUE(table.chart_tables.empty());
+  common.format = "vega-lite";
+  const io::Report drawn = cli::report(o, cli::Context(common));
+  EXPECT_FALSE(drawn.charts.empty());
+  EXPECT_FALSE(drawn.chart_tables.empty());
+  EXPECT_EQ(table.results, drawn.results);
+}
+
+// The rows of a dataset whose `key` is `value`.
+std::vector<io::Json> rows_where(const io::Json& rows, const std::string& key, const std::string& value) {
+  std::vector<io::Json> out;
+  for (const io::Json& row : rows) {
+    if (row[key] == value) out.push_back(row);
+  }
+  return out;
+}
+
+ModelSpec model_profile(const std::string& name) {
+  return io::load_model(io::find_profile("models", name, {}).value(), {}).value();
+}
+
+// decode's roofline: log-log, the [prefill] peak as the compute roof of a phone without [units], and a decode and
+// a prefill point per format at the FLOPs and times decode prints.
+TEST(VegaLite, DecodeDrawsTheRooflineOfEachFormatAgainstTheDevicesRoofs) {
+  const std::vector<std::string> args{"decode", "--device", "galaxy-s24-ultra", "--model", "gemma-3-4b", "--quant",
+                                      "Q4_K_M,F16", "--context", "4096", "--format"};
+  std::vector<std::string> chart = args, json = args;
+  chart.push_back("vega-lite");
+  json.push_back("json");
+  const io::Json spec = run_spec(chart);
+  const io::Json decode = run_spec(json);
+  ASSERT_EQ(spec["vconcat"].size(), 2u);
+  const io::Json& view = spec["vconcat"][1];
+  EXPECT_EQ(view["title"], "roofline: decode and prefill against galaxy-s24-ultra's 68.3 GB/s and its [prefill] peak "
+                           "(the profile has no [units])");
+  const io::Json& line = view["layer"][0];
+  EXPECT_EQ(line["mark"]["type"], "line");
+  EXPECT_EQ(line["encoding"]["x"]["scale"], io::Json({{"type", "log"}, {"base", 10}}));
+  EXPECT_EQ(line["encoding"]["y"]["scale"], io::Json({{"type", "log"}, {"base", 10}}));
+  EXPECT_EQ(line["encoding"]["y"]["title"], "GFLOP/s");
+  const io::Json& rows = spec["datasets"]["roofline"];
+  const double bandwidth = decode["inputs"]["device"]["bandwidth_gbps"].get<double>() * 1e9;
+  const double peak = decode["inputs"]["device"]["prefill"]["tflops"].get<double>() * 1e12;
+  // The roof: the bandwidth slope, flat from the ridge on.
+  const std::vector<io::Json> roof = rows_where(rows, "series", fmt::format("roof: [prefill] {:.2f} TFLOP/s, 68.3 GB/s", peak / 1e12));
+  ASSERT_EQ(roof.size(), 3u);
+  EXPECT_DOUBLE_EQ(roof[0]["flops_per_s"].get<double>(), roof[0]["flop_per_byte"].get<double>() * bandwidth);
+  EXPECT_DOUBLE_EQ(roof[1]["flop_per_byte"].get<double>(), peak / bandwidth);
+  EXPECT_DOUBLE_EQ(roof[1]["flops_per_s"].get<double>(), peak);
+  EXPECT_DOUBLE_EQ(roof[2]["flops_per_s"].get<double>(), peak);
+  // Decode: a token's FLOPs at its modelled time, left of the ridge and under the roof.
+  const ModelSpec model = model_profile("gemma-3-4b");
+  for (std::size_t f = 0; f < 2; ++f) {
+    const io::Json& format = decode["results"]["formats"][f];
+    const std::string name = format["format"];
+    const std::vector<io::Json> point = rows_where(rows, "series", "decode " + name);
+    ASSERT_EQ(point.size(), 1u) << name;
+    const double flops = decode_token_flops(model, 4096);
+    EXPECT_NEAR(point[0]["flops_per_s"].get<double>(), flops / (format["ms_per_token"].get<double>() / 1e3),
+                flops * 1e-9);
+    EXPECT_LT(point[0]["flop_per_byte"].get<double>(), peak / bandwidth);
+    EXPECT_LT(point[0]["flops_per_s"].get<double>(), point[0]["flop_per_byte"].get<double>() * bandwidth);
+    // Prefill: the prompt's FLOPs over one micro-batch's weights, at the prefill rate decode prints.
+    const std::vector<io::Json> prefill = rows_where(rows, "series", "prefill " + name);
+    ASSERT_EQ(prefill.size(), 1u) << name;
+    EXPECT_DOUBLE_EQ(prefill[0]["flop_per_byte"].get<double>(),
+                     prefill_flops(model, 512) / format["weights_bytes"].get<double>());
+    EXPECT_NEAR(prefill[0]["flops_per_s"].get<double>(), prefill_flops(model, 512) * format["prefill_tok_per_s"].get<double>() / 512,
+                1e3);
+  }
+}
+
+TEST(VegaLite, RooflineDrawsTheBandwidthRoofAloneAndSaysWhyWithoutComputePeaks) {
+  const io::Json spec = run_spec({"decode", "--device", "pixel-9-pro", "--model", "gemma-3-4b", "--quant", "Q4_K_M",
+                                  "--format", "vega-lite"});
+  const std::string title = spec["vconcat"][1]["title"];
+  EXPECT_TRUE(title.ends_with("no compute roof: the profile has no [units] or [prefill]")) << title;
+  const io::Json& rows = spec["datasets"]["roofline"];
+  ASSERT_EQ(rows.size(), 3u);  // the bandwidth roof's two ends and the decode point: no prefill estimate
+  EXPECT_TRUE(rows[0]["series"].get<std::string>().starts_with("roof: ")) << rows[0];
+  EXPECT_EQ(rows[2]["series"], "decode Q4_K_M");
+}
+
+// On a device with [units], report places the layer as place does and routes its mix as route does.
+TEST(VegaLite, ReportDrawsThePlacementAndTheRoutingShare) {
+  const io::Json spec = run_spec({"report", "--device", "phone8g", "--model", "ref-8b", "--cloud", "ref-private,ref-public",
+                                  "--format", "vega-lite"});
+  const io::Json place = run_spec({"place", "--device", "phone8g", "--model", "ref-8b", "--format", "vega-lite"});
+  const io::Json route = run_spec({"route", "--device", "phone8g", "--model", "ref-8b", "--cloud", "ref-private,ref-public",
+                                   "--requests", "typical-mix", "--format", "json"});
+  ASSERT_EQ(spec["vconcat"].size(), 5u);
+  EXPECT_EQ(spec["vconcat"][3]["title"], place["vconcat"][0]["title"]);
+  EXPECT_EQ(spec["datasets"]["timeline"], place["datasets"]["timeline"]);
+  const std::string roofline = spec["vconcat"][2]["title"];
+  EXPECT_TRUE(roofline.ends_with("and the peaks of its [units]")) << roofline;
+  const io::Json& share = spec["datasets"]["routing"];
+  const io::Json& decisions = route["results"]["request_count"];
+  ASSERT_EQ(share.size(), 3u);
+  EXPECT_EQ(share[0]["destination"], "device");
+  EXPECT_EQ(share[0]["requests"], route["results"]["to_device"]);
+  EXPECT_EQ(share[1]["destination"], "ref-private");
+  EXPECT_EQ(share[2]["destination"], "ref-public");
+  EXPECT_EQ(share[0]["requests"].get<std::uint64_t>() + share[1]["requests"].get<std::uint64_t>() +
+                share[2]["requests"].get<std::uint64_t>(),
+            decisions.get<std::uint64_t>());
+  EXPECT_DOUBLE_EQ(share[1]["request_share"].get<double>(),
+                   share[1]["requests"].get<double>() / decisions.get<double>());
+  const io::Json& bars = spec["vconcat"][4];
+  EXPECT_EQ(bars["title"], fmt::format("where the {} requests of typical-mix go", decisions.get<std::uint64_t>()));
+  EXPECT_EQ(bars["layer"][0]["encoding"]["y"]["title"], "requests %");
+}
+
+// route --trace draws the device's queue an arrival found, per bin: the trace of the hand-worked simulator test
+// (route_test.cpp, TraceByHand): a arrives to an idle device, b finds a running, c finds a and b and goes to the
+// cloud, d finds the device idle again. Arrivals up to 36 s: 256 bins of 0.25 s.
+TEST(VegaLite, RouteTraceDrawsTheQueueInRequests) {
+  const std::string data = std::string(EDGEPLAN_SOURCE_DIR) + "/tests/data/";
+  const io::Json spec = run_spec({"route", "--device", data + "route-device.toml", "--prefill-tok-per-s", "180",
+                                  "--decode-tok-per-s", "13", "--cloud", "ref-private,ref-public", "--cloud-ratio", "100",
+                                  "--trace", data + "route-trace-small.csv", "--format", "vega-lite"});
+  EXPECT_EQ(spec["datasets"]["trace_queue"],
+            io::Json::parse(R"([{"arrival_s": 0.0, "queue_requests": 0}, {"arrival_s": 2.0, "queue_requests": 1},
+                                {"arrival_s": 3.0, "queue_requests": 2}, {"arrival_s": 36.0, "queue_requests": 0}])"));
+  ASSERT_EQ(spec["vconcat"].size(), 4u);
+  const io::Json& queue = spec["vconcat"][1];
+  EXPECT_EQ(queue["title"], "longest queue for the device, in requests (0.25 s bins)");
+  EXPECT_EQ(queue["layer"][0]["encoding"]["y"]["title"], "longest queue (requests)");
+  EXPECT_EQ(queue["layer"][0]["encoding"]["y"]["type"], "quantitative");
 }
 
 TEST(VegaLite, FitDrawsTheParetoFrontWithSizeAsArea) {

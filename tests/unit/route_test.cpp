@@ -188,11 +188,13 @@ TEST(Route, TraceByHand) {
   ASSERT_TRUE(a.ok());
   EXPECT_TRUE(a->decision.on_device());
   EXPECT_DOUBLE_EQ(a->decision.latency_s, 9);
+  EXPECT_EQ(a->queue_requests, 0u);  // the device was idle
   // 2. t=2, confidential, 9 s of work: waits 7 s; heat 9 -> 1 s full speed, 8 s at half speed = 17 s.
   //    Latency 24 s > SLO 20: stays (confidential), flagged. Device free at 26, heat 10.
   auto b = sim.serve(request("b", Privacy::confidential, 180, 104, 20, 2));
   ASSERT_TRUE(b.ok());
   EXPECT_DOUBLE_EQ(b->wait_s, 7);
+  EXPECT_EQ(b->queue_requests, 1u);  // a, running until 9
   EXPECT_DOUBLE_EQ(b->run.total_s, 17);
   EXPECT_DOUBLE_EQ(b->run.throttled_s, 16);
   EXPECT_FALSE(b->decision.slo_met);
@@ -201,6 +203,7 @@ TEST(Route, TraceByHand) {
   auto c = sim.serve(request("c", Privacy::public_data, 180, 13, 5, 3));
   ASSERT_TRUE(c.ok());
   EXPECT_EQ(c->decision.cloud, 1);
+  EXPECT_EQ(c->queue_requests, 2u);  // a running, b waiting: the queue that sent c to the cloud
   EXPECT_DOUBLE_EQ(c->decision.latency_s, 0.47 + 13.0 / 60);
   EXPECT_DOUBLE_EQ(c->cost_usd, (180 * 0.5 + 13 * 1.5) / 1e6);
   // 4. t=36, public, 2 s of work: device idle since 26, heat 10 - 10 x 0.5 = 5: 2 s at full speed.
@@ -208,6 +211,7 @@ TEST(Route, TraceByHand) {
   ASSERT_TRUE(d.ok());
   EXPECT_TRUE(d->decision.on_device());
   EXPECT_DOUBLE_EQ(d->decision.latency_s, 2);
+  EXPECT_EQ(d->queue_requests, 0u);  // a and b done by 26; c never joined it
   EXPECT_DOUBLE_EQ(d->energy_j, 8);
   // Out of order: an error.
   EXPECT_FALSE(sim.serve(request("e", Privacy::public_data, 1, 1, 5, 35)).ok());

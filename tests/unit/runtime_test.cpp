@@ -74,6 +74,12 @@ TEST(Runtime, MicroBatchIsCappedByTheContextAndParallelSequencesGetAnOutputEach)
   EXPECT_DOUBLE_EQ(b->output_bytes, 2 * 4 * 32000);
 }
 
+TEST(Runtime, EverySequenceKeepsItsOwnCache) {
+  // K and V of 6 layers x 1 KV head x 64 in F16: 1,536 B per token; 4,096 tokens each for 3 sequences.
+  EXPECT_DOUBLE_EQ(sequences_cache_bytes(small_model(), kv("f16"), 4096, {}, 1), 6291456.0);
+  EXPECT_DOUBLE_EQ(sequences_cache_bytes(small_model(), kv("f16"), 4096, {}, 3), 3 * 6291456.0);
+}
+
 TEST(Runtime, NoBuffersWhenTheProfileSaysNone) {
   RuntimeSpec spec;
   spec.buffers = false;  // the reference chapter's phone

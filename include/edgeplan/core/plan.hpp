@@ -151,7 +151,8 @@ struct LoraPlan {
 };
 
 struct PlacePlan {
-  Placement layer;                       // the derived layer of a prompt under the plan's policy
+  OpGraph graph;                         // the derived layer of the prompt
+  Placement layer;                       // graph's ops placed under the plan's policy
   std::uint64_t fallbacks = 0;           // ops that fell back from a unit the policy prefers
   double tax_percent = 0;                // transfers / layer time, %
   Result<Prefill> prefill = Error{"not computed"};  // the whole prompt (layers and LM head)
@@ -164,6 +165,7 @@ struct RouteShare {
   // With [power]: the mean energy of a request decided for the device, its prefill and decode (power.hpp), J;
   // nullopt without [power] or when no request stays on the device.
   std::optional<double> energy_per_request_j;
+  std::vector<std::uint64_t> destinations;  // requests decided for each: [0] the device, [1 + i] cloud i
 };
 
 // The options of a pair's plan: everything but the device and the model, which plan() takes beside them (so a

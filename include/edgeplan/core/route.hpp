@@ -8,10 +8,12 @@
 // stays on the device. Mid-way escalation starts on the device and continues in the cloud after a set
 // time. The trace simulator serves requests in arrival order on a discrete-event clock: the device runs
 // one request at a time (waiting counts toward latency and the decision), heats while busy and cools
-// while idle. Source: reference chapter section 7 (routing.py, clock.py); docs/model.md, section "route".
+// while idle; a request's queue is the device requests not done when it arrives. Source: reference chapter
+// section 7 (routing.py, clock.py); docs/model.md, section "route".
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <optional>
 #include <span>
 #include <string>
@@ -108,6 +110,7 @@ std::optional<double> percentile(std::vector<double>& values, double pct);
 struct TraceOutcome {
   RouteDecision decision;
   double wait_s = 0;     // queueing for the device (0 in the cloud)
+  std::uint64_t queue_requests = 0;  // device requests running or waiting when it arrived (those ahead of it)
   DeviceRun run;         // the device run weighed (served when decision.on_device())
   double cost_usd = 0;   // cloud cost (0 on the device)
   double energy_j = 0;   // device energy of the run (power.hpp) when served on the device and it has [power]
@@ -165,6 +168,7 @@ class TraceSimulator {
   RoutePolicy policy_;
   SimClock clock_;
   double device_free_s_ = 0;  // when the device finishes its queue
+  std::deque<double> queue_done_s_;  // when each device request not done at the last arrival finishes, in order
   double heat_s_ = 0;         // heat at device_free_s_
   std::optional<double> first_arrival_s_;
   double last_done_s_ = 0;

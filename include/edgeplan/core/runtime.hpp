@@ -83,4 +83,9 @@ Result<RuntimeBuffers> runtime_buffers(const ModelSpec& m, const FileType& ft, c
 double sequence_fixed_bytes(double memory_bytes, double reserved_bytes, double weight_bytes, const RuntimeBuffers& b,
                             std::uint32_t parallel);
 
+// The KV cache of every sequence at a context of context_tokens each: parallel x kv_cache_bytes (each sequence
+// keeps its own cache of the context), what the memory stacks of kv and report draw beside the weights.
+double sequences_cache_bytes(const ModelSpec& m, const KvCacheType& t, std::uint64_t context_tokens,
+                             const KvCacheSettings& s, std::uint32_t parallel);
+
 }  // namespace edgeplan

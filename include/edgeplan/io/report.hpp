@@ -65,7 +65,8 @@ struct Chart {
   std::string color{};  // a column whose values colour (and, with stack, stack) the marks; empty: one colour
   std::string size{};   // a column the marks' area follows (points); empty: one size
   bool stack = false;   // bars and areas of the colours stacked on each other
-  bool x_log = false;   // x on a log scale (base 2: contexts)
+  int x_log = 0;        // x on a log scale of this base (2: contexts; 10: operational intensity); 0: linear
+  int y_log = 0;        // the same for y
   std::vector<ChartRule> rules{};
 };
 

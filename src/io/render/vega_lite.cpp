@@ -155,7 +155,8 @@ Json view_of(const ChartTables& tables, const Chart& c) {
   if (!c.y.empty()) encoding["y"] = channel(tables, c, c.y);
   if (!c.color.empty()) encoding["color"] = channel(tables, c, c.color);
   if (!c.size.empty()) encoding["size"] = channel(tables, c, c.size);
-  if (c.x_log) encoding["x"]["scale"] = {{"type", "log"}, {"base", 2}};
+  if (c.x_log) encoding["x"]["scale"] = {{"type", "log"}, {"base", c.x_log}};
+  if (c.y_log) encoding["y"]["scale"] = {{"type", "log"}, {"base", c.y_log}};
   if (c.stack && c.mark == "bar") {  // bars stacked in the table's order, not by the colours' names (an area's
                                      // order would be its path's)
     transform.push_back({{"window", {{{"op", "row_number"}, {"as", kOrder}}}}});
