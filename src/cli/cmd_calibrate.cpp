@@ -208,8 +208,8 @@ Runner setup_calibrate(Options& opts) {
 
     DeviceSpec fitted = device;
     // A measured profile's figures are bench's rates, not ceilings: fitted uncapped, then raised (core/calibrate.hpp).
-    const bool measured = device.provenance && device.provenance->method == Calibration::measured;
-    const bool capped = !measured;
+    const bool measured_profile = device.provenance && device.provenance->method == Calibration::measured;
+    const bool capped = !measured_profile;
     if (!decode_samples.empty()) {
       auto fit = fit_decode(decode_samples, device.bandwidth_bytes_per_s, device.per_token_overhead_s, capped);
       if (!fit) throw UsageError(fmt::format("{}: decode: {}", o->results, fit.error().message));
@@ -263,7 +263,7 @@ Runner setup_calibrate(Options& opts) {
     } else {
       r.notes.push_back("no pp test: prefill efficiency not fitted");
     }
-    if (measured) {
+    if (measured_profile) {
       const DeviceSpec unraised = fitted;
       raise_measured_peaks(fitted);
       if (fitted.bandwidth_bytes_per_s != unraised.bandwidth_bytes_per_s) {
