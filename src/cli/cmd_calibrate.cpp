@@ -76,15 +76,20 @@ std::string fitted_profile(const Context& ctx, const std::string& device, const 
   std::vector<std::string> names;
   std::vector<io::TomlEdit> edits;
   // The fitted keys, in the profile's units as its schema rows give them.
-  for (const char* key : {"utilization", "per_token_overhead_ms", "prefill.efficiency", "prefill.quantized_efficiency"}) {
+  // bandwidth_gbps and prefill.tflops change only for a measured profile (raise_measured_peaks).
+  std::vector<std::string> keys{"bandwidth_gbps", "utilization", "per_token_overhead_ms"};
+  for (const auto& row : io::schema::section(io::schema::device_schema(), "prefill").rows) {
+    keys.push_back(fmt::format("prefill.{}", row.key));
+  }
+  for (const std::string& key : keys) {
     const auto was = io::schema::held(io::schema::device_schema(), key, before);
     const auto now = io::schema::held(io::schema::device_schema(), key, fitted);
     const std::vector<std::string> path = key_path(key);
     toml::table* in = path.size() == 1 ? &table : table[path.front()].as_table();
-    if (!in || !was || !now || *was == *now) continue;
+    if (!in || !now || (was && *was == *now)) continue;
     in->insert_or_assign(path.back(), io::schema::number(*now));
     paths.push_back(path);
-    names.emplace_back(key);
+    names.push_back(key);
   }
   // [provenance] as the device schema writes it: edited key by key into the profile's section, or appended.
   const auto& rows = io::schema::section(io::schema::device_schema(), "provenance");
@@ -156,7 +161,8 @@ Runner setup_calibrate(Options& opts) {
 
     std::vector<Point> points;
     std::vector<DecodeSample> decode_samples;
-    std::vector<PrefillSample> prefill_samples, quantized_samples;  // float and quantized weights
+    std::vector<PrefillSample> prefill_samples;  // float weights
+    std::vector<QuantizedPrefillSample> quantized_samples;
     std::vector<std::string> skipped;
     for (const io::BenchRow& row : rows) {
       const BenchTest kind = bench_test_kind(row.n_prompt, row.n_gen, row.n_depth);
@@ -189,7 +195,11 @@ Runner setup_calibrate(Options& opts) {
                                        row.where, row.model_type));
         }
         const PrefillSample sample = prefill_sample(prefill_flops(p.model, row.n_prompt), row.n_prompt, row.avg_tok_per_s);
-        (is_quantized(*p.format) ? quantized_samples : prefill_samples).push_back(sample);
+        if (is_quantized(*p.format)) {
+          quantized_samples.push_back({sample, p.format});
+        } else {
+          prefill_samples.push_back(sample);
+        }
       }
       points.push_back(std::move(p));
     }
@@ -197,8 +207,11 @@ Runner setup_calibrate(Options& opts) {
                                                      fmt::join(skipped, ", ")));
 
     DeviceSpec fitted = device;
+    // A measured profile's figures are bench's rates, not ceilings: fitted uncapped, then raised (core/calibrate.hpp).
+    const bool measured_profile = device.provenance && device.provenance->method == Calibration::measured;
+    const bool capped = !measured_profile;
     if (!decode_samples.empty()) {
-      auto fit = fit_decode(decode_samples, device.bandwidth_bytes_per_s, device.per_token_overhead_s);
+      auto fit = fit_decode(decode_samples, device.bandwidth_bytes_per_s, device.per_token_overhead_s, capped);
       if (!fit) throw UsageError(fmt::format("{}: decode: {}", o->results, fit.error().message));
       fitted.utilization = fit->utilization;
       fitted.per_token_overhead_s = fit->per_token_overhead_s;
@@ -216,24 +229,55 @@ Runner setup_calibrate(Options& opts) {
     }
     const bool any_prefill = !prefill_samples.empty() || !quantized_samples.empty();
     if (any_prefill && device.prefill) {
-      // Float and quantized weights are fitted apart: each sets its own efficiency.
-      for (const bool quantized : {false, true}) {
-        const auto& samples = quantized ? quantized_samples : prefill_samples;
-        if (samples.empty()) continue;
-        auto eff = fit_prefill_efficiency(samples, device.prefill->peak_flops);
+      if (!prefill_samples.empty()) {
+        auto eff = fit_prefill_efficiency(prefill_samples, device.prefill->peak_flops, capped);
         if (!eff) throw UsageError(fmt::format("{}: prefill: {}", o->results, eff.error().message));
-        double& target = quantized ? fitted.prefill->quantized_efficiency : fitted.prefill->efficiency;
-        const double before = target;
-        target = *eff;
-        r.results[quantized ? "prefill_quantized_efficiency" : "prefill_efficiency"] = *eff;
-        r.header.push_back(fmt::format("prefill ({} weights): efficiency {:.3f} -> {:.3f} of {:.2f} TFLOPS (pp tests: {})",
-                                       quantized ? "quantized" : "float", before, *eff,
-                                       device.prefill->peak_flops / units::kTera, samples.size()));
+        fitted.prefill->efficiency = *eff;
+        r.results["prefill_efficiency"] = *eff;
+        r.header.push_back(fmt::format("prefill (float weights): efficiency {:.3f} -> {:.3f} of {:.2f} TFLOPS (pp tests: {})",
+                                       device.prefill->efficiency, *eff, device.prefill->peak_flops / units::kTera,
+                                       prefill_samples.size()));
+      }
+      if (!quantized_samples.empty()) {
+        auto fit = fit_quantized_prefill(quantized_samples, *device.prefill, capped);
+        if (!fit) throw UsageError(fmt::format("{}: prefill: {}", o->results, fit.error().message));
+        fitted.prefill->quantized_efficiency = fit->quantized_efficiency;
+        fitted.prefill->type_efficiency = fit->type_efficiency;
+        r.results["prefill_quantized_efficiency"] = fit->quantized_efficiency;
+        r.header.push_back(fmt::format("prefill (quantized weights): efficiency {:.3f} -> {:.3f} of {:.2f} TFLOPS (pp tests: {})",
+                                       device.prefill->quantized_efficiency, fit->quantized_efficiency,
+                                       device.prefill->peak_flops / units::kTera, quantized_samples.size()));
+        for (std::size_t i = 0; i < kPrefillTypes.size(); ++i) {
+          const auto& was = device.prefill->type_efficiency[i];
+          const auto& now = fit->type_efficiency[i];
+          if (!now) continue;
+          r.results[fmt::format("prefill_{}_efficiency", kPrefillTypes[i])] = *now;
+          r.header.push_back(fmt::format("prefill ({} weights): efficiency {:.3f} -> {:.3f} ({})", kPrefillTypes[i],
+                                         was.value_or(device.prefill->quantized_efficiency), *now,
+                                         fit->measured[i] ? fmt::format("pp tests: {}", fit->measured[i])
+                                                          : std::string("not measured: scaled with the other types")));
+        }
       }
     } else if (any_prefill) {
       r.notes.push_back("the device has no [prefill] tflops: prefill efficiency not fitted (add [prefill] to fit it)");
     } else {
       r.notes.push_back("no pp test: prefill efficiency not fitted");
+    }
+    if (measured_profile) {
+      const DeviceSpec unraised = fitted;
+      raise_measured_peaks(fitted);
+      if (fitted.bandwidth_bytes_per_s != unraised.bandwidth_bytes_per_s) {
+        r.results["bandwidth_gbps"] = fitted.bandwidth_bytes_per_s / units::kGBps;
+        r.notes.push_back(fmt::format("measured profile: the runtime read faster than bench measured, so bandwidth_gbps "
+                                      "rises from {:.2f} to {:.2f} at utilization 1", device.bandwidth_bytes_per_s /
+                                      units::kGBps, fitted.bandwidth_bytes_per_s / units::kGBps));
+      }
+      if (fitted.prefill && fitted.prefill->peak_flops != unraised.prefill->peak_flops) {
+        r.results["prefill_tflops"] = fitted.prefill->peak_flops / units::kTera;
+        r.notes.push_back(fmt::format("measured profile: the runtime's kernels beat bench's, so prefill.tflops rises from "
+                                      "{:.4f} to {:.4f} (the fastest fitted rate) and the efficiencies fall with it",
+                                      device.prefill->peak_flops / units::kTera, fitted.prefill->peak_flops / units::kTera));
+      }
     }
     if (!model && any_prefill) {
       r.notes.push_back("without --model, prefill FLOPs count model_n_params (embeddings included) and no attention");

@@ -220,6 +220,7 @@ std::optional<Error> derive(const ModelSpec& m, DecodePlanInputs& p) {
     p.sizes.push_back(*size);
   }
   p.prompt_flops = prefill_flops(m, p.prompt_tokens);
+  p.token_flops = prefill_flops(m, 1);
   return std::nullopt;
 }
 
@@ -355,9 +356,13 @@ Runner setup_decode(Options& opts) {
                                    device.bandwidth_bytes_per_s / units::kGBps, device.utilization,
                                    device.per_token_overhead_s * units::kMsPerS));
     if (device.prefill) {
-      r.header.push_back(fmt::format("prefill of {} tokens: {:.2f} TFLOPS x efficiency {:.2f} (quantized weights {:.2f})",
+      std::string types;
+      for (std::size_t i = 0; i < kPrefillTypes.size(); ++i) {
+        if (const auto& e = device.prefill->type_efficiency[i]) types += fmt::format(", {} {:.2f}", kPrefillTypes[i], *e);
+      }
+      r.header.push_back(fmt::format("prefill of {} tokens: {:.2f} TFLOPS x efficiency {:.2f} (quantized weights {:.2f}{})",
                                      o->prompt, device.prefill->peak_flops / units::kTera, device.prefill->efficiency,
-                                     device.prefill->quantized_efficiency));
+                                     device.prefill->quantized_efficiency, types));
     } else if (prefill) {
       r.header.push_back(fmt::format("prefill of {} tokens: {}, the profile having no [prefill]", o->prompt,
                                      roofline_basis(*prefill)));

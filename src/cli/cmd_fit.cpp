@@ -11,6 +11,7 @@
 #include "cli/command.hpp"
 #include "edgeplan/core/fit.hpp"
 #include "edgeplan/core/plan.hpp"
+#include "edgeplan/core/prefill.hpp"
 #include "edgeplan/util/units.hpp"
 
 namespace edgeplan::cli {
@@ -92,7 +93,7 @@ Runner setup_fit(Options& opts) {
         beyond += formats.size();
         continue;
       }
-      DecodePlanInputs in{&model, formats, {}, kv, o->min_context, std::nullopt, 1, 0, runtime};
+      DecodePlanInputs in{&model, formats, {}, kv, o->min_context, std::nullopt, 1, 0, prefill_flops(model, 1), runtime};
       for (const FileType* ft : formats) in.sizes.push_back(unwrap(weight_size(model, *ft)));
       const double params = param_count(model).value_or(0), quality_params = quality_param_count(model).value_or(0);
       for (const FormatPlan& f : unwrap(plan_decode(device, in))) {

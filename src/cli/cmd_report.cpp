@@ -253,7 +253,7 @@ void charts(const ReportOptions& o, const PageInputs& in, const ModelFigures& de
 
   io::Table speed{"decode", {{"context (tokens)", "context", 0, true}, {"format", "format"}, {"tok/s", "tok_per_s", 2}}, {}};
   DecodePlanInputs at{&in.model, in.plan.formats, derived.sizes, in.plan.kv_type, 0, in.plan.spec, in.plan.prompt_tokens,
-                      derived.prompt_flops, in.plan.runtime};
+                      derived.prompt_flops, derived.token_flops, in.plan.runtime};
   const std::uint64_t reach = std::max<std::uint64_t>(in.model.context_tokens.value_or(0), o.context);
   for (std::uint64_t c : chart_contexts(reach)) {
     at.context_tokens = c;

@@ -2,6 +2,7 @@
 #include "edgeplan/util/units.hpp"
 
 #include <algorithm>
+#include <vector>
 #include <string>
 
 namespace edgeplan {
@@ -29,7 +30,8 @@ PrefillSample prefill_sample(double flops, std::uint64_t prompt_tokens, double m
   return {flops, static_cast<double>(prompt_tokens) / measured_tok_per_s};
 }
 
-Result<DecodeFit> fit_decode(std::span<const DecodeSample> samples, double bandwidth_bytes_per_s, double overhead_s) {
+Result<DecodeFit> fit_decode(std::span<const DecodeSample> samples, double bandwidth_bytes_per_s, double overhead_s,
+                             bool capped) {
   if (samples.empty()) return Error{"no decode (tg) measurement to fit"};
   const auto n = static_cast<double>(samples.size());
   double sb = 0, st = 0, sbb = 0, sbt = 0;
@@ -62,7 +64,7 @@ Result<DecodeFit> fit_decode(std::span<const DecodeSample> samples, double bandw
                                " ms) alone is longer than the measured time per token"};
   }
   fit.utilization = 1.0 / (slope * bandwidth_bytes_per_s);
-  if (fit.utilization > 1) {
+  if (capped && fit.utilization > 1) {
     return Error{"the measurements need a utilization of " + number(fit.utilization) +
                  " (above 1): the device's bandwidth_gbps (" + number(bandwidth_bytes_per_s / units::kGBps) +
                  ") is below the measured rate"};
@@ -70,7 +72,7 @@ Result<DecodeFit> fit_decode(std::span<const DecodeSample> samples, double bandw
   return fit;
 }
 
-Result<double> fit_prefill_efficiency(std::span<const PrefillSample> samples, double peak_flops) {
+Result<double> fit_prefill_efficiency(std::span<const PrefillSample> samples, double peak_flops, bool capped) {
   if (samples.empty()) return Error{"no prefill (pp) measurement to fit"};
   double sff = 0, sft = 0;
   for (const PrefillSample& s : samples) {
@@ -78,12 +80,67 @@ Result<double> fit_prefill_efficiency(std::span<const PrefillSample> samples, do
     sft += s.flops * s.seconds;
   }
   const double efficiency = sff / (sft * peak_flops);
-  if (efficiency > 1) {
+  if (capped && efficiency > 1) {
     return Error{"the measurements need a prefill efficiency of " + number(efficiency) +
                  " (above 1): the device's prefill.tflops (" + number(peak_flops / units::kTera) +
                  ") is below the measured rate"};
   }
   return efficiency;
+}
+
+Result<QuantizedPrefillFit> fit_quantized_prefill(std::span<const QuantizedPrefillSample> samples,
+                                                  const PrefillSpec& before, bool capped) {
+  if (samples.empty()) return Error{"no prefill (pp) measurement of quantized weights to fit"};
+  std::vector<PrefillSample> pooled;  // FLOPs scaled to what they cost at quantized_efficiency
+  for (const QuantizedPrefillSample& s : samples) {
+    const double scale = before.quantized_efficiency / prefill_efficiency(before, *s.format);
+    pooled.push_back({s.sample.flops * scale, s.sample.seconds});
+  }
+  const Result<double> together = fit_prefill_efficiency(pooled, before.peak_flops, capped);
+  if (!together) return together.error();
+  QuantizedPrefillFit fit;
+  fit.quantized_efficiency = *together;
+  const bool per_type = std::any_of(before.type_efficiency.begin(), before.type_efficiency.end(),
+                                    [](const std::optional<double>& e) { return e.has_value(); });
+  for (std::size_t i = 0; i < kPrefillTypes.size(); ++i) {
+    std::vector<PrefillSample> own;
+    for (const QuantizedPrefillSample& s : samples) {
+      if (s.format->base == kPrefillTypes[i]) own.push_back(s.sample);
+    }
+    if (per_type && !own.empty()) {
+      const Result<double> e = fit_prefill_efficiency(own, before.peak_flops, capped);
+      if (!e) return Error{std::string(kPrefillTypes[i]) + ": " + e.error().message};
+      fit.type_efficiency[i] = *e;
+      fit.measured[i] = own.size();
+    } else if (before.type_efficiency[i]) {
+      const double scaled = *before.type_efficiency[i] * *together / before.quantized_efficiency;
+      if (capped && scaled > 1) {
+        return Error{"the measurements scale the " + std::string(kPrefillTypes[i]) + " prefill efficiency to " +
+                     number(scaled) + " (above 1): the device's prefill.tflops (" +
+                     number(before.peak_flops / units::kTera) + ") is below the rate it implies"};
+      }
+      fit.type_efficiency[i] = scaled;
+    }
+  }
+  return fit;
+}
+
+void raise_measured_peaks(DeviceSpec& fitted) {
+  if (fitted.utilization > 1) {
+    fitted.bandwidth_bytes_per_s *= fitted.utilization;
+    fitted.utilization = 1;
+  }
+  if (!fitted.prefill) return;
+  PrefillSpec& p = *fitted.prefill;
+  double most = std::max(p.efficiency, p.quantized_efficiency);
+  for (const std::optional<double>& e : p.type_efficiency) most = std::max(most, e.value_or(0));
+  if (most <= 1) return;
+  p.peak_flops *= most;
+  p.efficiency /= most;
+  p.quantized_efficiency /= most;
+  for (std::optional<double>& e : p.type_efficiency) {
+    if (e) *e /= most;
+  }
 }
 
 }  // namespace edgeplan

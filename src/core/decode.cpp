@@ -1,5 +1,7 @@
 #include "edgeplan/core/decode.hpp"
 
+#include <algorithm>
+
 namespace edgeplan {
 
 DecodeResult decode(const DeviceSpec& device, const DecodeInputs& in) {
@@ -7,7 +9,7 @@ DecodeResult decode(const DeviceSpec& device, const DecodeInputs& in) {
   r.bytes_per_token = in.weight_bytes + in.kv_bytes;
   const double effective_bandwidth = device.bandwidth_bytes_per_s * device.utilization;
   r.ceiling_tok_per_s = effective_bandwidth / r.bytes_per_token;
-  r.s_per_token = r.bytes_per_token / effective_bandwidth + device.per_token_overhead_s;
+  r.s_per_token = std::max(r.bytes_per_token / effective_bandwidth, in.compute_s) + device.per_token_overhead_s;
   r.tok_per_s = 1.0 / r.s_per_token;
   return r;
 }

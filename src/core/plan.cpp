@@ -110,7 +110,9 @@ Result<std::vector<FormatPlan>> plan_decode(const DeviceSpec& device, const Deco
     if (!runtime) return runtime.error();
     f.runtime = *runtime;
     f.memory = memory_fit(device.memory_bytes, device.reserved_bytes, f.runtime.fixed_bytes, kv_bytes);
-    f.decode = decode(device, {f.weights.active_bytes, kv_bytes});
+    const double compute_s =
+        device.prefill ? prefill(*device.prefill, in.token_flops, *f.format, 1).seconds : 0;  // 0 when not derived
+    f.decode = decode(device, {f.weights.active_bytes, kv_bytes, compute_s});
     f.relative = f.decode.tok_per_s / baseline;
     if (in.spec) f.spec_tok_per_s = f.decode.tok_per_s * speedup;
     f.prefill = prefill_estimate(device, m, in.prompt_flops, *f.format, in.prompt_tokens);
@@ -202,6 +204,7 @@ Result<ModelFigures> model_figures(const ModelSpec& model, const PlanInputs& in)
     f.sizes.push_back(*size);
   }
   f.prompt_flops = prefill_flops(model, in.prompt_tokens);
+  f.token_flops = prefill_flops(model, 1);
   return f;
 }
 
@@ -211,7 +214,7 @@ Result<PlanResult> plan(const DeviceSpec& device, const ModelSpec& model, const 
     return Error{"a plan needs at least one format, its weight size and a KV type"};
   }
   const DecodePlanInputs d{&model, in.formats, figures.sizes, in.kv_type, in.context_tokens, in.spec,
-                           in.prompt_tokens, figures.prompt_flops, in.runtime};
+                           in.prompt_tokens, figures.prompt_flops, figures.token_flops, in.runtime};
   PlanResult r;
   Result<std::vector<FormatPlan>> formats = plan_decode(device, d);
   if (!formats) return formats.error();

@@ -18,6 +18,19 @@ double prefill_flops(const ModelSpec& m, std::uint64_t prompt_tokens) {
   return 2.0 * s * matmul_params(m) + attention;
 }
 
+std::optional<std::size_t> prefill_type_index(std::string_view ggml_type) {
+  for (std::size_t i = 0; i < kPrefillTypes.size(); ++i) {
+    if (kPrefillTypes[i] == ggml_type) return i;
+  }
+  return std::nullopt;
+}
+
+double prefill_efficiency(const PrefillSpec& unit, const FileType& ft) {
+  if (!is_quantized(ft)) return unit.efficiency;
+  const std::optional<std::size_t> i = prefill_type_index(ft.base);
+  return i && unit.type_efficiency[*i] ? *unit.type_efficiency[*i] : unit.quantized_efficiency;
+}
+
 PrefillResult prefill(const PrefillSpec& unit, const ModelSpec& m, const FileType& ft, std::uint64_t prompt_tokens) {
   return prefill(unit, prefill_flops(m, prompt_tokens), ft, prompt_tokens);
 }
@@ -25,7 +38,7 @@ PrefillResult prefill(const PrefillSpec& unit, const ModelSpec& m, const FileTyp
 PrefillResult prefill(const PrefillSpec& unit, double flops, const FileType& ft, std::uint64_t prompt_tokens) {
   PrefillResult r;
   r.flops = flops;
-  r.seconds = r.flops / (unit.peak_flops * (is_quantized(ft) ? unit.quantized_efficiency : unit.efficiency));
+  r.seconds = r.flops / (unit.peak_flops * prefill_efficiency(unit, ft));
   r.tok_per_s = static_cast<double>(prompt_tokens) / r.seconds;
   return r;
 }

@@ -181,6 +181,19 @@ Result<double> measure_gemm_s(const GemmShape& shape, unsigned repeats) {
 #endif
 }
 
+QuantRate measure_quant_matmul(QuantKind kind, const GemmShape& shape, unsigned threads, unsigned repeats) {
+  const std::uint64_t tokens = (shape.m + 7) / 8 * 8, k = std::max<std::uint64_t>(256, shape.k / 256 * 256);
+  QuantMatmul mm(kind, shape.n, k, tokens);
+  const std::uint64_t slice = (mm.rows() + threads - 1) / threads;
+  auto once = [&] {
+    return timed_on_threads(threads, [&](unsigned t) { mm.run(t * slice, std::min(mm.rows(), (t + 1) * slice)); });
+  };
+  once();
+  double best = once();
+  for (unsigned r = 1; r < repeats; ++r) best = std::min(best, once());
+  return {kind, mm.kernel(), mm.flops() / best};
+}
+
 Result<FileRead> measure_file_read(const std::string& path) {
   auto file = open_input(path);
   if (!file) return Error{fmt::format("--storage: cannot read '{}': {}", path, file.error().message)};
@@ -235,28 +248,52 @@ std::string device_profile_toml(const HostProfile& p) {
   d.bandwidth_bytes_per_s = p.read_bytes_per_s;
   d.utilization = 1;
   d.per_token_overhead_s = 0;
-  if (p.gemm_flops_per_s) d.prefill = PrefillSpec{*p.gemm_flops_per_s, 1, 1};
-  d.provenance.emplace();
-  d.provenance->method = Calibration::measured;
-  d.provenance->kernels = p.kernels;
   using Comment = std::pair<std::string_view, std::string_view>;
-  constexpr std::array<Comment, 8> kComments{{
+  std::vector<Comment> comments{
       {"memory_gib", "MemTotal in /proc/meminfo"},
       {"reserved_gib", "MemTotal - MemAvailable when measured: held by the OS and other programs"},
       {"bandwidth_gbps", "measured: STREAM-style read over all cores"},
       {"utilization", "the bandwidth above is measured, not a peak: all of it is achievable"},
       {"per_token_overhead_ms", "unknown until fitted: run `edgeplan calibrate` on llama-bench results"},
-      {"tflops", "measured: best OpenBLAS sgemm (fp32) at LLM layer sizes"},
-      {"efficiency", "the rate above is measured, not a peak"},
       {"method", "measured by `edgeplan bench`, nothing fitted to a runtime"},
-  }};
+  };
+  std::vector<std::string> texts;  // the per-type comments, which the span of `comments` points into
+  texts.reserve(p.quant_rates.size() + 1);
+  if (p.gemm_flops_per_s || !p.quant_rates.empty()) {
+    double peak = p.gemm_flops_per_s.value_or(0), slowest = 0;
+    for (const QuantRate& q : p.quant_rates) peak = std::max(peak, q.flops_per_s);
+    PrefillSpec& prefill = d.prefill.emplace(PrefillSpec{peak, 1, 1});
+    if (p.gemm_flops_per_s) prefill.efficiency = prefill.quantized_efficiency = *p.gemm_flops_per_s / peak;
+    for (const QuantRate& q : p.quant_rates) {
+      const std::optional<std::size_t> i = prefill_type_index(weight_type(q.kind));
+      if (!i) continue;
+      prefill.type_efficiency[*i] = q.flops_per_s / peak;
+      slowest = slowest > 0 ? std::min(slowest, q.flops_per_s) : q.flops_per_s;
+    }
+    if (slowest > 0) prefill.quantized_efficiency = slowest / peak;
+    const bool quantized_peak = !p.gemm_flops_per_s || peak > *p.gemm_flops_per_s;
+    comments.emplace_back("tflops", quantized_peak ? "measured: the fastest of the rates below"
+                                                   : "measured: best OpenBLAS sgemm (fp32) at LLM layer sizes");
+    comments.emplace_back("efficiency", quantized_peak ? "OpenBLAS sgemm (fp32) at LLM layer sizes, of tflops"
+                                                       : "the rate above is measured, not a peak");
+    if (slowest > 0) comments.emplace_back("quantized_efficiency", "types not measured: as the slowest measured");
+    for (const QuantRate& q : p.quant_rates) {
+      const std::optional<std::size_t> i = prefill_type_index(weight_type(q.kind));
+      if (!i) continue;
+      texts.push_back(fmt::format("measured: {}", q.kernel));
+      comments.emplace_back(schema::prefill_type_key(*i), texts.back());
+    }
+  }
+  d.provenance.emplace();
+  d.provenance->method = Calibration::measured;
+  d.provenance->kernels = p.kernels;
   TomlText t;
   for (const std::string& c : p.comments) t.comment(c);
   t.set("description", p.description);
   const auto& device = schema::device_schema();
-  schema::write_rows(schema::section(device, ""), d, t, kComments);
-  schema::write_rows(schema::section(device, "prefill"), d, t, kComments);
-  schema::write_rows(schema::section(device, "provenance"), d, t, kComments);
+  schema::write_rows(schema::section(device, ""), d, t, comments);
+  schema::write_rows(schema::section(device, "prefill"), d, t, comments);
+  schema::write_rows(schema::section(device, "provenance"), d, t, comments);
   std::string out = t.text();
   if (p.storage_bytes_per_s) {
     out += "\n# Storage for `stream`: the read rate is measured (one sequential pass; a file in the page cache reads at\n"

@@ -68,5 +68,72 @@ TEST(Calibrate, PrefillEfficiency) {
             "measured rate");
 }
 
+TEST(Calibrate, QuantizedTypesScaleTogether) {
+  // A profile with one quantized efficiency (0.5 of 1 TFLOPS): Q4_0 at 0.2 and Q8_0 at 0.4 of the peak pool to
+  // sum F^2 / (peak sum F T) = 2e24 / (1e12 x (5 + 2.5) x 1e12) = 0.2667, and nothing per type.
+  const PrefillSpec pooled{1e12, 0.9, 0.5};
+  const FileType& q4 = *find_file_type("Q4_0");
+  const FileType& q8 = *find_file_type("Q8_0");
+  const FileType& q4k = *find_file_type("Q4_K_M");
+  const std::vector<QuantizedPrefillSample> s{{{1e12, 5}, &q4}, {{1e12, 2.5}, &q8}};
+  const QuantizedPrefillFit one = *fit_quantized_prefill(s, pooled);
+  EXPECT_NEAR(one.quantized_efficiency, 2.0 / 7.5, 1e-12);
+  for (const auto& e : one.type_efficiency) EXPECT_FALSE(e);
+
+  // A profile with per-type efficiencies (a bench profile: Q4_0 0.25, Q8_0 0.5, Q4_K 0.3): each measured type is
+  // fitted apart, and Q4_K, not measured, scales with the pooled fit. Scaled to quantized_efficiency 0.5, the
+  // FLOPs become 2e12 (Q4_0) and 1e12 (Q8_0): 5e24 / (1e12 x (10 + 2.5) x 1e12) = 0.4, so Q4_K 0.3 x 0.4 / 0.5.
+  PrefillSpec typed = pooled;
+  typed.type_efficiency[*prefill_type_index("Q4_0")] = 0.25;
+  typed.type_efficiency[*prefill_type_index("Q8_0")] = 0.5;
+  typed.type_efficiency[*prefill_type_index("Q4_K")] = 0.3;
+  const QuantizedPrefillFit apart = *fit_quantized_prefill(s, typed);
+  EXPECT_NEAR(apart.quantized_efficiency, 0.4, 1e-12);
+  EXPECT_NEAR(*apart.type_efficiency[*prefill_type_index("Q4_0")], 0.2, 1e-12);
+  EXPECT_NEAR(*apart.type_efficiency[*prefill_type_index("Q8_0")], 0.4, 1e-12);
+  EXPECT_NEAR(*apart.type_efficiency[*prefill_type_index("Q4_K")], 0.24, 1e-12);
+  EXPECT_EQ(apart.measured[*prefill_type_index("Q4_0")], 1u);
+  EXPECT_EQ(apart.measured[*prefill_type_index("Q4_K")], 0u);
+  EXPECT_FALSE(apart.type_efficiency[*prefill_type_index("Q5_0")]);
+  // Left out of the fit, Q4_K_M is predicted at 0.24 of the peak.
+  PrefillSpec after = typed;
+  after.quantized_efficiency = apart.quantized_efficiency;
+  after.type_efficiency = apart.type_efficiency;
+  EXPECT_NEAR(prefill_efficiency(after, q4k), 0.24, 1e-12);
+
+  EXPECT_EQ(fit_quantized_prefill({}, typed).error().message, "no prefill (pp) measurement of quantized weights to fit");
+  const std::vector<QuantizedPrefillSample> fast{{{4e12, 2}, &q8}};
+  EXPECT_EQ(fit_quantized_prefill(fast, typed).error().message,
+            "the measurements need a prefill efficiency of 2 (above 1): the device's prefill.tflops (1) is below the "
+            "measured rate");
+}
+
+// A measured profile is fitted uncapped, then its peaks rise to the fastest fitted rate: utilization 1.5 of 10 GB/s
+// becomes 15 GB/s at 1; efficiencies 1.25 (Q4_0), 0.5 and 0.8 of 0.1 TFLOPS become 0.125 TFLOPS x 1, 0.4 and 0.64.
+TEST(Calibrate, MeasuredPeaksRiseToTheFastestRate) {
+  const std::vector<PrefillSample> fast{{4e12, 2}};
+  EXPECT_NEAR(*fit_prefill_efficiency(fast, 1e12, false), 2.0, 1e-12);
+  const std::vector<DecodeSample> quick{{1e9, 0.05}};
+  EXPECT_NEAR(fit_decode(quick, 10e9, 0, false)->utilization, 2.0, 1e-12);
+
+  DeviceSpec d;
+  d.bandwidth_bytes_per_s = 10e9;
+  d.utilization = 1.5;
+  d.prefill = PrefillSpec{0.1e12, 0.5, 0.8};
+  d.prefill->type_efficiency[*prefill_type_index("Q4_0")] = 1.25;
+  raise_measured_peaks(d);
+  EXPECT_DOUBLE_EQ(d.bandwidth_bytes_per_s, 15e9);
+  EXPECT_DOUBLE_EQ(d.utilization, 1.0);
+  EXPECT_DOUBLE_EQ(d.prefill->peak_flops, 0.125e12);
+  EXPECT_DOUBLE_EQ(d.prefill->efficiency, 0.4);
+  EXPECT_DOUBLE_EQ(d.prefill->quantized_efficiency, 0.64);
+  EXPECT_DOUBLE_EQ(*d.prefill->type_efficiency[*prefill_type_index("Q4_0")], 1.0);
+
+  DeviceSpec within = d;  // nothing above 1: unchanged
+  raise_measured_peaks(within);
+  EXPECT_DOUBLE_EQ(within.prefill->peak_flops, 0.125e12);
+  EXPECT_DOUBLE_EQ(within.bandwidth_bytes_per_s, 15e9);
+}
+
 }  // namespace
 }  // namespace edgeplan

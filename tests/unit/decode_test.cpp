@@ -36,6 +36,17 @@ TEST(Decode, KvReadsCountAtContext) {
   EXPECT_NEAR(r.tok_per_s, 57.8e9 / (5.184e9 + 1073741824.0), 1e-9);
 }
 
+TEST(Decode, TheSlowerOfBandwidthAndCompute) {
+  DeviceSpec d = phone8g();
+  d.per_token_overhead_s = 0.010;
+  // 5.78 GB at 57.8 GB/s effective is 0.1 s: a 0.04 s compute bound leaves it bandwidth-bound, 0.25 s takes over.
+  EXPECT_NEAR(decode(d, {5.78e9, 0, 0.04}).s_per_token, 0.110, 1e-12);
+  const DecodeResult slow = decode(d, {5.78e9, 0, 0.25});
+  EXPECT_NEAR(slow.s_per_token, 0.260, 1e-12);
+  EXPECT_NEAR(slow.tok_per_s, 1 / 0.260, 1e-9);
+  EXPECT_NEAR(slow.ceiling_tok_per_s, 10.0, 1e-9);  // the bandwidth's ceiling
+}
+
 TEST(Spec, ReferenceSpeedupAndRate) {
   const SpecParams p{0.75, 4, 0.15};
   EXPECT_NEAR(spec_expected_tokens(0.75, 4), 3.05078125, 1e-12);

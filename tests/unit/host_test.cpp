@@ -17,12 +17,18 @@ TEST(Host, ParsesMeminfo) {
   EXPECT_EQ(parse_meminfo("MemTotal: 0 kB\nMemAvailable: 0 kB\n").error().message, "/proc/meminfo reports no memory");
 }
 
-TEST(Host, WrittenProfileLoads) {
+// A host of 16 GiB (12 available) reading 21.5 GB/s, sgemm at 0.25 TFLOPS.
+HostProfile test_host() {
   HostProfile p;
   p.description = "test host";
   p.memory = {16.0 * 1073741824, 12.0 * 1073741824};
   p.read_bytes_per_s = 21.5e9;
   p.gemm_flops_per_s = 0.25e12;
+  return p;
+}
+
+TEST(Host, WrittenProfileLoads) {
+  HostProfile p = test_host();
   p.storage_bytes_per_s = 1.5e9;
   p.comments = {"measured for a test"};
   p.kernels = "read: 8-accumulator uint64 sum, x86-64 SSE2; matmul: OpenBLAS sgemm, core Prescott";
@@ -61,6 +67,31 @@ TEST(Host, WrittenProfileLoads) {
   auto bare = load_device(ProfileText{"host", "host.toml", "test", device_profile_toml(p)}, {});
   ASSERT_TRUE(bare.ok()) << bare.error().message;
   EXPECT_FALSE(bare->prefill.has_value());
+}
+
+// With the quantized rates, the fastest measured rate is the peak and each type's rate its own efficiency: sgemm
+// 0.25 TFLOPS, Q4_0 0.4, Q8_0 0.2, Q4_K 0.3 give tflops 0.4, efficiency 0.625, Q4_0 1, Q8_0 0.5, Q4_K 0.75, and
+// the types not measured the slowest, 0.5.
+TEST(Host, WrittenProfileHasPerTypePrefill) {
+  HostProfile p = test_host();
+  p.quant_rates = {{QuantKind::q4_0, "Q4_0 x Q8_0 int8 dot products, 1x8 tile, AVX2", 0.4e12},
+                   {QuantKind::q8_0, "Q8_0 x Q8_0 int8 dot products, 1x8 tile, AVX2", 0.2e12},
+                   {QuantKind::q4_k, "Q4_K x Q8_K int8 dot products, 1x8 tile, AVX2", 0.3e12}};
+  const std::string text = device_profile_toml(p);
+  EXPECT_NE(text.find("q4_0_efficiency = 1.0"), std::string::npos) << text;
+  EXPECT_NE(text.find("# measured: Q4_K x Q8_K int8 dot products, 1x8 tile, AVX2\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("# measured: the fastest of the rates below\n"), std::string::npos) << text;
+  auto d = load_device(ProfileText{"host", "host.toml", "test", text}, {});
+  ASSERT_TRUE(d.ok()) << d.error().message;
+  ASSERT_TRUE(d->prefill.has_value());
+  EXPECT_DOUBLE_EQ(d->prefill->peak_flops, 0.4e12);
+  EXPECT_DOUBLE_EQ(d->prefill->efficiency, 0.625);
+  EXPECT_DOUBLE_EQ(d->prefill->quantized_efficiency, 0.5);
+  EXPECT_DOUBLE_EQ(prefill_efficiency(*d->prefill, *find_file_type("Q4_0")), 1.0);
+  EXPECT_DOUBLE_EQ(prefill_efficiency(*d->prefill, *find_file_type("Q8_0")), 0.5);
+  EXPECT_DOUBLE_EQ(prefill_efficiency(*d->prefill, *find_file_type("Q4_K_M")), 0.75);
+  EXPECT_DOUBLE_EQ(prefill_efficiency(*d->prefill, *find_file_type("Q5_K_M")), 0.5);
+  EXPECT_DOUBLE_EQ(prefill_efficiency(*d->prefill, *find_file_type("F16")), 0.625);
 }
 
 // A busy machine: 2 read threads that had 1.2 CPU-s over 1.0 s of wall time got 60% of their cores (< 90%); a

@@ -34,6 +34,23 @@ TEST(Prefill, RateFromPeakAndEfficiency) {
   EXPECT_DOUBLE_EQ(q.seconds, prefill_flops(m, 512) / 1.3e12);
 }
 
+TEST(Prefill, WeightTypesMayHaveTheirOwnEfficiency) {
+  PrefillSpec unit{1e11, 0.9, 0.5};
+  unit.type_efficiency[*prefill_type_index("Q8_0")] = 0.8;
+  unit.type_efficiency[*prefill_type_index("Q4_K")] = 0.4;
+  EXPECT_EQ(prefill_type_index("Q4_0"), 0u);
+  EXPECT_EQ(prefill_type_index("Q6_K"), 9u);
+  EXPECT_FALSE(prefill_type_index("F16"));
+  EXPECT_FALSE(prefill_type_index("IQ2_XXS"));
+  EXPECT_DOUBLE_EQ(prefill_efficiency(unit, *find_file_type("F16")), 0.9);
+  EXPECT_DOUBLE_EQ(prefill_efficiency(unit, *find_file_type("Q8_0")), 0.8);
+  EXPECT_DOUBLE_EQ(prefill_efficiency(unit, *find_file_type("Q4_K_M")), 0.4);  // its base type, Q4_K
+  EXPECT_DOUBLE_EQ(prefill_efficiency(unit, *find_file_type("Q4_0")), 0.5);    // none of its own
+  // 1e11 FLOP/s: a 0.25e12-FLOP prompt of 512 tokens takes 0.25e12 / 0.8e11 = 3.125 s in Q8_0, 6.25 s in Q4_K_M.
+  EXPECT_DOUBLE_EQ(prefill(unit, 0.25e12, *find_file_type("Q8_0"), 512).seconds, 3.125);
+  EXPECT_DOUBLE_EQ(prefill(unit, 0.25e12, *find_file_type("Q4_K_M"), 512).tok_per_s, 512 / 6.25);
+}
+
 TEST(Prefill, ExpertsCountAtTheirActiveShare) {
   ModelSpec m = llama2_7b();
   m.moe = MoeSpec{8, 2, 11008, 0, 0};

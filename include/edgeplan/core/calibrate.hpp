@@ -5,14 +5,26 @@
 //            is redone through the origin (overhead 0). With a single distinct b the two cannot be told
 //            apart: the overhead is kept as given and only the slope is fitted, a = sum b(t - o) / sum b^2.
 //   prefill: time T = FLOPs / (peak x efficiency)  (core/prefill.hpp). Least squares through the origin of
-//            T on FLOPs: k = sum F T / sum F^2, efficiency = 1 / (peak x k).
+//            T on FLOPs: k = sum F T / sum F^2, efficiency = 1 / (peak x k). Quantized weights: each sample's FLOPs
+//            are first scaled by quantized_efficiency / e, e the efficiency its weight type had (prefill_efficiency),
+//            so the one fit says how far all types move together: quantized_efficiency becomes the fitted value and
+//            every per-type efficiency not measured scales with it. When the profile gives per-type efficiencies,
+//            each measured type of kPrefillTypes is also fitted on its own samples alone.
+// A measured profile (bench's rates, [provenance] method "measured") is no ceiling: a runtime's kernels may beat
+// bench's. Its fit is not capped at 1; then raise_measured_peaks sets the peak to the fastest fitted rate:
+//   utilization u > 1:  bandwidth x= u, utilization = 1
+//   efficiencies e > 1: tflops x= max e, every efficiency /= max e     (the same rates, none above the peak)
 // Source: the per-token overhead model of docs/accuracy.md (fitted there to llama.cpp's Apple Silicon results), fitted
 // to llama.cpp llama-bench tg (decode) and pp (prefill) results. Documented in docs/model.md, "calibrate".
 #pragma once
 
+#include <array>
+#include <cstddef>
 #include <cstdint>
 #include <span>
 
+#include "edgeplan/core/device.hpp"
+#include "edgeplan/core/prefill.hpp"
 #include "edgeplan/util/result.hpp"
 
 namespace edgeplan {
@@ -38,7 +50,9 @@ DecodeSample decode_sample(double bytes_per_token, double measured_tok_per_s);
 
 // Fails when there is no sample, when time does not grow with bytes, or when the fit needs a utilization
 // above 1 (the profile's bandwidth is below what was measured).
-Result<DecodeFit> fit_decode(std::span<const DecodeSample> samples, double bandwidth_bytes_per_s, double overhead_s);
+// capped false (a measured profile): a utilization above 1 is returned, not refused.
+Result<DecodeFit> fit_decode(std::span<const DecodeSample> samples, double bandwidth_bytes_per_s, double overhead_s,
+                             bool capped = true);
 
 struct PrefillSample {
   double flops = 0;    // FLOPs of the prompt (core/prefill.hpp)
@@ -50,6 +64,27 @@ struct PrefillSample {
 PrefillSample prefill_sample(double flops, std::uint64_t prompt_tokens, double measured_tok_per_s);
 
 // The fitted efficiency. Fails without samples or when it would exceed 1 (the peak is too low).
-Result<double> fit_prefill_efficiency(std::span<const PrefillSample> samples, double peak_flops);
+Result<double> fit_prefill_efficiency(std::span<const PrefillSample> samples, double peak_flops, bool capped = true);
+
+// A pp result of quantized weights, with the format they were stored as.
+struct QuantizedPrefillSample {
+  PrefillSample sample;
+  const FileType* format = nullptr;
+};
+
+struct QuantizedPrefillFit {
+  double quantized_efficiency = 1;  // the fitted efficiency of types without one of their own
+  std::array<std::optional<double>, kPrefillTypes.size()> type_efficiency{};  // fitted, or scaled with the rest
+  std::array<std::size_t, kPrefillTypes.size()> measured{};  // samples each type's own fit used (0: scaled)
+};
+
+// Fits the quantized efficiencies of `before` to the samples (see the top of this header). Fails without samples or
+// when an efficiency would exceed 1.
+Result<QuantizedPrefillFit> fit_quantized_prefill(std::span<const QuantizedPrefillSample> samples,
+                                                  const PrefillSpec& before, bool capped = true);
+
+// A measured device's fit with its figures above 1 made rates again (see the top of this header); unchanged when
+// none is above 1.
+void raise_measured_peaks(DeviceSpec& fitted);
 
 }  // namespace edgeplan

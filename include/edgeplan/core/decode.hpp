@@ -1,5 +1,8 @@
 // Bandwidth-bound decode: every generated token reads all weights (and, at context c, c tokens of KV
-// cache) from DRAM once. time/token = bytes_read / (bandwidth x utilization) + per_token_overhead.
+// cache) from DRAM once. time/token = max(bytes_read / (bandwidth x utilization), compute) + per_token_overhead,
+// where compute is the token's matmuls at the device's prefill rate (prefill of a 1-token prompt), where known:
+// a device whose compute is slow for its bandwidth (a few CPU cores on fast memory, a slow kernel for the weight
+// type) decodes at its compute rate, the roofline's other bound.
 // Source: reference chapter section 7.2 (memory.py); the overhead term follows the llama.cpp
 // measurements in docs/accuracy.md. Documented in docs/model.md, section "decode".
 #pragma once
@@ -11,12 +14,13 @@ namespace edgeplan {
 struct DecodeInputs {
   double weight_bytes = 0;       // weights read per token
   double kv_bytes = 0;           // KV cache read per token (context x KV bytes per token); 0 ignores it
+  double compute_s = 0;          // compute-bound time of the token's matmuls, s; 0 ignores it
 };
 
 struct DecodeResult {
   double bytes_per_token = 0;    // weights + KV read per token
   double ceiling_tok_per_s = 0;  // bandwidth x utilization / bytes_per_token (no overhead)
-  double s_per_token = 0;        // bytes / effective bandwidth + per-token overhead
+  double s_per_token = 0;        // max(bytes / effective bandwidth, compute_s) + per-token overhead
   double tok_per_s = 0;          // 1 / s_per_token
 };
 

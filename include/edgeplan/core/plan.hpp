@@ -124,6 +124,7 @@ struct DecodePlanInputs {
   std::optional<SpecParams> spec;
   std::uint64_t prompt_tokens = 512;
   double prompt_flops = 0;               // prefill_flops(*model, prompt_tokens)
+  double token_flops = 0;                // prefill_flops(*model, 1): one decoded token's, for decode's compute bound
   RuntimeOptions runtime;                // llama.cpp's settings; the micro-batch is the device's [kv_cache] ubatch_tokens
 };
 
@@ -204,6 +205,7 @@ struct PlanResult {
 struct ModelFigures {
   std::vector<WeightSize> sizes;  // weight_size of each format, in the order of PlanInputs::formats
   double prompt_flops = 0;        // prefill_flops(model, prompt_tokens)
+  double token_flops = 0;         // prefill_flops(model, 1)
 };
 
 // Fails when a format's weight size cannot be derived (weight_size).

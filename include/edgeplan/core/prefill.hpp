@@ -6,22 +6,43 @@
 // last token, and is left out.
 //   time = FLOPs / (peak_flops x efficiency);  tok/s = S / time
 // (efficiency for float weights, quantized_efficiency for quantized ones: llama-bench pp512 on Apple GPUs runs
-// Q8_0 / Q4_0 about 11% slower than F16.)
+// Q8_0 / Q4_0 about 11% slower than F16. A quantized ggml type may have an efficiency of its own, which overrides
+// quantized_efficiency for models of that weight type: llama.cpp's CPU backend runs each type's own integer dot
+// product, ggml_vec_dot_q4_0_q8_0, ..._q8_0_q8_0, ..._q4_K_q8_K in ggml/src/ggml-cpu/arch/*/quants.c, whose
+// speeds differ 1.6x between Q4_0 and Q8_0 on an AVX2 core. The weight type is the file type's base type,
+// the type of most 2-D weights: Q4_K for Q4_K_M.)
 // Source: the walkthrough's FLOP table (QKV 6SD^2, attention output 2SD^2, FFN 16SD^2 for MHA) generalised to
 // GQA; efficiency fitted to llama-bench pp512 (docs/accuracy.md). Documented in docs/model.md, "prefill".
 #pragma once
 
+#include <array>
+#include <cstddef>
 #include <cstdint>
+#include <optional>
+#include <string_view>
 
 #include "edgeplan/core/model.hpp"
 
 namespace edgeplan {
 
+// The quantized ggml types a [prefill] may give an efficiency of its own (docs/profiles.md, "Device").
+inline constexpr std::array<std::string_view, 10> kPrefillTypes{"Q4_0", "Q4_1", "Q5_0", "Q5_1", "Q8_0",
+                                                                "Q2_K", "Q3_K", "Q4_K", "Q5_K", "Q6_K"};
+
 struct PrefillSpec {
   double peak_flops = 0;   // peak matmul throughput of the unit the runtime prefills on, FLOP/s
   double efficiency = 1;   // achieved fraction of the peak with float weights (F16, BF16, F32), (0, 1]
   double quantized_efficiency = 1;  // the same with quantized weights (dequantization costs), (0, 1]
+  // Per ggml weight type (kPrefillTypes, same order): an efficiency overriding quantized_efficiency, (0, 1].
+  std::array<std::optional<double>, kPrefillTypes.size()> type_efficiency{};
 };
+
+// Index of a ggml type name in kPrefillTypes; nullopt for a type without an efficiency of its own.
+std::optional<std::size_t> prefill_type_index(std::string_view ggml_type);
+
+// The efficiency weights stored as ft run at: efficiency for float ones, the base type's own efficiency where
+// given, else quantized_efficiency.
+double prefill_efficiency(const PrefillSpec& unit, const FileType& ft);
 
 // Parameters of the matrices every prompt token multiplies: the decoder blocks' weight matrices (without
 // token_embd, the output matrix and 1-D tensors; expert stacks at used / experts) when the tensor list is
@@ -36,7 +57,7 @@ struct PrefillResult {
   double tok_per_s = 0;  // prompt tokens per second
 };
 
-// Prefill of m stored as ft: quantized formats run at quantized_efficiency.
+// Prefill of m stored as ft, at prefill_efficiency(unit, ft).
 PrefillResult prefill(const PrefillSpec& unit, const ModelSpec& m, const FileType& ft, std::uint64_t prompt_tokens);
 // The same from the prompt's FLOPs (prefill_flops), for callers that evaluate one model on many devices.
 PrefillResult prefill(const PrefillSpec& unit, double flops, const FileType& ft, std::uint64_t prompt_tokens);

@@ -2,7 +2,8 @@
 // is a STREAM-style read kernel (McCalpin's STREAM, read-only: a sum over a buffer far larger than the
 // caches, one contiguous slice per thread, all threads at once; best of the repeats). Matrix multiplies
 // go through OpenBLAS's cblas_sgemm, so they measure the machine rather than edgeplan's code:
-// GFLOPS = 2 x M x N x K / time. Storage read rate: one sequential pass over a file. A busy machine (other
+// GFLOPS = 2 x M x N x K / time. Quantized matrix multiplies run edgeplan's kernels of the integer dot products
+// llama.cpp's CPU backend runs (io/quant_matmul.hpp), on all threads, each a slice of the rows. Storage read rate: one sequential pass over a file. A busy machine (other
 // programs taking the cores) is noticed from the CPU time the read threads got and the load average.
 #pragma once
 
@@ -12,6 +13,7 @@
 #include <string_view>
 #include <vector>
 
+#include "edgeplan/io/quant_matmul.hpp"
 #include "edgeplan/util/result.hpp"
 
 namespace edgeplan::io {
@@ -53,6 +55,16 @@ struct GemmShape {
 // was built without it (its cblas.h is optional at build time: cmake/Dependencies.cmake).
 Result<double> measure_gemm_s(const GemmShape& shape, unsigned repeats);
 
+// Best rate of `repeats` quantized multiplies of shape (M tokens, N rows, K) after one warm-up, `threads` threads
+// each running a contiguous slice of the rows, FLOP/s; with the kernel that ran. M is rounded up to a multiple of 8
+// and K down to a multiple of 256 (at least 256), as the kernels need.
+struct QuantRate {
+  QuantKind kind = QuantKind::q4_0;
+  std::string kernel;      // QuantMatmul::kernel(): "Q4_0 x Q8_0 int8 dot products, 1x8 tile, AVX2"
+  double flops_per_s = 0;
+};
+QuantRate measure_quant_matmul(QuantKind kind, const GemmShape& shape, unsigned threads, unsigned repeats);
+
 // One sequential read of the whole file: bytes read and seconds taken. Fails when the file cannot be read.
 struct FileRead {
   double bytes = 0;
@@ -74,10 +86,14 @@ struct HostProfile {
   HostMemory memory;
   double read_bytes_per_s = 0;                    // measured memory read bandwidth
   std::optional<double> gemm_flops_per_s;         // best measured sgemm rate; gives [prefill]
+  std::vector<QuantRate> quant_rates;             // measured quantized rates: [prefill] per-type efficiencies
   std::optional<double> storage_bytes_per_s;      // measured file read rate: a commented-out [storage]
   std::vector<std::string> comments;              // extra lines put at the top ("measured on ...")
   std::string kernels;                            // [provenance] kernels: the kernel and ISA of each figure
 };
+// [prefill]: tflops the fastest measured rate (sgemm or quantized), efficiency sgemm's share of it, each measured
+// weight type's share as its <type>_efficiency, and quantized_efficiency the slowest of those (for the types bench
+// does not measure).
 std::string device_profile_toml(const HostProfile& p);
 
 }  // namespace edgeplan::io

@@ -1,6 +1,8 @@
 // The device profile's schema (docs/profiles.md, "Device"): one row per key, with its unit conversion. The
 // compute units ([units.npu], ...) are tables of named entries, read by code after [kv_cache].
+#include <array>
 #include <cmath>
+#include <utility>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -32,6 +34,33 @@ DR section_source() {
              if (((*(d.*section)).*member).empty()) return std::nullopt;
              return (*(d.*section)).*member;
            }};
+}
+
+// The keys of [prefill]'s per-type efficiencies, in kPrefillTypes' order: "q4_0_efficiency".
+constexpr std::array<std::string_view, kPrefillTypes.size()> kPrefillTypeKeys{
+    "q4_0_efficiency", "q4_1_efficiency", "q5_0_efficiency", "q5_1_efficiency", "q8_0_efficiency",
+    "q2_k_efficiency", "q3_k_efficiency", "q4_k_efficiency", "q5_k_efficiency", "q6_k_efficiency"};
+
+// The optional efficiency of weight type kPrefillTypes[I], overriding quantized_efficiency (core/prefill.hpp).
+template <std::size_t I>
+DR prefill_type_row() {
+  return DR{.key = kPrefillTypeKeys[I], .range = Range::unit_interval,
+           .set = [](D& d, const Value& v) { d.prefill->type_efficiency[I] = number(v); },
+           .get = [](const D& d) -> std::optional<Value> {
+             if (const auto& e = d.prefill->type_efficiency[I]) return *e;
+             return std::nullopt;
+           }};
+}
+
+}  // namespace
+
+std::string_view prefill_type_key(std::size_t i) { return kPrefillTypeKeys.at(i); }
+
+namespace {
+
+template <std::size_t... I>
+std::vector<DR> prefill_type_rows(std::index_sequence<I...>) {
+  return {prefill_type_row<I>()...};
 }
 
 ComputeUnit read_unit(Fields& f, double dram_bytes_per_s) {
@@ -170,6 +199,9 @@ Schema<D> make_device() {
         .get = [](const D& d) -> std::optional<Value> { return d.prefill->quantized_efficiency; },
         .written = [](const D& d) { return d.prefill->quantized_efficiency != d.prefill->efficiency; }},
   }, [](D& d) { d.prefill.emplace(); }, [](const D& d) { return d.prefill.has_value(); }});
+  for (DR& row : prefill_type_rows(std::make_index_sequence<kPrefillTypes.size()>{})) {
+    s.sections.back().rows.push_back(std::move(row));
+  }
   s.sections.push_back({"kv_cache", {
       DR{.key = "pad_tokens", .type = Type::count, .counts = {1, limits::kContextTokens},
         .set = [](D& d, const Value& v) { d.kv_cache.pad_tokens = count(v); },

@@ -3,6 +3,9 @@
 // Schema in prose: docs/profiles.md.
 #pragma once
 
+#include <cstddef>
+#include <string_view>
+
 #include "edgeplan/core/device.hpp"
 #include "edgeplan/core/model.hpp"
 #include "edgeplan/core/place.hpp"
@@ -12,6 +15,8 @@
 namespace edgeplan::io::schema {
 
 const Schema<DeviceSpec>& device_schema();
+// The [prefill] key of kPrefillTypes[i]'s own efficiency: "q4_0_efficiency" (i < kPrefillTypes.size()).
+std::string_view prefill_type_key(std::size_t i);
 const Schema<ModelSpec>& model_schema();
 const Schema<CloudSpec>& cloud_schema();
 const Schema<RouteRequest>& request_schema();  // one [[request]] of a requests profile

@@ -1,0 +1,55 @@
+// Quantized matrix multiplies of the arithmetic llama.cpp's CPU backend runs, for `edgeplan bench`. ggml's CPU
+// matmul quantizes the activations to Q8_0 (for Q4_0 and Q8_0 weights) or Q8_K (for the K-quants) and runs integer
+// dot products block by block: per 32 weights (Q4_0, Q8_0) d_w x d_a x sum(q_w x q_a), per 256 weights (Q4_K)
+// d_a x (d x sum_j scale_j sum(q_w x q_a) - dmin x sum_j min_j sum(q_a)), with the 6-bit scales and mins of
+// get_scale_min_k4. Source: ggml/src/ggml-cpu/arch/x86/quants.c (ggml_vec_dot_q4_0_q8_0, ggml_vec_dot_q8_0_q8_0,
+// ggml_vec_dot_q4_K_q8_K) and ggml-common.h (block_q4_0, block_q8_0, block_q4_K, block_q8_K) of llama.cpp as
+// bundled with node-llama-cpp 3.21.1. These are edgeplan's own compact kernels of that arithmetic (not ggml's
+// code): on x86-64 with AVX2, FMA and F16C (checked at run time) the int8 products run as ggml's AVX2 path does
+// (_mm256_maddubs_epi16 on |w| and sign-adjusted a, _mm256_madd_epi16, converted and accumulated in fp32); elsewhere
+// a portable scalar loop. Like llama.cpp's prefill paths on AVX2 (the repacked Q4_0 / Q4_K GEMMs of
+// ggml-cpu/repack.cpp and llamafile's tinyBLAS for Q8_0), a weight block is unpacked once and multiplied by the
+// blocks of 8 prompt tokens. FLOPs = 2 x rows x k x tokens (docs/model.md, "bench").
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+
+namespace edgeplan::io {
+
+// The weight types bench measures, with the activation type ggml pairs them with.
+enum class QuantKind { q4_0, q8_0, q4_k };
+inline constexpr QuantKind kQuantKinds[] = {QuantKind::q4_0, QuantKind::q8_0, QuantKind::q4_k};
+std::string_view weight_type(QuantKind k);      // "Q4_0", "Q8_0", "Q4_K" (ggml type names)
+std::string_view activation_type(QuantKind k);  // "Q8_0" or "Q8_K"
+
+// The instruction set the kernels run with on this machine: "AVX2" (x86-64 with AVX2, FMA and F16C) or "scalar".
+std::string_view quant_isa();
+enum class QuantIsa { best, scalar };  // best: quant_isa()'s; scalar: the portable loop (tests compare the two)
+
+// Weights of `rows` x `k` in type kind and activations of `tokens` x `k` in its activation type, filled with fixed
+// pseudo-random values (the speed does not depend on them); k is a multiple of 256 and tokens of 8 (both checked:
+// std::invalid_argument otherwise).
+class QuantMatmul {
+ public:
+  QuantMatmul(QuantKind kind, std::uint64_t rows, std::uint64_t k, std::uint64_t tokens, QuantIsa isa = QuantIsa::best);
+  ~QuantMatmul();
+  QuantMatmul(QuantMatmul&&) noexcept;
+  QuantMatmul& operator=(QuantMatmul&&) noexcept;
+
+  // Output rows [row_begin, row_end) for every token; threads may run disjoint ranges at once.
+  void run(std::uint64_t row_begin, std::uint64_t row_end);
+  [[nodiscard]] double flops() const;                 // 2 x rows x k x tokens
+  [[nodiscard]] std::uint64_t rows() const;
+  [[nodiscard]] std::string kernel() const;           // "Q4_0 x Q8_0 int8 dot products, 1x8 tile, AVX2"
+  [[nodiscard]] std::span<const float> output() const;  // tokens x rows, row-major by token
+
+ private:
+  struct Data;
+  std::unique_ptr<Data> data_;
+};
+
+}  // namespace edgeplan::io

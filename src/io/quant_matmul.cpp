@@ -1,0 +1,380 @@
+#include "edgeplan/io/quant_matmul.hpp"
+
+#include <cstring>
+#include <stdexcept>
+#include <vector>
+
+#include <fmt/format.h>
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#define EDGEPLAN_QDOT_X86 1
+#endif
+
+namespace edgeplan::io {
+namespace qdot {
+
+// The blocks of ggml-common.h, with the scales as stored there (fp16 as its bits, Q8_K's scale as fp32).
+struct BlockQ4_0 {
+  std::uint16_t d;
+  std::uint8_t qs[16];  // weight i in the low nibble of byte i (i < 16), weight 16 + i in its high nibble; value - 8
+};
+struct BlockQ8_0 {
+  std::uint16_t d;
+  std::int8_t qs[32];
+};
+struct BlockQ4K {
+  std::uint16_t d, dmin;
+  std::uint8_t scales[12];  // eight 6-bit scales and eight 6-bit mins (get_scale_min)
+  std::uint8_t qs[128];     // 64 weights per 32 bytes: sub-block 2j in the low nibbles, 2j + 1 in the high
+};
+struct BlockQ8K {
+  float d;
+  std::int8_t qs[256];
+  std::int16_t bsums[16];  // sums of 16 consecutive qs
+};
+
+constexpr std::uint64_t kTileTokens = 8;  // prompt tokens one unpacked weight block is multiplied with
+
+// IEEE half to float (normal, subnormal, zero; the kernels' scales are never infinite or NaN).
+float half_to_float(std::uint16_t h) {
+  const std::uint32_t sign = static_cast<std::uint32_t>(h & 0x8000u) << 16;
+  std::uint32_t exponent = (h >> 10) & 0x1Fu, mantissa = h & 0x3FFu;
+  if (exponent == 0) {
+    if (mantissa == 0) {
+      std::uint32_t bits = sign;
+      float f;
+      std::memcpy(&f, &bits, sizeof f);
+      return f;
+    }
+    while ((mantissa & 0x400u) == 0) {
+      mantissa <<= 1;
+      --exponent;
+    }
+    ++exponent;
+    mantissa &= 0x3FFu;
+  }
+  const std::uint32_t bits = sign | ((exponent + 112) << 23) | (mantissa << 13);
+  float f;
+  std::memcpy(&f, &bits, sizeof f);
+  return f;
+}
+
+// ggml's get_scale_min_k4: the scale and min of sub-block j (0..7) of a Q4_K block.
+void scale_min(int j, const std::uint8_t* q, int& scale, int& min) {
+  if (j < 4) {
+    scale = q[j] & 63;
+    min = q[j + 4] & 63;
+  } else {
+    scale = (q[j + 4] & 0xF) | ((q[j - 4] >> 6) << 4);
+    min = (q[j + 4] >> 4) | ((q[j] >> 6) << 4);
+  }
+}
+
+// One weight row (nb blocks) against kTileTokens activation rows `stride` blocks apart: out[t] = row . token t.
+using Tile = void (*)(const void* w, const void* a, std::uint64_t stride, std::uint64_t nb, float* out);
+
+// The weights of a 32-weight block as signed integers: Q4_0's nibbles less 8, Q8_0's bytes.
+int q4_0_weight(const BlockQ4_0& b, int i) { return i < 16 ? (b.qs[i] & 0xF) - 8 : (b.qs[i - 16] >> 4) - 8; }
+int q8_0_weight(const BlockQ8_0& b, int i) { return b.qs[i]; }
+
+template <class Weights, int (*weight)(const Weights&, int)>
+void tile_q8_scalar(const void* wv, const void* av, std::uint64_t stride, std::uint64_t nb, float* out) {
+  const auto* w = static_cast<const Weights*>(wv);
+  const auto* a = static_cast<const BlockQ8_0*>(av);
+  for (std::uint64_t t = 0; t < kTileTokens; ++t) {
+    float sum = 0;
+    for (std::uint64_t b = 0; b < nb; ++b) {
+      const BlockQ8_0& y = a[t * stride + b];
+      int s = 0;
+      for (int i = 0; i < 32; ++i) s += weight(w[b], i) * y.qs[i];
+      sum += half_to_float(w[b].d) * half_to_float(y.d) * static_cast<float>(s);
+    }
+    out[t] = sum;
+  }
+}
+
+void tile_q4_k_scalar(const void* wv, const void* av, std::uint64_t stride, std::uint64_t nb, float* out) {
+  const auto* w = static_cast<const BlockQ4K*>(wv);
+  const auto* a = static_cast<const BlockQ8K*>(av);
+  for (std::uint64_t t = 0; t < kTileTokens; ++t) {
+    float sum = 0;
+    for (std::uint64_t b = 0; b < nb; ++b) {
+      const BlockQ8K& y = a[t * stride + b];
+      int isum = 0, msum = 0;
+      for (int j = 0; j < 4; ++j) {
+        int sc0, m0, sc1, m1;
+        scale_min(2 * j, w[b].scales, sc0, m0);
+        scale_min(2 * j + 1, w[b].scales, sc1, m1);
+        const std::uint8_t* q = w[b].qs + 32 * j;
+        int s0 = 0, s1 = 0;
+        for (int l = 0; l < 32; ++l) {
+          s0 += (q[l] & 0xF) * y.qs[64 * j + l];
+          s1 += (q[l] >> 4) * y.qs[64 * j + 32 + l];
+        }
+        isum += sc0 * s0 + sc1 * s1;
+        msum += m0 * (y.bsums[4 * j] + y.bsums[4 * j + 1]) + m1 * (y.bsums[4 * j + 2] + y.bsums[4 * j + 3]);
+      }
+      sum += half_to_float(w[b].d) * y.d * static_cast<float>(isum) -
+             half_to_float(w[b].dmin) * y.d * static_cast<float>(msum);
+    }
+    out[t] = sum;
+  }
+}
+
+#if EDGEPLAN_QDOT_X86
+#define EDGEPLAN_QDOT_AVX2 __attribute__((target("avx2,fma,f16c")))
+
+EDGEPLAN_QDOT_AVX2 float hsum(__m256 v) {
+  __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+  s = _mm_add_ps(s, _mm_movehl_ps(s, s));
+  s = _mm_add_ss(s, _mm_movehdup_ps(s));
+  return _mm_cvtss_f32(s);
+}
+
+// sum(x_i y_i) of 32 signed bytes as 8 fp32 lanes: |x| times y with x's sign (ggml's mul_sum_i8_pairs_float).
+EDGEPLAN_QDOT_AVX2 __m256 dot_i8(__m256i ax, __m256i x, __m256i y) {
+  const __m256i products = _mm256_maddubs_epi16(ax, _mm256_sign_epi8(y, x));
+  return _mm256_cvtepi32_ps(_mm256_madd_epi16(products, _mm256_set1_epi16(1)));
+}
+
+EDGEPLAN_QDOT_AVX2 __m256i unpack_q4_0(const BlockQ4_0& w) {  // ggml's bytes_from_nibbles_32, less 8
+  const __m128i raw = _mm_loadu_si128(reinterpret_cast<const __m128i*>(w.qs));
+  const __m256i nibbles = _mm256_and_si256(_mm256_set_m128i(_mm_srli_epi16(raw, 4), raw), _mm256_set1_epi8(0xF));
+  return _mm256_sub_epi8(nibbles, _mm256_set1_epi8(8));
+}
+
+EDGEPLAN_QDOT_AVX2 __m256i unpack_q8_0(const BlockQ8_0& w) {
+  return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w.qs));
+}
+
+template <class Weights, __m256i (*unpack)(const Weights&)>
+EDGEPLAN_QDOT_AVX2 void tile_q8_avx2(const Weights* w, const BlockQ8_0* a, std::uint64_t stride, std::uint64_t nb,
+                                      float* out) {
+  __m256 acc[kTileTokens] = {};
+  for (std::uint64_t b = 0; b < nb; ++b) {
+    const __m256i x = unpack(w[b]);
+    const __m256i ax = _mm256_sign_epi8(x, x);
+    const float dx = _cvtsh_ss(w[b].d);
+    for (std::uint64_t t = 0; t < kTileTokens; ++t) {
+      const BlockQ8_0& y = a[t * stride + b];
+      const __m256i qy = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(y.qs));
+      acc[t] = _mm256_fmadd_ps(_mm256_set1_ps(dx * _cvtsh_ss(y.d)), dot_i8(ax, x, qy), acc[t]);
+    }
+  }
+  for (std::uint64_t t = 0; t < kTileTokens; ++t) out[t] = hsum(acc[t]);
+}
+
+EDGEPLAN_QDOT_AVX2 void tile_q4_0_avx2(const void* w, const void* a, std::uint64_t stride, std::uint64_t nb, float* out) {
+  tile_q8_avx2<BlockQ4_0, unpack_q4_0>(static_cast<const BlockQ4_0*>(w), static_cast<const BlockQ8_0*>(a), stride, nb, out);
+}
+
+EDGEPLAN_QDOT_AVX2 void tile_q8_0_avx2(const void* w, const void* a, std::uint64_t stride, std::uint64_t nb, float* out) {
+  tile_q8_avx2<BlockQ8_0, unpack_q8_0>(static_cast<const BlockQ8_0*>(w), static_cast<const BlockQ8_0*>(a), stride, nb, out);
+}
+
+// Q4_K: the nibbles are unsigned (0..15), so _mm256_maddubs_epi16 takes them as they are; each sub-block's pair
+// sums are weighted by its scale with _mm256_madd_epi16, the mins subtracted through the activations' bsums.
+EDGEPLAN_QDOT_AVX2 void tile_q4_k_avx2(const void* wv, const void* av, std::uint64_t stride, std::uint64_t nb,
+                                        float* out) {
+  const auto* w = static_cast<const BlockQ4K*>(wv);
+  const auto* a = static_cast<const BlockQ8K*>(av);
+  __m256 acc[kTileTokens] = {};
+  float mins[kTileTokens] = {};
+  const __m256i low = _mm256_set1_epi8(0xF);
+  for (std::uint64_t b = 0; b < nb; ++b) {
+    int sc[8], mn[8];
+    for (int j = 0; j < 8; ++j) scale_min(j, w[b].scales, sc[j], mn[j]);
+    __m256i isum[kTileTokens] = {};
+    for (int j = 0; j < 4; ++j) {
+      const __m256i raw = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w[b].qs + 32 * j));
+      const __m256i lo = _mm256_and_si256(raw, low), hi = _mm256_and_si256(_mm256_srli_epi16(raw, 4), low);
+      const __m256i s0 = _mm256_set1_epi16(static_cast<short>(sc[2 * j]));
+      const __m256i s1 = _mm256_set1_epi16(static_cast<short>(sc[2 * j + 1]));
+      for (std::uint64_t t = 0; t < kTileTokens; ++t) {
+        const std::int8_t* y = a[t * stride + b].qs + 64 * j;
+        const __m256i p0 = _mm256_madd_epi16(
+            _mm256_maddubs_epi16(lo, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(y))), s0);
+        const __m256i p1 = _mm256_madd_epi16(
+            _mm256_maddubs_epi16(hi, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(y + 32))), s1);
+        isum[t] = _mm256_add_epi32(isum[t], _mm256_add_epi32(p0, p1));
+      }
+    }
+    const float d = _cvtsh_ss(w[b].d), dmin = _cvtsh_ss(w[b].dmin);
+    for (std::uint64_t t = 0; t < kTileTokens; ++t) {
+      const BlockQ8K& y = a[t * stride + b];
+      int msum = 0;
+      for (int j = 0; j < 8; ++j) msum += mn[j] * (y.bsums[2 * j] + y.bsums[2 * j + 1]);
+      acc[t] = _mm256_fmadd_ps(_mm256_set1_ps(d * y.d), _mm256_cvtepi32_ps(isum[t]), acc[t]);
+      mins[t] += dmin * y.d * static_cast<float>(msum);
+    }
+  }
+  for (std::uint64_t t = 0; t < kTileTokens; ++t) out[t] = hsum(acc[t]) - mins[t];
+}
+
+bool have_avx2() {
+  return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && __builtin_cpu_supports("f16c");
+}
+#else
+bool have_avx2() { return false; }
+#endif
+
+Tile tile_for(QuantKind kind, bool avx2) {
+#if EDGEPLAN_QDOT_X86
+  if (avx2) {
+    switch (kind) {
+      case QuantKind::q4_0: return tile_q4_0_avx2;
+      case QuantKind::q8_0: return tile_q8_0_avx2;
+      case QuantKind::q4_k: return tile_q4_k_avx2;
+    }
+  }
+#else
+  (void)avx2;
+#endif
+  switch (kind) {
+    case QuantKind::q4_0: return tile_q8_scalar<BlockQ4_0, q4_0_weight>;
+    case QuantKind::q8_0: return tile_q8_scalar<BlockQ8_0, q8_0_weight>;
+    case QuantKind::q4_k: return tile_q4_k_scalar;
+  }
+  return tile_q4_k_scalar;
+}
+
+// A fixed xorshift stream for the operands' bytes.
+struct Bytes {
+  std::uint64_t state = 0x9E3779B97F4A7C15u;
+  std::uint8_t next() {
+    state ^= state << 13;
+    state ^= state >> 7;
+    state ^= state << 17;
+    return static_cast<std::uint8_t>(state >> 24);
+  }
+  std::uint16_t half_scale() { return static_cast<std::uint16_t>(0x2000u | (next() & 0xFFu)); }  // about 0.008
+};
+
+// The scales made finite and small, int8 weights kept off -128 (as ggml's quantizers do: the sign trick of
+// dot_i8 needs |q| <= 127), Q8_K's group sums made to agree with its weights.
+void settle(BlockQ4_0& b, Bytes& bytes) { b.d = bytes.half_scale(); }
+void settle(BlockQ4K& b, Bytes& bytes) {
+  b.d = bytes.half_scale();
+  b.dmin = bytes.half_scale();
+}
+void settle(BlockQ8_0& b, Bytes& bytes) {
+  b.d = bytes.half_scale();
+  for (std::int8_t& q : b.qs) q = q == -128 ? -127 : q;
+}
+void settle(BlockQ8K& b, Bytes&) {
+  b.d = 0.01f;
+  for (std::int8_t& q : b.qs) q = q == -128 ? -127 : q;
+  for (int g = 0; g < 16; ++g) {
+    int s = 0;
+    for (int i = 0; i < 16; ++i) s += b.qs[16 * g + i];
+    b.bsums[g] = static_cast<std::int16_t>(s);
+  }
+}
+
+template <class Block>
+std::vector<Block> random_blocks(std::uint64_t count, Bytes& bytes) {
+  std::vector<Block> blocks(count);
+  for (Block& b : blocks) {
+    auto* p = reinterpret_cast<std::uint8_t*>(&b);
+    for (std::size_t i = 0; i < sizeof(Block); ++i) p[i] = bytes.next();
+    settle(b, bytes);
+  }
+  return blocks;
+}
+
+}  // namespace qdot
+
+struct QuantMatmul::Data {
+  QuantKind kind;
+  bool avx2 = false;
+  std::uint64_t rows = 0, k = 0, tokens = 0;
+  std::uint64_t weight_blocks = 0, activation_blocks = 0;  // per row
+  std::vector<qdot::BlockQ4_0> q4_0;
+  std::vector<qdot::BlockQ8_0> q8_0, act8;
+  std::vector<qdot::BlockQ4K> q4_k;
+  std::vector<qdot::BlockQ8K> act_k;
+  std::vector<float> out;
+};
+
+std::string_view weight_type(QuantKind k) {
+  switch (k) {
+    case QuantKind::q4_0: return "Q4_0";
+    case QuantKind::q8_0: return "Q8_0";
+    case QuantKind::q4_k: return "Q4_K";
+  }
+  return "";
+}
+
+std::string_view activation_type(QuantKind k) { return k == QuantKind::q4_k ? "Q8_K" : "Q8_0"; }
+
+std::string_view quant_isa() { return qdot::have_avx2() ? "AVX2" : "scalar"; }
+
+QuantMatmul::QuantMatmul(QuantKind kind, std::uint64_t rows, std::uint64_t k, std::uint64_t tokens, QuantIsa isa)
+    : data_(std::make_unique<Data>()) {
+  if (rows == 0 || k == 0 || k % 256 != 0 || tokens == 0 || tokens % qdot::kTileTokens != 0) {
+    throw std::invalid_argument(fmt::format("quantized matmul of {} x {} x {}: k must be a multiple of 256 and tokens of {}",
+                                            rows, k, tokens, qdot::kTileTokens));
+  }
+  Data& d = *data_;
+  d.kind = kind;
+  d.avx2 = isa == QuantIsa::best && qdot::have_avx2();
+  d.rows = rows;
+  d.k = k;
+  d.tokens = tokens;
+  qdot::Bytes bytes;
+  const bool k_quant = kind == QuantKind::q4_k;
+  d.weight_blocks = k / (k_quant ? 256 : 32);
+  d.activation_blocks = d.weight_blocks;
+  switch (kind) {
+    case QuantKind::q4_0: d.q4_0 = qdot::random_blocks<qdot::BlockQ4_0>(rows * d.weight_blocks, bytes); break;
+    case QuantKind::q8_0: d.q8_0 = qdot::random_blocks<qdot::BlockQ8_0>(rows * d.weight_blocks, bytes); break;
+    case QuantKind::q4_k: d.q4_k = qdot::random_blocks<qdot::BlockQ4K>(rows * d.weight_blocks, bytes); break;
+  }
+  if (k_quant) {
+    d.act_k = qdot::random_blocks<qdot::BlockQ8K>(tokens * d.activation_blocks, bytes);
+  } else {
+    d.act8 = qdot::random_blocks<qdot::BlockQ8_0>(tokens * d.activation_blocks, bytes);
+  }
+  d.out.assign(tokens * rows, 0.0f);
+}
+
+QuantMatmul::~QuantMatmul() = default;
+QuantMatmul::QuantMatmul(QuantMatmul&&) noexcept = default;
+QuantMatmul& QuantMatmul::operator=(QuantMatmul&&) noexcept = default;
+
+void QuantMatmul::run(std::uint64_t row_begin, std::uint64_t row_end) {
+  Data& d = *data_;
+  const qdot::Tile tile = qdot::tile_for(d.kind, d.avx2);
+  const std::uint64_t nb = d.weight_blocks;
+  for (std::uint64_t r = row_begin; r < row_end && r < d.rows; ++r) {
+    const void* w = nullptr;
+    switch (d.kind) {
+      case QuantKind::q4_0: w = d.q4_0.data() + r * nb; break;
+      case QuantKind::q8_0: w = d.q8_0.data() + r * nb; break;
+      case QuantKind::q4_k: w = d.q4_k.data() + r * nb; break;
+    }
+    for (std::uint64_t t = 0; t < d.tokens; t += qdot::kTileTokens) {
+      const void* a = d.kind == QuantKind::q4_k ? static_cast<const void*>(d.act_k.data() + t * nb)
+                                                : static_cast<const void*>(d.act8.data() + t * nb);
+      float out[qdot::kTileTokens];
+      tile(w, a, nb, nb, out);
+      for (std::uint64_t i = 0; i < qdot::kTileTokens; ++i) d.out[(t + i) * d.rows + r] = out[i];
+    }
+  }
+}
+
+double QuantMatmul::flops() const {
+  return 2.0 * static_cast<double>(data_->rows) * static_cast<double>(data_->k) * static_cast<double>(data_->tokens);
+}
+
+std::uint64_t QuantMatmul::rows() const { return data_->rows; }
+
+std::string QuantMatmul::kernel() const {
+  return fmt::format("{} x {} int8 dot products, 1x{} tile, {}", weight_type(data_->kind), activation_type(data_->kind),
+                     qdot::kTileTokens, data_->avx2 ? "AVX2" : "scalar");
+}
+
+std::span<const float> QuantMatmul::output() const { return data_->out; }
+
+}  // namespace edgeplan::io

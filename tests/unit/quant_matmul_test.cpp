@@ -1,0 +1,54 @@
+// bench's quantized matmul kernels (io/quant_matmul.hpp): what they compute, not how fast.
+#include "edgeplan/io/quant_matmul.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+namespace edgeplan::io {
+namespace {
+
+TEST(QuantMatmul, CountsFlopsAndNamesItsKernel) {
+  QuantMatmul q4(QuantKind::q4_0, 64, 512, 8, QuantIsa::scalar);
+  EXPECT_DOUBLE_EQ(q4.flops(), 2.0 * 64 * 512 * 8);  // 524,288
+  EXPECT_EQ(q4.rows(), 64u);
+  EXPECT_EQ(q4.kernel(), "Q4_0 x Q8_0 int8 dot products, 1x8 tile, scalar");
+  EXPECT_EQ(QuantMatmul(QuantKind::q4_k, 8, 256, 8, QuantIsa::scalar).kernel(),
+            "Q4_K x Q8_K int8 dot products, 1x8 tile, scalar");
+  EXPECT_EQ(weight_type(QuantKind::q8_0), "Q8_0");
+  EXPECT_EQ(activation_type(QuantKind::q4_k), "Q8_K");
+  EXPECT_TRUE(quant_isa() == "AVX2" || quant_isa() == "scalar");
+  EXPECT_THROW(QuantMatmul(QuantKind::q8_0, 8, 100, 4), std::invalid_argument);  // k not a multiple of 256
+  EXPECT_THROW(QuantMatmul(QuantKind::q8_0, 8, 256, 4), std::invalid_argument);  // tokens not a multiple of 8
+}
+
+// The same operands through the ISA's kernels and the portable loop give the same products (to fp32 rounding:
+// the AVX2 kernels sum in another order), and every output is written.
+TEST(QuantMatmul, IsaKernelsAgreeWithThePortableLoop) {
+  for (QuantKind kind : kQuantKinds) {
+    QuantMatmul best(kind, 32, 1024, 8), scalar(kind, 32, 1024, 8, QuantIsa::scalar);
+    best.run(0, 16);  // two slices, as two threads run them
+    best.run(16, 32);
+    scalar.run(0, 32);
+    ASSERT_EQ(best.output().size(), 8u * 32);
+    double largest = 0;
+    for (float v : scalar.output()) largest = std::max(largest, static_cast<double>(std::fabs(v)));
+    EXPECT_GT(largest, 0.1) << weight_type(kind);
+    for (std::size_t i = 0; i < scalar.output().size(); ++i) {
+      EXPECT_NEAR(best.output()[i], scalar.output()[i], 1e-5 * largest) << weight_type(kind) << " output " << i;
+    }
+  }
+}
+
+// The operands are fixed: the first product of each kind is always the same.
+TEST(QuantMatmul, OperandsAreFixed) {
+  QuantMatmul a(QuantKind::q8_0, 8, 256, 8, QuantIsa::scalar), b(QuantKind::q8_0, 8, 256, 8, QuantIsa::scalar);
+  a.run(0, 8);
+  b.run(0, 8);
+  EXPECT_TRUE(std::equal(a.output().begin(), a.output().end(), b.output().begin()));
+}
+
+}  // namespace
+}  // namespace edgeplan::io
