@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
 #include <immintrin.h>
 #define EDGEPLAN_QDOT_X86 1
 #endif
@@ -213,7 +214,10 @@ EDGEPLAN_QDOT_AVX2 void tile_q4_k_avx2(const void* wv, const void* av, std::uint
 }
 
 bool have_avx2() {
-  return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && __builtin_cpu_supports("f16c");
+  // F16C from CPUID leaf 1 (ECX bit 29, cpuid.h's bit_F16C): clang 14's __builtin_cpu_supports has no "f16c".
+  unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+  const bool f16c = __get_cpuid(1, &eax, &ebx, &ecx, &edx) != 0 && (ecx & bit_F16C) != 0;
+  return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && f16c;
 }
 #else
 bool have_avx2() { return false; }
