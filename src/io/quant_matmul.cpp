@@ -1,10 +1,11 @@
 #include "edgeplan/io/quant_matmul.hpp"
 
-#include <cstring>
 #include <stdexcept>
 #include <vector>
 
 #include <fmt/format.h>
+
+#include "edgeplan/core/float16.hpp"
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <cpuid.h>
@@ -37,30 +38,6 @@ struct BlockQ8K {
 
 constexpr std::uint64_t kTileTokens = 8;  // prompt tokens one unpacked weight block is multiplied with
 
-// IEEE half to float (normal, subnormal, zero; the kernels' scales are never infinite or NaN).
-float half_to_float(std::uint16_t h) {
-  const std::uint32_t sign = static_cast<std::uint32_t>(h & 0x8000u) << 16;
-  std::uint32_t exponent = (h >> 10) & 0x1Fu, mantissa = h & 0x3FFu;
-  if (exponent == 0) {
-    if (mantissa == 0) {
-      std::uint32_t bits = sign;
-      float f;
-      std::memcpy(&f, &bits, sizeof f);
-      return f;
-    }
-    while ((mantissa & 0x400u) == 0) {
-      mantissa <<= 1;
-      --exponent;
-    }
-    ++exponent;
-    mantissa &= 0x3FFu;
-  }
-  const std::uint32_t bits = sign | ((exponent + 112) << 23) | (mantissa << 13);
-  float f;
-  std::memcpy(&f, &bits, sizeof f);
-  return f;
-}
-
 // ggml's get_scale_min_k4: the scale and min of sub-block j (0..7) of a Q4_K block.
 void scale_min(int j, const std::uint8_t* q, int& scale, int& min) {
   if (j < 4) {
@@ -89,7 +66,7 @@ void tile_q8_scalar(const void* wv, const void* av, std::uint64_t stride, std::u
       const BlockQ8_0& y = a[t * stride + b];
       int s = 0;
       for (int i = 0; i < 32; ++i) s += weight(w[b], i) * y.qs[i];
-      sum += half_to_float(w[b].d) * half_to_float(y.d) * static_cast<float>(s);
+      sum += f16_to_f32(w[b].d) * f16_to_f32(y.d) * static_cast<float>(s);
     }
     out[t] = sum;
   }
@@ -116,8 +93,8 @@ void tile_q4_k_scalar(const void* wv, const void* av, std::uint64_t stride, std:
         isum += sc0 * s0 + sc1 * s1;
         msum += m0 * (y.bsums[4 * j] + y.bsums[4 * j + 1]) + m1 * (y.bsums[4 * j + 2] + y.bsums[4 * j + 3]);
       }
-      sum += half_to_float(w[b].d) * y.d * static_cast<float>(isum) -
-             half_to_float(w[b].dmin) * y.d * static_cast<float>(msum);
+      sum += f16_to_f32(w[b].d) * y.d * static_cast<float>(isum) -
+             f16_to_f32(w[b].dmin) * y.d * static_cast<float>(msum);
     }
     out[t] = sum;
   }
