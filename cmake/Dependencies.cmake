@@ -34,14 +34,3 @@ endif()
 if(EDGEPLAN_TESTS)
   edgeplan_require(GTest libgtest-dev)
 endif()
-# `edgeplan bench` measures matrix-multiply throughput through a tuned BLAS (a hand-written loop would
-# measure edgeplan's code, not the machine): OpenBLAS, optional. The build needs its cblas.h; bench loads the
-# library when it runs (src/io/host.cpp). Without it, bench says how to enable the matmul measurement.
-find_path(EDGEPLAN_CBLAS_INCLUDE_DIR cblas.h PATH_SUFFIXES openblas-pthread openblas)
-if(EDGEPLAN_CBLAS_INCLUDE_DIR)
-  set(EDGEPLAN_HAVE_CBLAS 1)
-else()
-  set(EDGEPLAN_HAVE_CBLAS 0)
-  message(STATUS "OpenBLAS's cblas.h not found: `edgeplan bench` will not measure matmul throughput (install "
-                 "libopenblas-dev on Debian, openblas with Homebrew, and configure again to enable it)")
-endif()

@@ -1,6 +1,7 @@
-// edgeplan bench: measure this machine (io/host.hpp): memory read bandwidth, OpenBLAS matmul GFLOPS at the
-// walkthrough's square sizes and at one decoder layer's shapes, the quantized matmuls llama.cpp's CPU backend runs
-// (Q4_0, Q8_0, Q4_K; io/quant_matmul.hpp), optionally a file's read rate; and write a device profile of the host.
+// edgeplan bench: measure this machine (io/host.hpp): memory read bandwidth, fp16 matmul GFLOPS at the
+// walkthrough's square sizes and at one decoder layer's shapes (io/f16_matmul.hpp), the quantized matmuls llama.cpp's
+// CPU backend runs (Q4_0, Q8_0, Q4_K; io/quant_matmul.hpp), optionally a file's read rate; and write a device profile
+// of the host.
 // A busy machine is measured again, at most kBenchAttempts times, keeping the best figure of each.
 #include <algorithm>
 #include <filesystem>
@@ -47,7 +48,7 @@ Runner setup_bench(Options& opts) {
            "Memory read test: buffer size, far larger than the caches (takes units: 512MiB, 1GiB, 2GB)")
       .show_default()
       .range(16 * units::kMiB, 0x1p40);
-  opts.add(Opt::threads, o->threads, "Memory read test: threads (default: all cores)").range(1, 4096);
+  opts.add(Opt::threads, o->threads, "Threads of the memory read and matmul tests (default: all cores)").range(1, 4096);
   opts.add(Opt::repeats, o->repeats).show_default().range(1, 1000);
   opts.add(Opt::sizes, o->sizes).show_default().range(1, 16384);
   opts.add(Opt::model, o->model, "Model profile whose decoder-layer matmul shapes are measured").show_default();
@@ -86,6 +87,7 @@ Runner setup_bench(Options& opts) {
     std::optional<double> load;
     std::string busy;
     std::vector<double> gemm_s(shapes.size(), 0);
+    std::string matmul_kernel;
     std::vector<io::QuantRate> quant;
     unsigned attempts = 0;
     while (attempts < kBenchAttempts) {
@@ -93,8 +95,9 @@ Runner setup_bench(Options& opts) {
       const std::optional<double> load_now = io::load_average();  // before the run adds its own threads
       const io::ReadRate read_now = io::measure_read_bandwidth(buffer_bytes, threads, o->repeats);
       for (std::size_t i = 0; i < shapes.size(); ++i) {
-        const double seconds = unwrap(io::measure_gemm_s(shapes[i], o->repeats));
-        gemm_s[i] = gemm_s[i] > 0 ? std::min(gemm_s[i], seconds) : seconds;
+        const io::MatmulTime m = io::measure_f16_matmul(shapes[i], threads, o->repeats);
+        gemm_s[i] = gemm_s[i] > 0 ? std::min(gemm_s[i], m.seconds) : m.seconds;
+        matmul_kernel = m.kernel;
       }
       for (std::size_t i = 0; i < std::size(io::kQuantKinds); ++i) {
         io::QuantRate q = io::measure_quant_matmul(io::kQuantKinds[i], quant_shape, threads, o->repeats);
@@ -146,9 +149,7 @@ Runner setup_bench(Options& opts) {
     r.results["memory_available_gib"] = memory.available_bytes / units::kGiB;
     r.results["read_gbps"] = read_bps / units::kGBps;
     r.results["layer_best_gflops"] = best_layer_flops / units::kGiga;
-    const std::string core = io::openblas_core();
     const std::string read_kernel = io::read_kernel();
-    const std::string matmul_kernel = core.empty() ? "OpenBLAS sgemm" : fmt::format("OpenBLAS sgemm, core {}", core);
     if (!busy.empty()) busy += fmt::format(" (measured {} times, the best of each figure kept)", attempts);
     r.results["read_kernel"] = read_kernel;
     r.results["matmul_kernel"] = matmul_kernel;
@@ -164,9 +165,9 @@ Runner setup_bench(Options& opts) {
     r.header.push_back(fmt::format("memory read: {:.2f} GB/s (STREAM-style read of {:.0f} MiB, best of {}; {})",
                                    read_bps / units::kGBps, static_cast<double>(buffer_bytes) / units::kMiB, o->repeats,
                                    read_kernel));
-    r.header.push_back(fmt::format("matmul: OpenBLAS cblas_sgemm (fp32{}), best of {} after a warm-up; layer shapes of "
-                                   "{} at {} tokens", core.empty() ? "" : ", core " + core, o->repeats, model.name,
-                                   o->prompt));
+    r.header.push_back(fmt::format("matmul: edgeplan's kernel of llama.cpp's CPU fp16 matmul ({}), {} threads, best of "
+                                   "{} after a warm-up; layer shapes of {} at {} tokens", matmul_kernel, threads,
+                                   o->repeats, model.name, o->prompt));
     r.header.push_back(fmt::format("quantized matmul: edgeplan's kernels of llama.cpp's CPU dot products ({}), {} x {} "
                                    "weights (attn_output of {}) at {} tokens, {} threads, best of {} after a warm-up",
                                    io::quant_isa(), quant_shape.n, quant_shape.k, model.name, quant_shape.m, threads,

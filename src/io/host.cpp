@@ -1,10 +1,5 @@
 #include "edgeplan/io/host.hpp"
 
-#if EDGEPLAN_HAVE_CBLAS
-#include <cblas.h>
-#include <dlfcn.h>
-#endif
-
 #include <algorithm>
 #include <array>
 #include <charconv>
@@ -127,58 +122,16 @@ std::string busy_reason(const ReadRate& read, unsigned threads, std::optional<do
   return fmt::format("busy machine: {}; the figures read low: measure again on an idle machine", fmt::join(why, ", and "));
 }
 
-#if EDGEPLAN_HAVE_CBLAS
-namespace {
-
-// The runtime library of libopenblas-dev.
-constexpr const char* kOpenBlas = "libopenblas.so.0";
-
-// A function of OpenBLAS, nullptr when it cannot be loaded. OpenBLAS is loaded here, on first use, rather than
-// linked: a linked OpenBLAS starts its thread pool in every edgeplan process, and the idle threads spin for a
-// while, taking a core from the rest of edgeplan.
-void* openblas_symbol(const char* name) {
-  static void* const library = dlopen(kOpenBlas, RTLD_NOW | RTLD_LOCAL);
-  return library ? dlsym(library, name) : nullptr;
-}
-
-}  // namespace
-#endif
-
-std::string openblas_core() {
-#if EDGEPLAN_HAVE_CBLAS
-  using CoreName = char* (*)();
-  if (void* symbol = openblas_symbol("openblas_get_corename")) {
-    if (const char* name = reinterpret_cast<CoreName>(symbol)()) return name;
-  }
-#endif
-  return "";
-}
-
-Result<double> measure_gemm_s(const GemmShape& shape, unsigned repeats) {
-#if EDGEPLAN_HAVE_CBLAS
-  static void* const symbol = openblas_symbol("cblas_sgemm");
-  if (!symbol) {
-    return Error{fmt::format("bench: cannot load cblas_sgemm from {} (install the Debian package libopenblas0)",
-                             kOpenBlas)};
-  }
-  const auto sgemm = reinterpret_cast<decltype(&cblas_sgemm)>(symbol);
-  std::vector<float> a(shape.m * shape.k, 0.5f), b(shape.k * shape.n, 0.25f), c(shape.m * shape.n);
-  const auto m = static_cast<blasint>(shape.m), n = static_cast<blasint>(shape.n), k = static_cast<blasint>(shape.k);
+MatmulTime measure_f16_matmul(const GemmShape& shape, unsigned threads, unsigned repeats) {
+  F16Matmul mm(shape.n, shape.k, shape.m);
+  const std::uint64_t slice = (mm.rows() + threads - 1) / threads;
   auto once = [&] {
-    const auto start = Clock::now();
-    sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, n, k, 1.0f, a.data(), k, b.data(), n, 0.0f, c.data(), n);
-    return seconds_since(start);
+    return timed_on_threads(threads, [&](unsigned t) { mm.run(t * slice, std::min(mm.rows(), (t + 1) * slice)); });
   };
   once();
   double best = once();
   for (unsigned r = 1; r < repeats; ++r) best = std::min(best, once());
-  return best;
-#else
-  (void)shape;
-  (void)repeats;
-  return Error{"bench: this edgeplan was built without OpenBLAS, so it cannot measure matmul throughput: install "
-               "OpenBLAS (Debian: libopenblas-dev; Homebrew: openblas) and configure and build again"};
-#endif
+  return {mm.kernel(), best};
 }
 
 QuantRate measure_quant_matmul(QuantKind kind, const GemmShape& shape, unsigned threads, unsigned repeats) {
@@ -273,8 +226,8 @@ std::string device_profile_toml(const HostProfile& p) {
     if (slowest > 0) prefill.quantized_efficiency = slowest / peak;
     const bool quantized_peak = !p.gemm_flops_per_s || peak > *p.gemm_flops_per_s;
     comments.emplace_back("tflops", quantized_peak ? "measured: the fastest of the rates below"
-                                                   : "measured: best OpenBLAS sgemm (fp32) at LLM layer sizes");
-    comments.emplace_back("efficiency", quantized_peak ? "OpenBLAS sgemm (fp32) at LLM layer sizes, of tflops"
+                                                   : "measured: best fp16 matmul (F16 weights) at LLM layer sizes");
+    comments.emplace_back("efficiency", quantized_peak ? "fp16 matmul (F16 weights) at LLM layer sizes, of tflops"
                                                        : "the rate above is measured, not a peak");
     if (slowest > 0) comments.emplace_back("quantized_efficiency", "types not measured: as the slowest measured");
     for (const QuantRate& q : p.quant_rates) {

@@ -17,7 +17,7 @@ TEST(Host, ParsesMeminfo) {
   EXPECT_EQ(parse_meminfo("MemTotal: 0 kB\nMemAvailable: 0 kB\n").error().message, "/proc/meminfo reports no memory");
 }
 
-// A host of 16 GiB (12 available) reading 21.5 GB/s, sgemm at 0.25 TFLOPS.
+// A host of 16 GiB (12 available) reading 21.5 GB/s, fp16 matmul at 0.25 TFLOPS.
 HostProfile test_host() {
   HostProfile p;
   p.description = "test host";
@@ -31,7 +31,7 @@ TEST(Host, WrittenProfileLoads) {
   HostProfile p = test_host();
   p.storage_bytes_per_s = 1.5e9;
   p.comments = {"measured for a test"};
-  p.kernels = "read: 8-accumulator uint64 sum, x86-64 SSE2; matmul: OpenBLAS sgemm, core Prescott";
+  p.kernels = "read: 8-accumulator uint64 sum, x86-64 SSE2; matmul: F16 x F16 fp32 FMA, 4x3 tile, AVX2";
   const std::string text = device_profile_toml(p);
   EXPECT_EQ(text,
             "# measured for a test\n"
@@ -42,11 +42,11 @@ TEST(Host, WrittenProfileLoads) {
             "utilization = 1.0           # the bandwidth above is measured, not a peak: all of it is achievable\n"
             "per_token_overhead_ms = 0.0 # unknown until fitted: run `edgeplan calibrate` on llama-bench results\n"
             "\n[prefill]\n"
-            "tflops = 0.25               # measured: best OpenBLAS sgemm (fp32) at LLM layer sizes\n"
+            "tflops = 0.25               # measured: best fp16 matmul (F16 weights) at LLM layer sizes\n"
             "efficiency = 1.0            # the rate above is measured, not a peak\n"
             "\n[provenance]\n"
             "method = \"measured\"         # measured by `edgeplan bench`, nothing fitted to a runtime\n"
-            "kernels = \"read: 8-accumulator uint64 sum, x86-64 SSE2; matmul: OpenBLAS sgemm, core Prescott\"\n"
+            "kernels = \"read: 8-accumulator uint64 sum, x86-64 SSE2; matmul: F16 x F16 fp32 FMA, 4x3 tile, AVX2\"\n"
             "\n# Storage for `stream`: the read rate is measured (one sequential pass; a file in the page cache reads at\n"
             "# memory speed); set page_kib, page_fault_us and readahead_kib for this host, then uncomment.\n"
             "# [storage]\n# read_gbps = 1.5\n");
@@ -69,7 +69,7 @@ TEST(Host, WrittenProfileLoads) {
   EXPECT_FALSE(bare->prefill.has_value());
 }
 
-// With the quantized rates, the fastest measured rate is the peak and each type's rate its own efficiency: sgemm
+// With the quantized rates, the fastest measured rate is the peak and each type's rate its own efficiency: fp16
 // 0.25 TFLOPS, Q4_0 0.4, Q8_0 0.2, Q4_K 0.3 give tflops 0.4, efficiency 0.625, Q4_0 1, Q8_0 0.5, Q4_K 0.75, and
 // the types not measured the slowest, 0.5.
 TEST(Host, WrittenProfileHasPerTypePrefill) {

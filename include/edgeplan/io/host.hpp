@@ -1,9 +1,9 @@
 // Measuring this machine (`edgeplan bench`) and describing it as a device profile. Memory read bandwidth
 // is a STREAM-style read kernel (McCalpin's STREAM, read-only: a sum over a buffer far larger than the
-// caches, one contiguous slice per thread, all threads at once; best of the repeats). Matrix multiplies
-// go through OpenBLAS's cblas_sgemm, so they measure the machine rather than edgeplan's code:
-// GFLOPS = 2 x M x N x K / time. Quantized matrix multiplies run edgeplan's kernels of the integer dot products
-// llama.cpp's CPU backend runs (io/quant_matmul.hpp), on all threads, each a slice of the rows. Storage read rate: one sequential pass over a file. A busy machine (other
+// caches, one contiguous slice per thread, all threads at once; best of the repeats). Matrix multiplies run
+// edgeplan's kernels of the arithmetic llama.cpp's CPU backend runs, on all threads, each a slice of the weight
+// rows: fp16 (io/f16_matmul.hpp) and the integer dot products of the quantized types (io/quant_matmul.hpp);
+// GFLOPS = 2 x M x N x K / time. Storage read rate: one sequential pass over a file. A busy machine (other
 // programs taking the cores) is noticed from the CPU time the read threads got and the load average.
 #pragma once
 
@@ -13,6 +13,7 @@
 #include <string_view>
 #include <vector>
 
+#include "edgeplan/io/f16_matmul.hpp"
 #include "edgeplan/io/quant_matmul.hpp"
 #include "edgeplan/util/result.hpp"
 
@@ -29,9 +30,6 @@ ReadRate measure_read_bandwidth(std::uint64_t buffer_bytes, unsigned threads, un
 
 // The read loop and the instruction set this edgeplan was compiled for: "8-accumulator uint64 sum, x86-64 SSE2".
 std::string read_kernel();
-// The core type OpenBLAS picked for its kernels (openblas_get_corename: "Haswell", "Prescott", "SkylakeX"), or ""
-// when OpenBLAS cannot be loaded or does not say.
-std::string openblas_core();
 
 // CPU time of this process so far, s; the 1-minute load average where the OS gives one (getloadavg).
 double process_cpu_s();
@@ -44,16 +42,20 @@ inline constexpr double kMinCpuShare = 0.9;
 inline constexpr double kMaxLoadPerCore = 0.5;
 std::string busy_reason(const ReadRate& read, unsigned threads, std::optional<double> load, unsigned cores);
 
-// C (M x N) = A (M x K) x B (K x N) in fp32.
+// One matrix multiply of a layer: M prompt tokens times N weight rows (the outputs), each K long.
 struct GemmShape {
   std::string name;  // "square 512", "ffn_down"
   std::uint64_t m = 0, n = 0, k = 0;
   [[nodiscard]] double flops() const { return 2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k); }
 };
 
-// Best time of `repeats` sgemm calls after one warm-up, s. Fails when OpenBLAS cannot be loaded, or when edgeplan
-// was built without it (its cblas.h is optional at build time: cmake/Dependencies.cmake).
-Result<double> measure_gemm_s(const GemmShape& shape, unsigned repeats);
+// Best time of `repeats` fp16 multiplies of `shape` after one warm-up, s, `threads` threads each running a
+// contiguous slice of the rows; with the kernel that ran.
+struct MatmulTime {
+  std::string kernel;  // F16Matmul::kernel(): "F16 x F16 fp32 FMA, 4x3 tile, AVX2"
+  double seconds = 0;
+};
+MatmulTime measure_f16_matmul(const GemmShape& shape, unsigned threads, unsigned repeats);
 
 // Best rate of `repeats` quantized multiplies of shape (M tokens, N rows, K) after one warm-up, `threads` threads
 // each running a contiguous slice of the rows, FLOP/s; with the kernel that ran. M is rounded up to a multiple of 8
@@ -85,13 +87,13 @@ struct HostProfile {
   std::string description;                        // one line for `edgeplan profiles`
   HostMemory memory;
   double read_bytes_per_s = 0;                    // measured memory read bandwidth
-  std::optional<double> gemm_flops_per_s;         // best measured sgemm rate; gives [prefill]
+  std::optional<double> gemm_flops_per_s;         // best measured fp16 rate at the layer shapes; gives [prefill]
   std::vector<QuantRate> quant_rates;             // measured quantized rates: [prefill] per-type efficiencies
   std::optional<double> storage_bytes_per_s;      // measured file read rate: a commented-out [storage]
   std::vector<std::string> comments;              // extra lines put at the top ("measured on ...")
   std::string kernels;                            // [provenance] kernels: the kernel and ISA of each figure
 };
-// [prefill]: tflops the fastest measured rate (sgemm or quantized), efficiency sgemm's share of it, each measured
+// [prefill]: tflops the fastest measured rate (fp16 or quantized), efficiency fp16's share of it, each measured
 // weight type's share as its <type>_efficiency, and quantized_efficiency the slowest of those (for the types bench
 // does not measure).
 std::string device_profile_toml(const HostProfile& p);
