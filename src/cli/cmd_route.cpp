@@ -137,7 +137,9 @@ void describe(io::Report& r, const DeviceSpec& device, const std::vector<std::st
     r.header.push_back(fmt::format("thermal ({} model): {:.2f}x speed after {:g} s of sustained load, {:g} s to cool{}",
                                    to_string(t->model), t->derate, t->onset_s, t->cooldown_s, measured_note(t->source)));
   } else {
-    r.header.push_back("thermal: the device profile has no [thermal] section, so it never throttles");
+    r.header.push_back(
+        "thermal: the device profile has no [thermal] section (sustained-load onset, derated speed and cool-down), so "
+        "it never throttles");
   }
   if (const auto& p = device.power) {
     r.header.push_back(fmt::format("power: {:g} W prefilling, {:g} W decoding, {:g} W idle{}{}", p->prefill_w, p->decode_w,
