@@ -21,6 +21,7 @@ namespace edgeplan::cli {
 // The command's own gate (check) first, then the --require expressions.
 Verdict verdict_of(const io::Report& report, const std::vector<io::Requirement>& reqs) {
   Verdict v{report.failures, report.errors};
+  if (reqs.empty()) return v;  // the fields are gathered only to be looked up
   const std::vector<std::string> unmet = unwrap(io::check_requirements(io::full_results(report), reqs));
   v.failures.insert(v.failures.end(), unmet.begin(), unmet.end());
   return v;
