@@ -2,6 +2,7 @@
 // computed by the same core functions the single commands call, once, so each is the one that command prints.
 #include <algorithm>
 
+#include <fmt/compile.h>
 #include <fmt/format.h>
 
 #include "cli/plan.hpp"
@@ -90,11 +91,12 @@ void figures(const ReportOptions& o, const DeviceSpec& device, const ModelSpec& 
   const std::string quant(plan.chosen().format->name);
   const std::string context = std::to_string(o.context);
   const std::uint32_t parallel = in.runtime.parallel;
-  const std::string sequences = parallel == 1 ? "" : fmt::format("{} x ", parallel);
+  const std::string sequences = parallel == 1 ? "" : fmt::format(FMT_COMPILE("{} x "), parallel);
   // Weights and decode.
   for (const FormatPlan& f : plan.formats) {
-    line(fmt::format("weights {}", f.format->name), fmt::format("{:.2f} GB", f.weights.bytes / units::kGB),
-         f.memory.fits ? fmt::format("fits with {}{} tokens of {} KV", sequences, context, in.kv_type.name())
+    line(fmt::format(FMT_COMPILE("weights {}"), f.format->name),
+         fmt::format(FMT_COMPILE("{:.2f} GB"), f.weights.bytes / units::kGB),
+         f.memory.fits ? fmt::format(FMT_COMPILE("fits with {}{} tokens of {} KV"), sequences, context, in.kv_type.name())
                        : "does not fit");
   }
   const FormatPlan& mine = plan.chosen();
@@ -103,11 +105,12 @@ void figures(const ReportOptions& o, const DeviceSpec& device, const ModelSpec& 
   if (report) runtime_results(mine.runtime.buffers, in.runtime, device, report->results);
   result("decode_tok_per_s", mine.decode.tok_per_s);
   const std::string mark = marks_uncalibrated(device) ? " *" : "";
-  line("decode", fmt::format("{:.2f} tok/s{}", mine.decode.tok_per_s, mark), fmt::format("{} at context {}", quant, context));
+  line("decode", fmt::format(FMT_COMPILE("{:.2f} tok/s{}"), mine.decode.tok_per_s, mark),
+       fmt::format(FMT_COMPILE("{} at context {}"), quant, context));
   result("spec_tok_per_s", optional_json(mine.spec_tok_per_s));
   if (mine.spec_tok_per_s) {
-    line("decode with speculation", fmt::format("{:.2f} tok/s", *mine.spec_tok_per_s),
-         fmt::format("{:.2f}x ({})", *plan.spec_speedup, o.spec));
+    line("decode with speculation", fmt::format(FMT_COMPILE("{:.2f} tok/s"), *mine.spec_tok_per_s),
+         fmt::format(FMT_COMPILE("{:.2f}x ({})"), *plan.spec_speedup, o.spec));
   }
   result("prefill_tok_per_s", mine.prefill ? io::Json(mine.prefill->tok_per_s) : io::Json());
   result("ttft_s", optional_json(mine.ttft_s));
@@ -118,8 +121,9 @@ void figures(const ReportOptions& o, const DeviceSpec& device, const ModelSpec& 
   const std::string mismatch = runtime_mismatch(device, model);
   result("runtime_mismatch", mismatch.empty() ? io::Json() : io::Json(mismatch));
   if (mine.prefill) {
-    line("prefill", fmt::format("{:.1f} tok/s{}", mine.prefill->tok_per_s, mark), fmt::format("{}-token prompt", o.prompt));
-    line("time to first token", fmt::format("{:.2f} s", *mine.ttft_s), "prefill + one decode step");
+    line("prefill", fmt::format(FMT_COMPILE("{:.1f} tok/s{}"), mine.prefill->tok_per_s, mark),
+         fmt::format(FMT_COMPILE("{}-token prompt"), o.prompt));
+    line("time to first token", fmt::format(FMT_COMPILE("{:.2f} s"), *mine.ttft_s), "prefill + one decode step");
   } else {
     line("prefill", "--", mine.prefill.error().message);
   }
@@ -132,34 +136,35 @@ void figures(const ReportOptions& o, const DeviceSpec& device, const ModelSpec& 
   // llama.cpp's buffers, where the device counts them.
   if (device.runtime.buffers) {
     const RuntimeBuffers& b = mine.runtime.buffers;
-    line("compute buffer", fmt::format("{:.2f} MiB", b.compute_bytes / units::kMiB),
-         fmt::format("llama.cpp, ubatch {}, flash attention {}", device.kv_cache.ubatch_tokens,
+    line("compute buffer", fmt::format(FMT_COMPILE("{:.2f} MiB"), b.compute_bytes / units::kMiB),
+         fmt::format(FMT_COMPILE("llama.cpp, ubatch {}, flash attention {}"), device.kv_cache.ubatch_tokens,
                      b.flash_attn ? "on" : "off"));
-    line("output buffer", fmt::format("{:.2f} MiB", b.output_bytes / units::kMiB),
-         fmt::format("logits of {} sequence{}", parallel, parallel == 1 ? "" : "s"));
-    line("repack buffer", fmt::format("{:.2f} MiB", b.repack_bytes / units::kMiB),
-         fmt::format("repack ISA {}{}", to_string(device.runtime.repack),
+    line("output buffer", fmt::format(FMT_COMPILE("{:.2f} MiB"), b.output_bytes / units::kMiB),
+         fmt::format(FMT_COMPILE("logits of {} sequence{}"), parallel, parallel == 1 ? "" : "s"));
+    line("repack buffer", fmt::format(FMT_COMPILE("{:.2f} MiB"), b.repack_bytes / units::kMiB),
+         fmt::format(FMT_COMPILE("repack ISA {}{}"), to_string(device.runtime.repack),
                      in.runtime.mmap ? "" : ", in place of the weights it holds (--no-mmap)"));
   }
-  line("KV budget", fmt::format("{:.2f} GiB", plan.kv_budget_bytes / units::kGiB),
+  line("KV budget", fmt::format(FMT_COMPILE("{:.2f} GiB"), plan.kv_budget_bytes / units::kGiB),
        device.runtime.buffers ? "memory - reserved - weights - buffers" : "memory - reserved - weights");
   result("trained_context", model.context_tokens ? io::Json(*model.context_tokens) : io::Json());
   result("beyond_trained", beyond_trained(model, o.context));
   if (model.context_tokens) {
     line("trained context", with_thousands(*model.context_tokens) + " tokens",
-         beyond_trained(model, o.context) ? fmt::format("context {} is beyond it: the model does not support it", context)
-                                             : fmt::format("context {} is within it", context));
+         beyond_trained(model, o.context)
+             ? fmt::format(FMT_COMPILE("context {} is beyond it: the model does not support it"), context)
+             : fmt::format(FMT_COMPILE("context {} is within it"), context));
   }
   for (const KvTypePlan& k : plan.kv) {
-    line(fmt::format("max context {}", k.type.name()), with_thousands(k.max_context) + " tokens",
-         fmt::format("{:.0f} B/token", k.bytes_per_token));
+    line(fmt::format(FMT_COMPILE("max context {}"), k.type.name()), with_thousands(k.max_context) + " tokens",
+         fmt::format(FMT_COMPILE("{:.0f} B/token"), k.bytes_per_token));
   }
 
   // Cold load from storage.
   if (plan.load) {
     result("load_s", plan.load->total_s);
     const std::string assumption = storage_assumption(device);
-    line("cold load", fmt::format("{:.2f} s", plan.load->total_s),
+    line("cold load", fmt::format(FMT_COMPILE("{:.2f} s"), plan.load->total_s),
          assumption.empty() ? "whole file read (mlock)" : "whole file read (mlock); " + assumption);
   } else {
     result("load_s", nullptr);
@@ -170,7 +175,8 @@ void figures(const ReportOptions& o, const DeviceSpec& device, const ModelSpec& 
   if (plan.lora) {
     result("lora_resident_adapters", plan.lora->result.resident_adapters);
     line("LoRA adapters resident", std::to_string(plan.lora->result.resident_adapters),
-         fmt::format("rank {}, {:.1f} MiB each, swap {:.0f} us", o.rank, plan.lora->adapter.adapter_bytes / units::kMiB,
+         fmt::format(FMT_COMPILE("rank {}, {:.1f} MiB each, swap {:.0f} us"), o.rank,
+                     plan.lora->adapter.adapter_bytes / units::kMiB,
                      plan.lora->result.swap_s * units::kUsPerS));
   } else {
     result("lora_resident_adapters", nullptr);
@@ -183,7 +189,7 @@ void figures(const ReportOptions& o, const DeviceSpec& device, const ModelSpec& 
     result("npu_fallbacks", place.fallbacks);
     result("npu_tax_percent", place.tax_percent);
     line("NPU fallbacks", std::to_string(place.fallbacks),
-         fmt::format("transfer tax {:.1f}% of a layer", place.tax_percent));
+         fmt::format(FMT_COMPILE("transfer tax {:.1f}% of a layer"), place.tax_percent));
   } else {
     result("npu_fallbacks", nullptr);
     result("npu_tax_percent", nullptr);
@@ -193,8 +199,8 @@ void figures(const ReportOptions& o, const DeviceSpec& device, const ModelSpec& 
   // Share of a request mix that stays on the device.
   if (plan.route) {
     result("device_share", static_cast<double>(plan.route->to_device) / static_cast<double>(plan.route->requests));
-    line("requests on device", fmt::format("{} of {}", plan.route->to_device, plan.route->requests),
-         fmt::format("mix {}, cloud {}", o.requests, o.cloud));
+    line("requests on device", fmt::format(FMT_COMPILE("{} of {}"), plan.route->to_device, plan.route->requests),
+         fmt::format(FMT_COMPILE("mix {}, cloud {}"), o.requests, o.cloud));
   } else {
     result("device_share", nullptr);
     line("requests on device", "--", plan.route.error().message);
@@ -204,8 +210,8 @@ void figures(const ReportOptions& o, const DeviceSpec& device, const ModelSpec& 
     const std::string measured = device.power->source.empty() ? "" : "; measured: " + device.power->source;
     if (plan.route && plan.route->energy_per_request_j) {
       result("energy_per_request_j", *plan.route->energy_per_request_j);
-      line("energy per request", fmt::format("{:.1f} J", *plan.route->energy_per_request_j),
-           fmt::format("mean of the {} on the device, prefill and decode{}", plan.route->to_device, measured));
+      line("energy per request", fmt::format(FMT_COMPILE("{:.1f} J"), *plan.route->energy_per_request_j),
+           fmt::format(FMT_COMPILE("mean of the {} on the device, prefill and decode{}"), plan.route->to_device, measured));
     } else {
       result("energy_per_request_j", nullptr);
       line("energy per request", "--",
@@ -224,7 +230,7 @@ void figures(const ReportOptions& o, const DeviceSpec& device, const ModelSpec& 
         "`place` prints the per-op roofline of its [units] ({:.0f} tok/s, {}), an ideal with no runtime overheads",
         mine.prefill->tok_per_s, plan.place->prefill->tok_per_s, to_string(in.place_policy)));
   } else if (mine.prefill && mine.prefill->source == PrefillSource::roofline) {
-    notes.push_back(fmt::format("prefill: {}, since the profile has no [prefill]", roofline_basis(*mine.prefill)));
+    notes.push_back(fmt::format(FMT_COMPILE("prefill: {}, since the profile has no [prefill]"), roofline_basis(*mine.prefill)));
   }
 }
 

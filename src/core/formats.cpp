@@ -196,7 +196,28 @@ std::span<const FileType> file_types() { return kFileTypes; }
 
 bool is_quantized(const GgmlType& t) { return t.block > 1; }
 
-bool is_quantized(const FileType& ft) { return is_quantized(type(ft.base)); }
+namespace {
+
+// is_quantized of each of kFileTypes, worked out at compile time (prefill asks it of every format on every row of
+// a sweep).
+constexpr std::array kFileTypeQuantized = [] {
+  std::array<bool, kFileTypes.size()> out{};
+  for (std::size_t i = 0; i < kFileTypes.size(); ++i) {
+    for (const GgmlType& t : kGgmlTypes) {
+      if (t.name == kFileTypes[i].base) out[i] = t.block > 1;
+    }
+  }
+  return out;
+}();
+
+}  // namespace
+
+bool is_quantized(const FileType& ft) {
+  if (&ft >= kFileTypes.data() && &ft < kFileTypes.data() + kFileTypes.size()) {
+    return kFileTypeQuantized[static_cast<std::size_t>(&ft - kFileTypes.data())];
+  }
+  return is_quantized(type(ft.base));
+}
 
 const FileType* find_file_type(std::string_view name) {
   return util::find_named(kFileTypes, name, [](const FileType& t) { return t.name; });

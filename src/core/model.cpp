@@ -1,9 +1,11 @@
 #include "edgeplan/core/model.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cctype>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "edgeplan/core/limits.hpp"
 
@@ -399,7 +401,10 @@ Result<WeightSize> weight_size(const ModelSpec& m, const FileType& ft) {
                ": give params, vocab, or formats." + std::string(ft.name) + " in its profile"};
 }
 
-double effective_bits_per_weight(const FileType& ft) {
+namespace {
+
+// effective_bits_per_weight worked out: the tensor rules over Llama-2-7B's tensors (some 300 of them).
+double llama2_7b_bits_per_weight(const FileType& ft) {
   ModelSpec llama2_7b;
   llama2_7b.name = "llama-2-7b";
   llama2_7b.layers = 32;
@@ -414,6 +419,27 @@ double effective_bits_per_weight(const FileType& ft) {
     if (t.rows > 1) matrix_weights += tensor_weights(t);
   }
   return tensor_rule_bytes(llama2_7b, typed_tensors(llama2_7b, ft), true).first * 8 / matrix_weights;
+}
+
+}  // namespace
+
+double effective_bits_per_weight(const FileType& ft) {
+  // A constant of the file type, which a sweep over a model's numbers asks for on every combination: each of
+  // file_types() is worked out once, when first asked for (any thread may store it: every one stores the same).
+  const std::span<const FileType> all = file_types();
+  if (&ft < all.data() || &ft >= all.data() + all.size()) return llama2_7b_bits_per_weight(ft);
+  static std::vector<std::atomic<double>> known = [&] {
+    std::vector<std::atomic<double>> v(all.size());
+    for (std::atomic<double>& b : v) b.store(-1, std::memory_order_relaxed);
+    return v;
+  }();
+  std::atomic<double>& slot = known[static_cast<std::size_t>(&ft - all.data())];
+  double bits = slot.load(std::memory_order_relaxed);
+  if (bits < 0) {
+    bits = llama2_7b_bits_per_weight(ft);
+    slot.store(bits, std::memory_order_relaxed);
+  }
+  return bits;
 }
 
 }  // namespace edgeplan

@@ -20,17 +20,43 @@ std::optional<T> find_named(const std::array<T, N>& all, std::string_view name) 
   return found ? std::optional<T>(*found) : std::nullopt;
 }
 
-std::size_t rank(const std::vector<UnitKind>& order, UnitKind u) {
+// The units of policy p in its order (what policy_units returns), kept in static arrays: placing a layer asks for
+// them for every op.
+std::span<const UnitKind> place_policy_order(Policy p) {
+  static constexpr std::array<UnitKind, 3> kAll{UnitKind::npu, UnitKind::gpu, UnitKind::cpu};
+  static constexpr std::array<UnitKind, 2> kGpuCpu{UnitKind::gpu, UnitKind::cpu};
+  static constexpr std::array<UnitKind, 1> kCpu{UnitKind::cpu};
+  switch (p) {
+    case Policy::npu_first: return kAll;
+    case Policy::gpu_first: return kGpuCpu;
+    case Policy::cpu_only: return kCpu;
+    case Policy::optimal: return kAll;
+  }
+  return {};
+}
+
+// The units one op may run on (at most one of each kind), held in place.
+struct PlaceUnits {
+  std::array<UnitKind, kUnitKinds.size()> units{};
+  std::size_t count = 0;
+  std::size_t size() const { return count; }
+  bool empty() const { return count == 0; }
+  UnitKind operator[](std::size_t k) const { return units[k]; }
+  const UnitKind* begin() const { return units.data(); }
+  const UnitKind* end() const { return units.data() + count; }
+};
+
+std::size_t rank(std::span<const UnitKind> order, UnitKind u) {
   return static_cast<std::size_t>(std::find(order.begin(), order.end(), u) - order.begin());
 }
 
 // The units an op may run on under the policy, in priority order: one for a chain, all for optimal.
-std::vector<UnitKind> candidates(const Op& op, const DeviceSpec& device, Policy policy) {
-  std::vector<UnitKind> out;
-  for (UnitKind u : policy_units(policy)) {
+PlaceUnits candidates(const Op& op, const DeviceSpec& device, Policy policy) {
+  PlaceUnits out;
+  for (UnitKind u : place_policy_order(policy)) {
     const auto it = device.units.find(u);
     if (it == device.units.end() || !supports(it->second, op.kind)) continue;
-    out.push_back(u);
+    out.units[out.count++] = u;
     if (policy != Policy::optimal) break;
   }
   return out;
@@ -65,27 +91,29 @@ struct Solution {
 
 // Least-cost assignment of the chain, given the unit before op 0 (cyclic: the first op's unit is `start`
 // and the last op hands off back to it; else: the entry). Dynamic programming over (op, unit).
-Solution solve(std::span<const Op> ops, const DeviceSpec& device, const std::vector<std::vector<UnitKind>>& cands,
+Solution solve(std::span<const Op> ops, const DeviceSpec& device, const std::vector<PlaceUnits>& cands,
                UnitKind before, double before_bytes, bool cyclic) {
   const std::size_t n = ops.size();
-  std::vector<std::vector<double>> cost(n);
-  std::vector<std::vector<std::size_t>> back(n);
+  // cost and back of (op i, candidate k) at first[i] + k: one array each (a plan places a layer per sweep row).
+  std::vector<std::size_t> first(n + 1, 0);
+  for (std::size_t i = 0; i < n; ++i) first[i + 1] = first[i] + cands[i].size();
+  std::vector<double> cost(first[n], std::numeric_limits<double>::infinity());
+  std::vector<std::size_t> back(first[n], 0);
   for (std::size_t i = 0; i < n; ++i) {
-    cost[i].assign(cands[i].size(), std::numeric_limits<double>::infinity());
-    back[i].assign(cands[i].size(), 0);
     for (std::size_t k = 0; k < cands[i].size(); ++k) {
       const UnitKind u = cands[i][k];
       if (cyclic && i == 0 && u != before) continue;
       const double run = op_time_s(ops[i], device.units.at(u));
+      double& mine = cost[first[i] + k];
       if (i == 0) {
-        cost[i][k] = run + link_s(device, before, u, before_bytes);
+        mine = run + link_s(device, before, u, before_bytes);
         continue;
       }
       for (std::size_t j = 0; j < cands[i - 1].size(); ++j) {
-        const double c = cost[i - 1][j] + link_s(device, cands[i - 1][j], u, ops[i - 1].handoff_bytes) + run;
-        if (c < cost[i][k]) {
-          cost[i][k] = c;
-          back[i][k] = j;
+        const double c = cost[first[i - 1] + j] + link_s(device, cands[i - 1][j], u, ops[i - 1].handoff_bytes) + run;
+        if (c < mine) {
+          mine = c;
+          back[first[i] + k] = j;
         }
       }
     }
@@ -94,15 +122,15 @@ Solution solve(std::span<const Op> ops, const DeviceSpec& device, const std::vec
   std::size_t at = 0;
   for (std::size_t k = 0; k < cands[n - 1].size(); ++k) {
     const double close = cyclic ? link_s(device, cands[n - 1][k], before, ops[n - 1].handoff_bytes) : 0.0;
-    if (cost[n - 1][k] + close < best.cost_s) {
-      best.cost_s = cost[n - 1][k] + close;
+    if (cost[first[n - 1] + k] + close < best.cost_s) {
+      best.cost_s = cost[first[n - 1] + k] + close;
       at = k;
     }
   }
   best.assignment.resize(n);
   for (std::size_t i = n; i-- > 0;) {
     best.assignment[i] = cands[i][at];
-    at = back[i][at];
+    at = back[first[i] + at];
   }
   return best;
 }
@@ -152,13 +180,8 @@ std::optional<Precision> find_precision(std::string_view name) {
 }
 
 std::vector<UnitKind> policy_units(Policy p) {
-  switch (p) {
-    case Policy::npu_first: return {UnitKind::npu, UnitKind::gpu, UnitKind::cpu};
-    case Policy::gpu_first: return {UnitKind::gpu, UnitKind::cpu};
-    case Policy::cpu_only: return {UnitKind::cpu};
-    case Policy::optimal: return {UnitKind::npu, UnitKind::gpu, UnitKind::cpu};
-  }
-  return {};
+  const std::span<const UnitKind> order = place_policy_order(p);
+  return {order.begin(), order.end()};
 }
 
 bool supports(const ComputeUnit& u, OpKind k) { return std::find(u.ops.begin(), u.ops.end(), k) != u.ops.end(); }
@@ -176,7 +199,7 @@ double transfer_time_s(double bytes, const UnitLink& link) { return bytes / link
 
 Placement evaluate_placement(std::span<const Op> ops, const DeviceSpec& device, Policy policy,
                              std::span<const UnitKind> assignment, const std::optional<Entry>& entry) {
-  const std::vector<UnitKind> order = policy_units(policy);
+  const std::span<const UnitKind> order = place_policy_order(policy);
   Placement p;
   p.policy = policy;
   p.ops.resize(ops.size());
@@ -209,7 +232,8 @@ Placement evaluate_placement(std::span<const Op> ops, const DeviceSpec& device, 
 
 Result<Placement> place(std::span<const Op> ops, const DeviceSpec& device, Policy policy,
                         const std::optional<Entry>& entry) {
-  std::vector<std::vector<UnitKind>> cands;
+  std::vector<PlaceUnits> cands;
+  cands.reserve(ops.size());
   for (const Op& op : ops) {
     cands.push_back(candidates(op, device, policy));
     if (cands.back().empty()) return Error{exhausted(op, device, policy)};

@@ -76,6 +76,21 @@ TEST(Model, EffectiveBitsOnLlama2Shape) {
   EXPECT_DOUBLE_EQ(effective_bits_per_weight(*find_file_type("Q8_0")), 8.5);
 }
 
+TEST(Model, EffectiveBitsAndQuantizedAreKeptPerFileType) {
+  // A file type of the table is worked out once and then read back; a copy of it (not in the table) is worked
+  // out every time: the same figures either way, asked once or again.
+  for (const FileType& ft : file_types()) {
+    const FileType copy = ft;
+    const double bits = effective_bits_per_weight(ft);
+    EXPECT_EQ(effective_bits_per_weight(ft), bits) << ft.name;
+    EXPECT_EQ(effective_bits_per_weight(copy), bits) << ft.name;
+    EXPECT_EQ(is_quantized(ft), is_quantized(copy)) << ft.name;
+  }
+  EXPECT_FALSE(is_quantized(*find_file_type("F16")));
+  EXPECT_FALSE(is_quantized(*find_file_type("BF16")));
+  EXPECT_TRUE(is_quantized(*find_file_type("Q4_K_M")));
+}
+
 TEST(Model, QkvBiasAddsF32Tensors) {
   ModelSpec m = llama2_7b();
   const double base = *param_count(m);
