@@ -320,6 +320,12 @@ struct HybridGguf {
     u32("ssm.group_count", groups);
     u32("ssm.time_step_rank", rank);
   }
+  // A mixture of `experts` of width `ffn`, `used` read per token.
+  void moe(std::uint64_t experts, std::uint64_t used, std::uint64_t ffn) {
+    u32("expert_count", experts);
+    u32("expert_used_count", used);
+    u32("expert_feed_forward_length", ffn);
+  }
 };
 HybridGguf hybrid_gguf(const std::string& arch, std::uint32_t layers, const std::vector<std::uint32_t>& kv_per_layer) {
   HybridGguf g;
@@ -361,6 +367,23 @@ TEST(Hybrid, Lfm2FromGgufMetadata) {
   EXPECT_DOUBLE_EQ(kv_bytes_per_token(*m, f16()), 256);
 }
 
+// A hybrid read from a GGUF header: its state layers, their bytes per sequence and the f16 KV bytes per token.
+ModelSpec gguf_hybrid(const io::GgufFile& f, StateKind kind, std::uint32_t layers, double state, double kv_per_token) {
+  const auto m = io::model_from_gguf(f, "hybrid", "hybrid.gguf");
+  EXPECT_TRUE(m) << (m ? "" : m.error().message);
+  if (!m || !m->state) {
+    ADD_FAILURE() << "no state layers";
+    ModelSpec none;
+    none.state.emplace();
+    return none;
+  }
+  EXPECT_EQ(m->state->kind, kind);
+  EXPECT_EQ(m->state->layers, layers);
+  EXPECT_DOUBLE_EQ(state_bytes(*m), state);
+  EXPECT_DOUBLE_EQ(kv_bytes_per_token(*m, f16()), kv_per_token);
+  return *m;
+}
+
 // Granite 4.0 H from GGUF metadata (GraniteHybridModel.set_gguf_parameters: head_count_kv 0 in the Mamba-2 layers,
 // granitehybrid.ssm.*): 3 Mamba-2 layers of inner 128, state 16, one group, 8 heads, conv kernel 4, and one
 // attention layer with 2 kv heads of 16. n_embd_r = 3 x (128 + 2 x 1 x 16) = 480, n_embd_s = 16 x 128 = 2,048:
@@ -368,14 +391,8 @@ TEST(Hybrid, Lfm2FromGgufMetadata) {
 TEST(Hybrid, GraniteFromGgufMetadata) {
   HybridGguf g = hybrid_gguf("granitehybrid", 4, {0, 0, 0, 2});
   g.ssm(4, 128, 16, 1, 8);
-  const auto m = io::model_from_gguf(g.f, "granite", "granite.gguf");
-  ASSERT_TRUE(m) << m.error().message;
-  ASSERT_TRUE(m->state);
-  EXPECT_EQ(m->state->kind, StateKind::mamba2);
-  EXPECT_EQ(m->state->layers, 3u);
-  EXPECT_EQ(m->state->heads, 8u);
-  EXPECT_DOUBLE_EQ(state_bytes(*m), 30336);
-  EXPECT_DOUBLE_EQ(kv_bytes_per_token(*m, f16()), 128);
+  const ModelSpec m = gguf_hybrid(g.f, StateKind::mamba2, 3, 30336, 128);
+  EXPECT_EQ(m.state->heads, 8u);
 }
 
 // Qwen3-Next from GGUF metadata (Qwen3NextModel.set_gguf_parameters: one head_count_kv, every
@@ -388,18 +405,31 @@ TEST(Hybrid, Qwen3NextFromGgufMetadata) {
   HybridGguf g = hybrid_gguf("qwen3next", 8, {2});
   g.u32("full_attention_interval", 4);
   g.ssm(4, 128, 32, 2, 4);
-  g.u32("expert_count", 4);
-  g.u32("expert_used_count", 2);
-  g.u32("expert_feed_forward_length", 32);
+  g.moe(4, 2, 32);
   g.u32("expert_shared_feed_forward_length", 32);
-  const auto m = io::model_from_gguf(g.f, "next", "next.gguf");
+  const ModelSpec m = gguf_hybrid(g.f, StateKind::gated_delta_net, 6, 116736, 256);
+  ASSERT_TRUE(m.moe);
+  EXPECT_EQ(m.moe->shared_experts, 1u);
+}
+
+// gpt-oss from GGUF metadata (GptOssModel.set_gguf_parameters: attention.sliding_window, expert_*; llama.cpp fixes
+// the pattern at every other layer, set_swa_pattern(2)): 4 layers of 2 kv heads of 16, window 128, 4 experts of
+// 32 (2 used), q/k/v biases. A layer keeps 2 x 16 x (K + V) x 2 B = 128 B per token; at 8192 tokens the 2 global
+// layers hold 8192 cells and the 2 sliding ones pad(128 + 512, 256) = 768: (2 x 8192 + 2 x 768) x 128 B.
+TEST(Hybrid, GptOssFromGgufMetadata) {
+  HybridGguf g = hybrid_gguf("gpt-oss", 4, {2});
+  g.u32("attention.key_length", 16);
+  g.u32("attention.sliding_window", 128);
+  g.moe(4, 2, 32);
+  g.f.tensors.push_back({"blk.0.attn_q.bias", {64}, nullptr, 0, 0});
+  const auto m = io::model_from_gguf(g.f, "oss", "oss.gguf");
   ASSERT_TRUE(m) << m.error().message;
-  ASSERT_TRUE(m->state && m->moe);
-  EXPECT_EQ(m->state->kind, StateKind::gated_delta_net);
-  EXPECT_EQ(m->state->layers, 6u);
-  EXPECT_EQ(m->moe->shared_experts, 1u);
-  EXPECT_DOUBLE_EQ(state_bytes(*m), 116736);
-  EXPECT_DOUBLE_EQ(kv_bytes_per_token(*m, f16()), 256);
+  ASSERT_TRUE(m->sliding_window && m->moe);
+  EXPECT_EQ(m->sliding_window->window_tokens, 128u);
+  EXPECT_EQ(m->sliding_window->pattern, 2u);
+  EXPECT_EQ(m->moe->used, 2u);
+  EXPECT_TRUE(m->qkv_bias);
+  EXPECT_DOUBLE_EQ(kv_cache_bytes(*m, f16(), 8192, KvCacheSettings{}), 2 * 8960 * 128.0);
 }
 
 // Gemma 3n E2B (https://huggingface.co/google/gemma-3n-E2B-it/blob/main/config.json, text_config; the test file
