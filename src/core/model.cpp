@@ -26,6 +26,10 @@ struct ArchTraits {
   bool fused;       // attn_qkv and a gate+up ffn_up of 2 x ffn rows, no ffn_gate (Phi-3)
   bool mla;         // multi-head latent attention tensors (DeepSeek V2/V3)
   Layout layout = Layout::transformer;
+  // The graph marks the last hidden state of every token a graph output of its own (llm_graph_result::t_h_nextn,
+  // the input of a multi-token-prediction head) and takes the output rows from it with a GET_ROWS into a new
+  // tensor: src/models/openai-moe.cpp (gpt-oss), src/models/qwen3next.cpp.
+  bool hidden_output = false;
 };
 
 constexpr ArchTraits kArchs[] = {
@@ -33,10 +37,10 @@ constexpr ArchTraits kArchs[] = {
     {"qwen3", true, false, false, false},   {"qwen3moe", true, false, false, false},
     {"gemma2", false, true, false, false},  {"gemma3", true, true, false, false},
     {"phi3", false, false, true, false},    {"deepseek2", false, false, false, true},
-    {"smollm3", false, false, false, false}, {"gpt-oss", false, false, false, false},
+    {"smollm3", false, false, false, false}, {"gpt-oss", false, false, false, false, Layout::transformer, true},
     {"gemma3n", true, true, false, false},
     {"lfm2", true, false, false, false, Layout::hybrid},      {"lfm2moe", true, false, false, false, Layout::hybrid},
-    {"granitehybrid", false, false, false, false, Layout::hybrid}, {"qwen3next", true, false, false, false, Layout::hybrid},
+    {"granitehybrid", false, false, false, false, Layout::hybrid}, {"qwen3next", true, false, false, false, Layout::hybrid, true},
 };
 
 // Gemma 3n's AltUp streams and LAuReL rank (transformers' Gemma3nTextConfig: altup_num_inputs 4, laurel_rank 64;
@@ -213,6 +217,8 @@ bool is_sliding_layer(const ModelSpec& m, std::uint32_t layer) {
 std::uint32_t attention_layers(const ModelSpec& m) { return m.layers - (m.state ? m.state->layers : 0); }
 
 std::uint32_t kv_layers(const ModelSpec& m) { return attention_layers(m) - m.kv_shared_layers; }
+
+bool keeps_hidden_output(const ModelSpec& m) { return traits(m.arch).hidden_output; }
 
 const char* to_string(StateKind k) {
   switch (k) {

@@ -138,7 +138,11 @@ Result<RuntimeBuffers> runtime_buffers(const ModelSpec& m, const FileType& ft, c
   // With a quantized cache the output phase keeps one more row of hidden states per token live (measured: one
   // T x hidden F32 tensor more at every shape, tests/llamacpp/check-runtime).
   const double quantized_cache = t.k->quantized() || t.v->quantized() ? 1 : 0;
-  const double output_phase = 4 * tokens * (vocab + (2 + quantized_cache) * h);
+  // A graph that marks the last hidden state an output (t_h_nextn) keeps it beside the rows GET_ROWS takes from
+  // it: ggml-alloc frees no graph output (ggml_gallocr_free_node) and reuses none in place
+  // (ggml_gallocr_allocate_node), so one more T x hidden F32 tensor is live under the logits.
+  const double hidden_output = keeps_hidden_output(m) ? 1 : 0;
+  const double output_phase = 4 * tokens * (vocab + (2 + quantized_cache + hidden_output) * h);
   const double attention_phase = scores + mask + 4 * tokens * (3 * h + 2 * q + 2 * kv);
   const double ffn_phase = mask + 4 * tokens * (3 * f + 4 * h);
   b.compute_bytes = std::max({output_phase, attention_phase, ffn_phase});

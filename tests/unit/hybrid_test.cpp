@@ -117,6 +117,30 @@ TEST(Hybrid, Lfm2700mProfileIsItsConfig) {
   EXPECT_EQ(m.state->layers, p.state->layers);
 }
 
+// LFM2-2.6B (https://huggingface.co/LiquidAI/LFM2-2.6B/blob/main/config.json; tests/data/hf/LFM2-2.6B): 30 layers,
+// 8 attending (layer_types: 2, 5, 9, 13, 17, 21, 24, 27), hidden 2048, 32/8 heads of 64, block_ff_dim 10752 as
+// it is (block_auto_adjust_ff_dim false). token_embd 2048 x 65,536 = 134,217,728; per layer norms 4,096 and FFN
+// 3 x 2048 x 10752 = 66,060,288 (x 30 = 1,981,931,520 with the norms); attention q/k norms 128, q and o
+// 2 x 2048 x 2048, k and v 2 x 2048 x 512 = 10,485,888 (x 8 = 83,887,104); shortconv 3 x 2048 + 2048 x 6144 +
+// 2048 x 2048 = 16,783,360 (x 22 = 369,233,920); output norm 2048: 2,569,272,320, the parameter count of Liquid
+// AI's model card (https://huggingface.co/LiquidAI/LFM2-2.6B). The built-in profile is the same model.
+TEST(Hybrid, Lfm226bProfileIsItsConfig) {
+  const ModelSpec m = imported("LFM2-2.6B");
+  const ModelSpec p = builtin("lfm2-2.6b");
+  for (const ModelSpec* x : {&m, &p}) {
+    EXPECT_EQ(x->ffn, 10752u);
+    EXPECT_EQ(x->head_dim, 64u);
+    EXPECT_EQ(x->state->layers, 22u);
+    EXPECT_EQ(*param_count(*x), 2569272320.0);
+    // n_embd_r = 2048 x 2 F32 values per conv layer: 16,384 B x 22 = 360,448 B per sequence.
+    EXPECT_DOUBLE_EQ(state_bytes(*x), 360448);
+    // 8 attention layers x 8 kv heads x 64 x (K + V) x 2 B = 16,384 B per token.
+    EXPECT_DOUBLE_EQ(kv_bytes_per_token(*x, f16()), 16384);
+  }
+  EXPECT_EQ(m.context_tokens, p.context_tokens);
+  EXPECT_EQ(m.tied_embeddings, p.tied_embeddings);
+}
+
 // LFM2-8B-A1B (https://huggingface.co/LiquidAI/LFM2-8B-A1B/blob/main/config.json; tests/data/hf/LFM2-8B-A1B holds
 // its fields): 24 layers, attention at 2, 6, 10, 14, 18 and 21, 18 short convolutions; 2 dense layers, then 32
 // experts top 4. The built-in profile is the same model.
@@ -280,24 +304,54 @@ TEST(Hybrid, GptOssWeightsInMxfp4) {
   EXPECT_EQ(w.active_bytes, w.bytes - 10152345600.0 * 7 / 8 - 26542080.0 * 7 / 8);
 }
 
-// A GGUF header as llama.cpp's converter writes it for LFM2 (LFM2Model.set_gguf_parameters): head_count_kv per
-// layer, 0 for the conv layers, and lfm2.shortconv.l_cache.
-io::GgufFile lfm2_gguf() {
+// A GGUF header of a hybrid of width 64, 4 heads and FFN 128, as llama.cpp's converter writes one: head_count_kv
+// once per layer (0 for the state layers, as LFM2Model and GraniteHybridModel.set_gguf_parameters write it), or
+// one number (Qwen3NextModel) when kv_per_layer holds one entry; u32 adds the architecture's own keys.
+struct HybridGguf {
   io::GgufFile f;
-  const auto u32 = [&](const std::string& key, std::uint64_t v) { f.metadata.push_back({key, io::GgufValue{io::GgufType::u32, v}}); };
-  f.metadata.push_back({"general.architecture", io::GgufValue{io::GgufType::string, std::string("lfm2")}});
-  u32("lfm2.block_count", 4);
-  u32("lfm2.embedding_length", 64);
-  u32("lfm2.feed_forward_length", 128);
-  u32("lfm2.attention.head_count", 4);
-  u32("lfm2.shortconv.l_cache", 3);
-  io::GgufArray kv{io::GgufType::u32, 4, {}};
-  for (std::uint32_t heads : {0u, 2u, 0u, 2u}) {
-    for (int b = 0; b < 4; ++b) kv.raw.push_back(static_cast<std::byte>(b == 0 ? heads : 0));
+  void u32(const std::string& key, std::uint64_t v) {
+    f.metadata.push_back({f.string("general.architecture").value() + "." + key, io::GgufValue{io::GgufType::u32, v}});
   }
-  f.metadata.push_back({"lfm2.attention.head_count_kv", io::GgufValue{io::GgufType::array, kv}});
-  f.tensors.push_back({"token_embd.weight", {64, 256}, nullptr, 0, 0});
-  return f;
+  // {arch}.ssm.*, as the converter writes Mamba-2's and the delta net's sizes.
+  void ssm(std::uint64_t conv_kernel, std::uint64_t inner, std::uint64_t state, std::uint64_t groups, std::uint64_t rank) {
+    u32("ssm.conv_kernel", conv_kernel);
+    u32("ssm.inner_size", inner);
+    u32("ssm.state_size", state);
+    u32("ssm.group_count", groups);
+    u32("ssm.time_step_rank", rank);
+  }
+  // A mixture of `experts` of width `ffn`, `used` read per token.
+  void moe(std::uint64_t experts, std::uint64_t used, std::uint64_t ffn) {
+    u32("expert_count", experts);
+    u32("expert_used_count", used);
+    u32("expert_feed_forward_length", ffn);
+  }
+};
+HybridGguf hybrid_gguf(const std::string& arch, std::uint32_t layers, const std::vector<std::uint32_t>& kv_per_layer) {
+  HybridGguf g;
+  g.f.metadata.push_back({"general.architecture", io::GgufValue{io::GgufType::string, arch}});
+  g.u32("block_count", layers);
+  g.u32("embedding_length", 64);
+  g.u32("feed_forward_length", 128);
+  g.u32("attention.head_count", 4);
+  if (kv_per_layer.size() == 1) {
+    g.u32("attention.head_count_kv", kv_per_layer[0]);
+  } else {
+    io::GgufArray kv{io::GgufType::u32, kv_per_layer.size(), {}};
+    for (std::uint32_t heads : kv_per_layer) {
+      for (int b = 0; b < 4; ++b) kv.raw.push_back(static_cast<std::byte>(b == 0 ? heads : 0));
+    }
+    g.f.metadata.push_back({arch + ".attention.head_count_kv", io::GgufValue{io::GgufType::array, kv}});
+  }
+  g.f.tensors.push_back({"token_embd.weight", {64, 256}, nullptr, 0, 0});
+  return g;
+}
+
+// LFM2 (LFM2Model.set_gguf_parameters): lfm2.shortconv.l_cache.
+io::GgufFile lfm2_gguf() {
+  HybridGguf g = hybrid_gguf("lfm2", 4, {0, 2, 0, 2});
+  g.u32("shortconv.l_cache", 3);
+  return g.f;
 }
 
 TEST(Hybrid, Lfm2FromGgufMetadata) {
@@ -311,6 +365,71 @@ TEST(Hybrid, Lfm2FromGgufMetadata) {
   // 2 conv layers x 64 x 2 x 4 B of state; 2 attention layers x 2 x 16 x 2 x 2 B of KV per token.
   EXPECT_DOUBLE_EQ(state_bytes(*m), 1024);
   EXPECT_DOUBLE_EQ(kv_bytes_per_token(*m, f16()), 256);
+}
+
+// A hybrid read from a GGUF header: its state layers, their bytes per sequence and the f16 KV bytes per token.
+ModelSpec gguf_hybrid(const io::GgufFile& f, StateKind kind, std::uint32_t layers, double state, double kv_per_token) {
+  const auto m = io::model_from_gguf(f, "hybrid", "hybrid.gguf");
+  EXPECT_TRUE(m) << (m ? "" : m.error().message);
+  if (!m || !m->state) {
+    ADD_FAILURE() << "no state layers";
+    ModelSpec none;
+    none.state.emplace();
+    return none;
+  }
+  EXPECT_EQ(m->state->kind, kind);
+  EXPECT_EQ(m->state->layers, layers);
+  EXPECT_DOUBLE_EQ(state_bytes(*m), state);
+  EXPECT_DOUBLE_EQ(kv_bytes_per_token(*m, f16()), kv_per_token);
+  return *m;
+}
+
+// Granite 4.0 H from GGUF metadata (GraniteHybridModel.set_gguf_parameters: head_count_kv 0 in the Mamba-2 layers,
+// granitehybrid.ssm.*): 3 Mamba-2 layers of inner 128, state 16, one group, 8 heads, conv kernel 4, and one
+// attention layer with 2 kv heads of 16. n_embd_r = 3 x (128 + 2 x 1 x 16) = 480, n_embd_s = 16 x 128 = 2,048:
+// (480 + 2,048) x 4 B = 10,112 B a layer, 30,336 B per sequence; KV 1 x 2 x 16 x (K + V) x 2 B = 128 B per token.
+TEST(Hybrid, GraniteFromGgufMetadata) {
+  HybridGguf g = hybrid_gguf("granitehybrid", 4, {0, 0, 0, 2});
+  g.ssm(4, 128, 16, 1, 8);
+  const ModelSpec m = gguf_hybrid(g.f, StateKind::mamba2, 3, 30336, 128);
+  EXPECT_EQ(m.state->heads, 8u);
+}
+
+// Qwen3-Next from GGUF metadata (Qwen3NextModel.set_gguf_parameters: one head_count_kv, every
+// full_attention_interval-th layer attends; qwen3next.ssm.* are the delta net's: inner = value heads x value
+// width, state = key width, groups = key heads, time_step_rank = value heads). 8 layers, interval 4: 6 delta-net
+// layers with 2 key and 4 value heads of 32 (inner 128), conv kernel 4: n_embd_r = 3 x (128 + 2 x 2 x 32) = 768,
+// n_embd_s = 32 x 128 = 4,096: (768 + 4,096) x 4 B = 19,456 B a layer, 116,736 B per sequence; 2 attention
+// layers x 2 kv heads x 16 x (K + V) x 2 B = 256 B per token. An MoE of 4 experts of 32 (2 used) and a shared one.
+TEST(Hybrid, Qwen3NextFromGgufMetadata) {
+  HybridGguf g = hybrid_gguf("qwen3next", 8, {2});
+  g.u32("full_attention_interval", 4);
+  g.ssm(4, 128, 32, 2, 4);
+  g.moe(4, 2, 32);
+  g.u32("expert_shared_feed_forward_length", 32);
+  const ModelSpec m = gguf_hybrid(g.f, StateKind::gated_delta_net, 6, 116736, 256);
+  ASSERT_TRUE(m.moe);
+  EXPECT_EQ(m.moe->shared_experts, 1u);
+}
+
+// gpt-oss from GGUF metadata (GptOssModel.set_gguf_parameters: attention.sliding_window, expert_*; llama.cpp fixes
+// the pattern at every other layer, set_swa_pattern(2)): 4 layers of 2 kv heads of 16, window 128, 4 experts of
+// 32 (2 used), q/k/v biases. A layer keeps 2 x 16 x (K + V) x 2 B = 128 B per token; at 8192 tokens the 2 global
+// layers hold 8192 cells and the 2 sliding ones pad(128 + 512, 256) = 768: (2 x 8192 + 2 x 768) x 128 B.
+TEST(Hybrid, GptOssFromGgufMetadata) {
+  HybridGguf g = hybrid_gguf("gpt-oss", 4, {2});
+  g.u32("attention.key_length", 16);
+  g.u32("attention.sliding_window", 128);
+  g.moe(4, 2, 32);
+  g.f.tensors.push_back({"blk.0.attn_q.bias", {64}, nullptr, 0, 0});
+  const auto m = io::model_from_gguf(g.f, "oss", "oss.gguf");
+  ASSERT_TRUE(m) << m.error().message;
+  ASSERT_TRUE(m->sliding_window && m->moe);
+  EXPECT_EQ(m->sliding_window->window_tokens, 128u);
+  EXPECT_EQ(m->sliding_window->pattern, 2u);
+  EXPECT_EQ(m->moe->used, 2u);
+  EXPECT_TRUE(m->qkv_bias);
+  EXPECT_DOUBLE_EQ(kv_cache_bytes(*m, f16(), 8192, KvCacheSettings{}), 2 * 8960 * 128.0);
 }
 
 // Gemma 3n E2B (https://huggingface.co/google/gemma-3n-E2B-it/blob/main/config.json, text_config; the test file

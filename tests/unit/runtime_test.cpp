@@ -44,6 +44,28 @@ TEST(Runtime, AQuantizedCacheKeepsOneMoreRowOfHiddenStates) {
   EXPECT_DOUBLE_EQ(b->compute_bytes, 4.0 * 512 * (32000 + 3 * 256));
 }
 
+TEST(Runtime, AnMtpGraphKeepsItsLastHiddenStateBesideTheOutputRows) {
+  // llama-model write-hybrid h-next.gguf qwen3next 8 256 4 2 256 16000 4 (check-runtime's h-next), ubatch 512,
+  // flash attention on. src/models/qwen3next.cpp marks the output norm's result a graph output (t_h_nextn) and
+  // takes result_norm from it with GET_ROWS; ggml-alloc frees no output, so the logits sit on top of the input
+  // embeddings, h_nextn and result_norm: 4 x 512 x (16,000 + 3 x 256) = 34,340,864 B, one T x hidden row of
+  // 4 x 512 x 256 = 524,288 B more than a llama graph of that shape keeps. llama.cpp reserved 35,407,872 B at
+  // 4,096 tokens (its best-fit layout left 1,067,008 B of holes under h_nextn, docs/model.md).
+  ModelSpec m = small_model();
+  m.vocab = 16000;
+  m.kv_heads = 2;
+  m.ffn = 256;
+  const auto llama = runtime_buffers(m, f16(), kv("f16"), 4096, {}, {}, {});
+  m.arch = "qwen3next";
+  const auto next = runtime_buffers(m, f16(), kv("f16"), 4096, {}, {}, {});
+  m.arch = "gpt-oss";  // src/models/openai-moe.cpp: t_h_nextn is the last layer's output, before the norm
+  const auto oss = runtime_buffers(m, f16(), kv("f16"), 4096, {}, {}, {});
+  ASSERT_TRUE(llama.ok() && next.ok() && oss.ok());
+  EXPECT_DOUBLE_EQ(llama->compute_bytes, 4.0 * 512 * (16000 + 2 * 256));
+  EXPECT_DOUBLE_EQ(next->compute_bytes, 34340864);
+  EXPECT_DOUBLE_EQ(oss->compute_bytes, 34340864);
+}
+
 TEST(Runtime, AttentionScoresWithoutFlashAttention) {
   // kvctx-llama write s1.gguf 4 256 8 2 32 512 2000, flash attention off, ubatch 512, context 2048: llama.cpp
   // reserved 40,642,560 bytes. Scores 4 x 512 x 2048 x 8 + mask 4 x 512 x 2048 + 4 x 512 x (3 x 256 + 2 x 256 +

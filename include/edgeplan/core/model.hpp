@@ -107,6 +107,11 @@ std::uint32_t kv_layers(const ModelSpec& m);
 // Layers with attention (q/k/v/o tensors): all but the state layers.
 std::uint32_t attention_layers(const ModelSpec& m);
 
+// Whether llama.cpp's graph for m keeps the last hidden state of every token as a graph output of its own
+// (llm_graph_result::t_h_nextn, for a multi-token-prediction head: gpt-oss, Qwen3-Next) beside the output rows
+// it takes from it; ggml-alloc never frees a graph output, so the compute buffer holds both.
+bool keeps_hidden_output(const ModelSpec& m);
+
 // Whether layer i of m attends through a sliding window (always false without one).
 bool is_sliding_layer(const ModelSpec& m, std::uint32_t layer);
 

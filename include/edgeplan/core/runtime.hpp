@@ -2,7 +2,8 @@
 //   compute  the scheduler's buffer for the worst-case graph (a full micro-batch of T = min(ubatch, context)
 //            tokens), the largest of three phases the graph allocator keeps live at once:
 //              output     4 T (vocab + 2 hidden)                        logits of T outputs + the last hidden states
-//                         (+ 4 T hidden with a quantized K or V cache)
+//                         (+ 4 T hidden with a quantized K or V cache; + 4 T hidden where the graph
+//                         keeps the last hidden state as an output of its own: keeps_hidden_output)
 //              attention  mask + 4 T (3 hidden + 2 q + 2 kv)            flash attention on (q = heads x head_dim,
 //                         mask = 2 T cells, the F16 KQ mask)            kv = kv_heads x head_dim)
 //                         4 T cells heads + mask + 4 T (3 hidden + 2 q + 2 kv)   off (KQ scores in F32,
