@@ -211,7 +211,9 @@ Runner setup_calibrate(Options& opts) {
     const bool measured_profile = device.provenance && device.provenance->method == Calibration::measured;
     const bool capped = !measured_profile;
     if (!decode_samples.empty()) {
-      auto fit = fit_decode(decode_samples, device.bandwidth_bytes_per_s, device.per_token_overhead_s, capped);
+      auto fit = measured_profile
+                     ? fit_measured_decode(decode_samples, device.bandwidth_bytes_per_s, device.utilization)
+                     : fit_decode(decode_samples, device.bandwidth_bytes_per_s, device.per_token_overhead_s);
       if (!fit) throw UsageError(fmt::format("{}: decode: {}", o->results, fit.error().message));
       fitted.utilization = fit->utilization;
       fitted.per_token_overhead_s = fit->per_token_overhead_s;
@@ -221,8 +223,18 @@ Runner setup_calibrate(Options& opts) {
                                      device.utilization, fit->utilization, device.per_token_overhead_s * units::kMsPerS,
                                      fit->per_token_overhead_s * units::kMsPerS, decode_samples.size()));
       if (!fit->overhead_fitted) {
-        r.notes.push_back("the tg tests read a single size of weights: overhead kept as in the profile, only utilization "
-                          "fitted (benchmark two formats or models to fit both)");
+        const bool one_size = std::all_of(decode_samples.begin(), decode_samples.end(), [&](const DecodeSample& s) {
+          return s.bytes_per_token == decode_samples.front().bytes_per_token;
+        });
+        r.notes.push_back(one_size ? "the tg tests read a single size of weights: overhead kept as in the profile, only "
+                                     "utilization fitted (benchmark two formats or models to fit both)"
+                                   : "the measured time per token did not grow with the bytes read per token: overhead "
+                                     "kept as in the profile, only utilization fitted");
+      }
+      if (!fit->utilization_fitted) {
+        r.notes.push_back(fmt::format("the tg tests read too narrow a span of weight sizes (the largest below {}x the "
+                                      "smallest) to fit both: the measured bandwidth kept, only the overhead fitted",
+                                      kMinDecodeBytesSpread));
       }
     } else {
       r.notes.push_back("no tg test: decode utilization and overhead not fitted");
@@ -255,7 +267,8 @@ Runner setup_calibrate(Options& opts) {
           r.header.push_back(fmt::format("prefill ({} weights): efficiency {:.3f} -> {:.3f} ({})", kPrefillTypes[i],
                                          was.value_or(device.prefill->quantized_efficiency), *now,
                                          fit->measured[i] ? fmt::format("pp tests: {}", fit->measured[i])
-                                                          : std::string("not measured: scaled with the other types")));
+                                                          : fmt::format("not measured: follows the measured types, "
+                                                                        "alpha {:.2f}", fit->type_spread)));
         }
       }
     } else if (any_prefill) {

@@ -2,6 +2,8 @@
 #include "edgeplan/util/units.hpp"
 
 #include <algorithm>
+#include <cmath>
+#include <numeric>
 #include <vector>
 #include <string>
 
@@ -13,6 +15,67 @@ std::string number(double v) {
   s.erase(s.find_last_not_of('0') + 1);
   if (s.ends_with('.')) s.pop_back();
   return s;
+}
+
+// The decode fit. kept_utilization > 0 (a measured bandwidth): on a narrow span of bytes the bandwidth is kept at
+// that utilization and the overhead fitted; 0: the overhead is kept (overhead_s) and the utilization fitted.
+Result<DecodeFit> fit_decode_keeping(std::span<const DecodeSample> samples, double bandwidth_bytes_per_s,
+                                     double overhead_s, double kept_utilization, bool capped) {
+  if (samples.empty()) return Error{"no decode (tg) measurement to fit"};
+  const auto n = static_cast<double>(samples.size());
+  double sb = 0, st = 0, sbb = 0, sbt = 0;
+  double lo = samples.front().bytes_per_token, hi = lo;
+  for (const DecodeSample& s : samples) {
+    sb += s.bytes_per_token;
+    st += s.s_per_token;
+    sbb += s.bytes_per_token * s.bytes_per_token;
+    sbt += s.bytes_per_token * s.s_per_token;
+    lo = std::min(lo, s.bytes_per_token);
+    hi = std::max(hi, s.bytes_per_token);
+  }
+  DecodeFit fit;
+  double slope = 0;
+  // Wide enough a span of bytes: the free line (slope and intercept), unless time does not grow with bytes.
+  const bool wide = kept_utilization > 0 ? hi >= kMinDecodeBytesSpread * lo : hi > lo;
+  if (wide) {
+    slope = (n * sbt - sb * st) / (n * sbb - sb * sb);
+    fit.per_token_overhead_s = (st - slope * sb) / n;
+    fit.overhead_fitted = true;
+    if (fit.per_token_overhead_s < 0) {
+      fit.per_token_overhead_s = 0;
+      slope = sbt / sbb;
+    }
+  }
+  if (!wide || slope <= 0) {
+    fit.overhead_fitted = false;
+    if (kept_utilization > 0) {
+      // The bandwidth is measured: keep it (slope 1 / (bandwidth x utilization)) and fit the overhead alone,
+      // o = mean(t - b x slope); below 0, no overhead and the slope through the origin.
+      slope = 1.0 / (bandwidth_bytes_per_s * kept_utilization);
+      fit.per_token_overhead_s = (st - slope * sb) / n;
+      fit.utilization_fitted = false;
+      fit.overhead_fitted = true;
+      if (fit.per_token_overhead_s < 0) {
+        fit.per_token_overhead_s = 0;
+        slope = sbt / sbb;
+        fit.utilization_fitted = true;
+      }
+    } else {
+      fit.per_token_overhead_s = overhead_s;
+      slope = (sbt - overhead_s * sb) / sbb;
+    }
+  }
+  if (slope <= 0) {
+    return Error{"the per-token overhead (" + number(overhead_s * units::kMsPerS) +
+                 " ms) alone is longer than the measured time per token"};
+  }
+  fit.utilization = fit.utilization_fitted ? 1.0 / (slope * bandwidth_bytes_per_s) : kept_utilization;
+  if (capped && fit.utilization > 1) {
+    return Error{"the measurements need a utilization of " + number(fit.utilization) +
+                 " (above 1): the device's bandwidth_gbps (" + number(bandwidth_bytes_per_s / units::kGBps) +
+                 ") is below the measured rate"};
+  }
+  return fit;
 }
 
 }  // namespace
@@ -32,44 +95,12 @@ PrefillSample prefill_sample(double flops, std::uint64_t prompt_tokens, double m
 
 Result<DecodeFit> fit_decode(std::span<const DecodeSample> samples, double bandwidth_bytes_per_s, double overhead_s,
                              bool capped) {
-  if (samples.empty()) return Error{"no decode (tg) measurement to fit"};
-  const auto n = static_cast<double>(samples.size());
-  double sb = 0, st = 0, sbb = 0, sbt = 0;
-  double lo = samples.front().bytes_per_token, hi = lo;
-  for (const DecodeSample& s : samples) {
-    sb += s.bytes_per_token;
-    st += s.s_per_token;
-    sbb += s.bytes_per_token * s.bytes_per_token;
-    sbt += s.bytes_per_token * s.s_per_token;
-    lo = std::min(lo, s.bytes_per_token);
-    hi = std::max(hi, s.bytes_per_token);
-  }
-  DecodeFit fit;
-  double slope = 0;
-  if (hi > lo) {
-    slope = (n * sbt - sb * st) / (n * sbb - sb * sb);
-    fit.per_token_overhead_s = (st - slope * sb) / n;
-    fit.overhead_fitted = true;
-    if (fit.per_token_overhead_s < 0) {
-      fit.per_token_overhead_s = 0;
-      slope = sbt / sbb;
-    }
-  } else {
-    fit.per_token_overhead_s = overhead_s;
-    slope = (sbt - overhead_s * sb) / sbb;
-  }
-  if (slope <= 0) {
-    return Error{hi > lo ? "the measured time per token does not grow with the bytes read per token"
-                         : "the per-token overhead (" + number(overhead_s * units::kMsPerS) +
-                               " ms) alone is longer than the measured time per token"};
-  }
-  fit.utilization = 1.0 / (slope * bandwidth_bytes_per_s);
-  if (capped && fit.utilization > 1) {
-    return Error{"the measurements need a utilization of " + number(fit.utilization) +
-                 " (above 1): the device's bandwidth_gbps (" + number(bandwidth_bytes_per_s / units::kGBps) +
-                 ") is below the measured rate"};
-  }
-  return fit;
+  return fit_decode_keeping(samples, bandwidth_bytes_per_s, overhead_s, 0, capped);
+}
+
+Result<DecodeFit> fit_measured_decode(std::span<const DecodeSample> samples, double bandwidth_bytes_per_s,
+                                      double utilization) {
+  return fit_decode_keeping(samples, bandwidth_bytes_per_s, 0, utilization, false);
 }
 
 Result<double> fit_prefill_efficiency(std::span<const PrefillSample> samples, double peak_flops, bool capped) {
@@ -102,25 +133,45 @@ Result<QuantizedPrefillFit> fit_quantized_prefill(std::span<const QuantizedPrefi
   fit.quantized_efficiency = *together;
   const bool per_type = std::any_of(before.type_efficiency.begin(), before.type_efficiency.end(),
                                     [](const std::optional<double>& e) { return e.has_value(); });
+  // Each measured type on its own samples (per-type profile); x = log of its efficiency before, y = log of the fit.
+  std::vector<double> xs, ys;
   for (std::size_t i = 0; i < kPrefillTypes.size(); ++i) {
     std::vector<PrefillSample> own;
     for (const QuantizedPrefillSample& s : samples) {
       if (s.format->base == kPrefillTypes[i]) own.push_back(s.sample);
     }
-    if (per_type && !own.empty()) {
-      const Result<double> e = fit_prefill_efficiency(own, before.peak_flops, capped);
-      if (!e) return Error{std::string(kPrefillTypes[i]) + ": " + e.error().message};
-      fit.type_efficiency[i] = *e;
-      fit.measured[i] = own.size();
-    } else if (before.type_efficiency[i]) {
-      const double scaled = *before.type_efficiency[i] * *together / before.quantized_efficiency;
-      if (capped && scaled > 1) {
-        return Error{"the measurements scale the " + std::string(kPrefillTypes[i]) + " prefill efficiency to " +
-                     number(scaled) + " (above 1): the device's prefill.tflops (" +
-                     number(before.peak_flops / units::kTera) + ") is below the rate it implies"};
-      }
-      fit.type_efficiency[i] = scaled;
+    if (!per_type || own.empty()) continue;
+    const Result<double> e = fit_prefill_efficiency(own, before.peak_flops, capped);
+    if (!e) return Error{std::string(kPrefillTypes[i]) + ": " + e.error().message};
+    fit.type_efficiency[i] = *e;
+    fit.measured[i] = own.size();
+    xs.push_back(std::log(before.type_efficiency[i].value_or(before.quantized_efficiency)));
+    ys.push_back(std::log(*e));
+  }
+  // The types with an efficiency of their own but no samples follow the measured ones: with one measured type, or
+  // measured types that had one efficiency, scaled as the pooled fit moved; with two or more, on the line
+  // log e = mean(y) + alpha x (log e_before - mean(x)), alpha the least-squares slope of y on x clamped to [0, 1]
+  // (0: the runtime runs every type alike, the measured types' mean; 1: the types keep the profile's ratios).
+  const auto types = static_cast<double>(xs.size());
+  const double mx = std::accumulate(xs.begin(), xs.end(), 0.0) / std::max(1.0, types);
+  const double my = std::accumulate(ys.begin(), ys.end(), 0.0) / std::max(1.0, types);
+  double sxx = 0, sxy = 0;
+  for (std::size_t j = 0; j < xs.size(); ++j) {
+    sxx += (xs[j] - mx) * (xs[j] - mx);
+    sxy += (xs[j] - mx) * (ys[j] - my);
+  }
+  const bool line = xs.size() >= 2 && sxx > 0;
+  fit.type_spread = line ? std::clamp(sxy / sxx, 0.0, 1.0) : 1.0;
+  for (std::size_t i = 0; i < kPrefillTypes.size(); ++i) {
+    if (fit.measured[i] > 0 || !before.type_efficiency[i]) continue;
+    const double scaled = line ? std::exp(my + fit.type_spread * (std::log(*before.type_efficiency[i]) - mx))
+                               : *before.type_efficiency[i] * *together / before.quantized_efficiency;
+    if (capped && scaled > 1) {
+      return Error{"the measurements scale the " + std::string(kPrefillTypes[i]) + " prefill efficiency to " +
+                   number(scaled) + " (above 1): the device's prefill.tflops (" +
+                   number(before.peak_flops / units::kTera) + ") is below the rate it implies"};
     }
+    fit.type_efficiency[i] = scaled;
   }
   return fit;
 }

@@ -38,6 +38,8 @@ struct BlockQ8K {
 
 constexpr std::uint64_t kTileTokens = 8;  // prompt tokens one unpacked weight block is multiplied with
 
+enum class Isa { scalar, avx2, vnni512 };  // what a kernel runs with (kernel_isa)
+
 // ggml's get_scale_min_k4: the scale and min of sub-block j (0..7) of a Q4_K block.
 void scale_min(int j, const std::uint8_t* q, int& scale, int& min) {
   if (j < 4) {
@@ -51,6 +53,10 @@ void scale_min(int j, const std::uint8_t* q, int& scale, int& min) {
 
 // One weight row (nb blocks) against kTileTokens activation rows `stride` blocks apart: out[t] = row . token t.
 using Tile = void (*)(const void* w, const void* a, std::uint64_t stride, std::uint64_t nb, float* out);
+
+// Two weight rows against the same activation rows (the register-blocked kernels): out0 and out1 as Tile's out.
+using Tile2 = void (*)(const void* w0, const void* w1, const void* a, std::uint64_t stride, std::uint64_t nb,
+                       float* out0, float* out1);
 
 // The weights of a 32-weight block as signed integers: Q4_0's nibbles less 8, Q8_0's bytes.
 int q4_0_weight(const BlockQ4_0& b, int i) { return i < 16 ? (b.qs[i] & 0xF) - 8 : (b.qs[i - 16] >> 4) - 8; }
@@ -151,18 +157,63 @@ EDGEPLAN_QDOT_AVX2 void tile_q8_0_avx2(const void* w, const void* a, std::uint64
   tile_q8_avx2<BlockQ8_0, unpack_q8_0>(static_cast<const BlockQ8_0*>(w), static_cast<const BlockQ8_0*>(a), stride, nb, out);
 }
 
+// Two weight rows by kTileTokens activation rows with AVX-512 VNNI on 256-bit vectors (_mm256_dpbusd_epi32, ggml's
+// path under __AVX512VNNI__ and __AVX512VL__): each token's activation block is loaded once for both rows, and the
+// 16 accumulators fit AVX-512's 32 vector registers.
+#define EDGEPLAN_QDOT_VNNI512 __attribute__((target("avx2,fma,f16c,avx512f,avx512vl,avx512bw,avx512vnni")))
+template <class Weights, __m256i (*unpack)(const Weights&)>
+EDGEPLAN_QDOT_VNNI512 void tile2_q8_vnni512(const Weights* w0, const Weights* w1, const BlockQ8_0* a,
+                                            std::uint64_t stride, std::uint64_t nb, float* out0, float* out1) {
+  __m256 acc0[kTileTokens] = {}, acc1[kTileTokens] = {};
+  for (std::uint64_t b = 0; b < nb; ++b) {
+    const __m256i x0 = unpack(w0[b]), x1 = unpack(w1[b]);
+    const __m256i ax0 = _mm256_abs_epi8(x0), ax1 = _mm256_abs_epi8(x1);
+    const float d0 = _cvtsh_ss(w0[b].d), d1 = _cvtsh_ss(w1[b].d);
+    for (std::uint64_t t = 0; t < kTileTokens; ++t) {
+      const BlockQ8_0& y = a[t * stride + b];
+      const __m256i qy = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(y.qs));
+      const float dy = _cvtsh_ss(y.d);
+      const __m256i p0 = _mm256_dpbusd_epi32(_mm256_setzero_si256(), ax0, _mm256_sign_epi8(qy, x0));
+      const __m256i p1 = _mm256_dpbusd_epi32(_mm256_setzero_si256(), ax1, _mm256_sign_epi8(qy, x1));
+      acc0[t] = _mm256_fmadd_ps(_mm256_set1_ps(d0 * dy), _mm256_cvtepi32_ps(p0), acc0[t]);
+      acc1[t] = _mm256_fmadd_ps(_mm256_set1_ps(d1 * dy), _mm256_cvtepi32_ps(p1), acc1[t]);
+    }
+  }
+  for (std::uint64_t t = 0; t < kTileTokens; ++t) {
+    out0[t] = hsum(acc0[t]);
+    out1[t] = hsum(acc1[t]);
+  }
+}
+
+EDGEPLAN_QDOT_VNNI512 void tile2_q4_0_vnni512(const void* w0, const void* w1, const void* a, std::uint64_t stride,
+                                              std::uint64_t nb, float* out0, float* out1) {
+  tile2_q8_vnni512<BlockQ4_0, unpack_q4_0>(static_cast<const BlockQ4_0*>(w0), static_cast<const BlockQ4_0*>(w1),
+                                           static_cast<const BlockQ8_0*>(a), stride, nb, out0, out1);
+}
+
+EDGEPLAN_QDOT_VNNI512 void tile2_q8_0_vnni512(const void* w0, const void* w1, const void* a, std::uint64_t stride,
+                                              std::uint64_t nb, float* out0, float* out1) {
+  tile2_q8_vnni512<BlockQ8_0, unpack_q8_0>(static_cast<const BlockQ8_0*>(w0), static_cast<const BlockQ8_0*>(w1),
+                                           static_cast<const BlockQ8_0*>(a), stride, nb, out0, out1);
+}
+
 // Q4_K: the nibbles are unsigned (0..15), so _mm256_maddubs_epi16 takes them as they are; each sub-block's pair
-// sums are weighted by its scale with _mm256_madd_epi16, the mins subtracted through the activations' bsums.
+// sums are weighted by its scale with _mm256_madd_epi16, the mins subtracted through the activations' bsums, as
+// ggml's AVX2 ggml_vec_dot_q4_K_q8_K does: _mm256_madd_epi16 of the 16 bsums by the mins (each twice), kept in fp32
+// lanes per token and summed once at the end.
 EDGEPLAN_QDOT_AVX2 void tile_q4_k_avx2(const void* wv, const void* av, std::uint64_t stride, std::uint64_t nb,
                                         float* out) {
   const auto* w = static_cast<const BlockQ4K*>(wv);
   const auto* a = static_cast<const BlockQ8K*>(av);
   __m256 acc[kTileTokens] = {};
-  float mins[kTileTokens] = {};
+  __m256 mins[kTileTokens] = {};
   const __m256i low = _mm256_set1_epi8(0xF);
   for (std::uint64_t b = 0; b < nb; ++b) {
     int sc[8], mn[8];
     for (int j = 0; j < 8; ++j) scale_min(j, w[b].scales, sc[j], mn[j]);
+    alignas(32) std::int16_t mn16[16];
+    for (int j = 0; j < 16; ++j) mn16[j] = static_cast<std::int16_t>(mn[j / 2]);
+    const __m256i min_pairs = _mm256_load_si256(reinterpret_cast<const __m256i*>(mn16));
     __m256i isum[kTileTokens] = {};
     for (int j = 0; j < 4; ++j) {
       const __m256i raw = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w[b].qs + 32 * j));
@@ -181,13 +232,19 @@ EDGEPLAN_QDOT_AVX2 void tile_q4_k_avx2(const void* wv, const void* av, std::uint
     const float d = _cvtsh_ss(w[b].d), dmin = _cvtsh_ss(w[b].dmin);
     for (std::uint64_t t = 0; t < kTileTokens; ++t) {
       const BlockQ8K& y = a[t * stride + b];
-      int msum = 0;
-      for (int j = 0; j < 8; ++j) msum += mn[j] * (y.bsums[2 * j] + y.bsums[2 * j + 1]);
+      const __m256i bsums = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(y.bsums));
       acc[t] = _mm256_fmadd_ps(_mm256_set1_ps(d * y.d), _mm256_cvtepi32_ps(isum[t]), acc[t]);
-      mins[t] += dmin * y.d * static_cast<float>(msum);
+      mins[t] = _mm256_fmadd_ps(_mm256_set1_ps(dmin * y.d), _mm256_cvtepi32_ps(_mm256_madd_epi16(bsums, min_pairs)),
+                                mins[t]);
     }
   }
-  for (std::uint64_t t = 0; t < kTileTokens; ++t) out[t] = hsum(acc[t]) - mins[t];
+  for (std::uint64_t t = 0; t < kTileTokens; ++t) out[t] = hsum(acc[t]) - hsum(mins[t]);
+}
+
+// AVX-512 F, VL, BW and VNNI, with the OS saving their state (what __builtin_cpu_supports checks).
+bool have_vnni512() {
+  return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") &&
+         __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vnni");
 }
 
 bool have_avx2() {
@@ -198,11 +255,21 @@ bool have_avx2() {
 }
 #else
 bool have_avx2() { return false; }
+bool have_vnni512() { return false; }
 #endif
 
-Tile tile_for(QuantKind kind, bool avx2) {
+// The instruction set a kind's kernel runs with under `isa`: AVX-512 VNNI only for the Q8_0-activation kernels (the
+// Q4_K kernel weights its pair sums by the sub-block scales, which vpdpbusd cannot; two rows of it measured no
+// faster than one).
+Isa kernel_isa(QuantKind kind, QuantIsa isa) {
+  if (isa == QuantIsa::scalar || !have_avx2()) return Isa::scalar;
+  if (isa == QuantIsa::best && kind != QuantKind::q4_k && have_vnni512()) return Isa::vnni512;
+  return Isa::avx2;
+}
+
+Tile tile_for(QuantKind kind, Isa isa) {
 #if EDGEPLAN_QDOT_X86
-  if (avx2) {
+  if (isa == Isa::avx2 || isa == Isa::vnni512) {  // vnni512: the row left over by an odd slice runs AVX2
     switch (kind) {
       case QuantKind::q4_0: return tile_q4_0_avx2;
       case QuantKind::q8_0: return tile_q8_0_avx2;
@@ -210,7 +277,7 @@ Tile tile_for(QuantKind kind, bool avx2) {
     }
   }
 #else
-  (void)avx2;
+  (void)isa;
 #endif
   switch (kind) {
     case QuantKind::q4_0: return tile_q8_scalar<BlockQ4_0, q4_0_weight>;
@@ -218,6 +285,27 @@ Tile tile_for(QuantKind kind, bool avx2) {
     case QuantKind::q4_k: return tile_q4_k_scalar;
   }
   return tile_q4_k_scalar;
+}
+
+// The two-row kernel of `kind` under `isa`, or nullptr where only the one-row kernel exists.
+Tile2 tile2_for(QuantKind kind, Isa isa) {
+#if EDGEPLAN_QDOT_X86
+  if (isa == Isa::vnni512 && kind == QuantKind::q4_0) return tile2_q4_0_vnni512;
+  if (isa == Isa::vnni512 && kind == QuantKind::q8_0) return tile2_q8_0_vnni512;
+#else
+  (void)kind;
+  (void)isa;
+#endif
+  return nullptr;
+}
+
+const char* isa_name(Isa isa) {
+  switch (isa) {
+    case Isa::vnni512: return "AVX-512 VNNI";
+    case Isa::avx2: return "AVX2";
+    case Isa::scalar: return "scalar";
+  }
+  return "scalar";
 }
 
 // A fixed xorshift stream for the operands' bytes.
@@ -268,7 +356,7 @@ std::vector<Block> random_blocks(std::uint64_t count, Bytes& bytes) {
 
 struct QuantMatmul::Data {
   QuantKind kind;
-  bool avx2 = false;
+  qdot::Isa isa = qdot::Isa::scalar;
   std::uint64_t rows = 0, k = 0, tokens = 0;
   std::uint64_t weight_blocks = 0, activation_blocks = 0;  // per row
   std::vector<qdot::BlockQ4_0> q4_0;
@@ -289,7 +377,9 @@ std::string_view weight_type(QuantKind k) {
 
 std::string_view activation_type(QuantKind k) { return k == QuantKind::q4_k ? "Q8_K" : "Q8_0"; }
 
-std::string_view quant_isa() { return qdot::have_avx2() ? "AVX2" : "scalar"; }
+std::string_view quant_isa() {
+  return qdot::isa_name(qdot::kernel_isa(QuantKind::q4_0, QuantIsa::best));
+}
 
 QuantMatmul::QuantMatmul(QuantKind kind, std::uint64_t rows, std::uint64_t k, std::uint64_t tokens, QuantIsa isa)
     : data_(std::make_unique<Data>()) {
@@ -299,7 +389,7 @@ QuantMatmul::QuantMatmul(QuantKind kind, std::uint64_t rows, std::uint64_t k, st
   }
   Data& d = *data_;
   d.kind = kind;
-  d.avx2 = isa == QuantIsa::best && qdot::have_avx2();
+  d.isa = qdot::kernel_isa(kind, isa);
   d.rows = rows;
   d.k = k;
   d.tokens = tokens;
@@ -326,22 +416,34 @@ QuantMatmul& QuantMatmul::operator=(QuantMatmul&&) noexcept = default;
 
 void QuantMatmul::run(std::uint64_t row_begin, std::uint64_t row_end) {
   Data& d = *data_;
-  const qdot::Tile tile = qdot::tile_for(d.kind, d.avx2);
-  const std::uint64_t nb = d.weight_blocks;
-  for (std::uint64_t r = row_begin; r < row_end && r < d.rows; ++r) {
-    const void* w = nullptr;
+  const qdot::Tile tile = qdot::tile_for(d.kind, d.isa);
+  const qdot::Tile2 tile2 = qdot::tile2_for(d.kind, d.isa);
+  const std::uint64_t nb = d.weight_blocks, end = std::min(row_end, d.rows);
+  auto weights = [&](std::uint64_t r) -> const void* {
     switch (d.kind) {
-      case QuantKind::q4_0: w = d.q4_0.data() + r * nb; break;
-      case QuantKind::q8_0: w = d.q8_0.data() + r * nb; break;
-      case QuantKind::q4_k: w = d.q4_k.data() + r * nb; break;
+      case QuantKind::q4_0: return d.q4_0.data() + r * nb;
+      case QuantKind::q8_0: return d.q8_0.data() + r * nb;
+      case QuantKind::q4_k: return d.q4_k.data() + r * nb;
     }
+    return nullptr;
+  };
+  for (std::uint64_t r = row_begin; r < end;) {
+    const bool two = tile2 && r + 1 < end;
     for (std::uint64_t t = 0; t < d.tokens; t += qdot::kTileTokens) {
       const void* a = d.kind == QuantKind::q4_k ? static_cast<const void*>(d.act_k.data() + t * nb)
                                                 : static_cast<const void*>(d.act8.data() + t * nb);
-      float out[qdot::kTileTokens];
-      tile(w, a, nb, nb, out);
-      for (std::uint64_t i = 0; i < qdot::kTileTokens; ++i) d.out[(t + i) * d.rows + r] = out[i];
+      float out[2][qdot::kTileTokens];
+      if (two) {
+        tile2(weights(r), weights(r + 1), a, nb, nb, out[0], out[1]);
+      } else {
+        tile(weights(r), a, nb, nb, out[0]);
+      }
+      for (std::uint64_t i = 0; i < qdot::kTileTokens; ++i) {
+        d.out[(t + i) * d.rows + r] = out[0][i];
+        if (two) d.out[(t + i) * d.rows + r + 1] = out[1][i];
+      }
     }
+    r += two ? 2 : 1;
   }
 }
 
@@ -352,8 +454,8 @@ double QuantMatmul::flops() const {
 std::uint64_t QuantMatmul::rows() const { return data_->rows; }
 
 std::string QuantMatmul::kernel() const {
-  return fmt::format("{} x {} int8 dot products, 1x{} tile, {}", weight_type(data_->kind), activation_type(data_->kind),
-                     qdot::kTileTokens, data_->avx2 ? "AVX2" : "scalar");
+  return fmt::format("{} x {} int8 dot products, {}x{} tile, {}", weight_type(data_->kind), activation_type(data_->kind),
+                     qdot::tile2_for(data_->kind, data_->isa) ? 2 : 1, qdot::kTileTokens, qdot::isa_name(data_->isa));
 }
 
 std::span<const float> QuantMatmul::output() const { return data_->out; }

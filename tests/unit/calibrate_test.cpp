@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <vector>
 
 namespace edgeplan {
@@ -52,9 +53,50 @@ TEST(Calibrate, DecodeErrors) {
             "measured rate");
   EXPECT_EQ(fit_decode(fast, 100e9, 0.06).error().message,
             "the per-token overhead (60 ms) alone is longer than the measured time per token");
-  const std::vector<DecodeSample> shrinking{{1e9, 0.05}, {2e9, 0.01}};
-  EXPECT_EQ(fit_decode(shrinking, 100e9, 0).error().message,
-            "the measured time per token does not grow with the bytes read per token");
+}
+
+TEST(Calibrate, TimeNotGrowingWithBytesKeepsTheOverhead) {
+  // The free line's slope is negative: fitted as one size is, overhead 0.01 kept, a = sum b (t - o) / sum b^2 =
+  // (1e9 x 0.04 + 2e9 x 0.02) / 5e18 = 1.6e-11 s/B, utilization 1 / (1.6e-11 x 100e9) = 0.625.
+  const std::vector<DecodeSample> shrinking{{1e9, 0.05}, {2e9, 0.03}};
+  auto fit = fit_decode(shrinking, 100e9, 0.01);
+  ASSERT_TRUE(fit.ok()) << fit.error().message;
+  EXPECT_FALSE(fit->overhead_fitted);
+  EXPECT_EQ(fit->per_token_overhead_s, 0.01);
+  EXPECT_NEAR(fit->utilization, 0.625, 1e-12);
+}
+
+TEST(Calibrate, MeasuredBandwidthOnANarrowSpanFitsTheOverhead) {
+  // Bench read 14.7 GB/s. llama.cpp's tg on 103.1 MB and 108.0 MB per token (Q4_0 and Q4_K_M of a 0.2B model):
+  // 10.734 and 11.373 ms. 108.0 / 103.1 < 1.5, so the bandwidth is kept and o = mean(t - b / 14.7e9).
+  const double bw = 14.7e9;
+  const std::vector<DecodeSample> narrow{{103.1e6, 10.734e-3}, {108.0e6, 11.373e-3}};
+  auto fit = fit_measured_decode(narrow, bw, 1);
+  ASSERT_TRUE(fit.ok()) << fit.error().message;
+  EXPECT_FALSE(fit->utilization_fitted);
+  EXPECT_TRUE(fit->overhead_fitted);
+  EXPECT_EQ(fit->utilization, 1);
+  EXPECT_NEAR(fit->per_token_overhead_s, ((10.734e-3 - 103.1e6 / bw) + (11.373e-3 - 108.0e6 / bw)) / 2, 1e-15);
+  EXPECT_NEAR(fit->per_token_overhead_s * 1e3, 3.8732, 1e-4);
+
+  // With Q8_0's 178.6 MB at 14.993 ms the span is wide (1.73x): the free line, as fit_decode draws it, uncapped.
+  const std::vector<DecodeSample> wide{{103.1e6, 10.734e-3}, {178.6e6, 14.993e-3}};
+  auto line = fit_measured_decode(wide, bw, 1);
+  EXPECT_TRUE(line->utilization_fitted);
+  EXPECT_TRUE(line->overhead_fitted);
+  const double slope = (14.993e-3 - 10.734e-3) / (178.6e6 - 103.1e6);
+  EXPECT_NEAR(line->utilization, 1 / (slope * bw), 1e-12);
+  EXPECT_NEAR(line->per_token_overhead_s, 10.734e-3 - slope * 103.1e6, 1e-15);
+  EXPECT_NEAR(line->utilization, 1.2059, 1e-4);  // the runtime reads faster than bench's loop: uncapped
+
+  // Faster than the measured bandwidth on a narrow span: no overhead, the utilization through the origin.
+  const std::vector<DecodeSample> quick{{100e6, 5e-3}, {110e6, 5.5e-3}};
+  // At 10 GB/s the bytes alone take 10 and 11 ms: a = sum bt / sum b^2 = 5e-11 s/B, utilization 2.
+  auto origin = fit_measured_decode(quick, 10e9, 1);
+  EXPECT_EQ(origin->per_token_overhead_s, 0);
+  EXPECT_TRUE(origin->utilization_fitted);
+  EXPECT_NEAR(origin->utilization, 1 / ((100e6 * 5e-3 + 110e6 * 5.5e-3) / (1e16 + 1.21e16) * 10e9), 1e-12);
+  EXPECT_NEAR(origin->utilization, 2.0, 1e-12);
 }
 
 TEST(Calibrate, PrefillEfficiency) {
@@ -101,11 +143,43 @@ TEST(Calibrate, QuantizedTypesScaleTogether) {
   after.type_efficiency = apart.type_efficiency;
   EXPECT_NEAR(prefill_efficiency(after, q4k), 0.24, 1e-12);
 
+  EXPECT_DOUBLE_EQ(apart.type_spread, 1.0);  // both measured types moved by 0.8: the profile's ratios kept
+
   EXPECT_EQ(fit_quantized_prefill({}, typed).error().message, "no prefill (pp) measurement of quantized weights to fit");
   const std::vector<QuantizedPrefillSample> fast{{{4e12, 2}, &q8}};
   EXPECT_EQ(fit_quantized_prefill(fast, typed).error().message,
             "the measurements need a prefill efficiency of 2 (above 1): the device's prefill.tflops (1) is below the "
             "measured rate");
+}
+
+TEST(Calibrate, UnmeasuredTypeFollowsTheMeasuredOnes) {
+  // A bench profile ranks Q8_0 (0.5) above Q4_0 (0.25) and Q4_K (0.3); the runtime runs Q4_0 at 0.4 and Q8_0 at 0.4
+  // of the peak (1 TFLOP in 2.5 s each): the measured types do not keep the profile's ratio. On log e: x = log 0.25,
+  // log 0.5; y = log 0.4 twice: slope 0, so alpha 0 and Q4_K is predicted at the measured types' 0.4.
+  PrefillSpec typed{1e12, 0.9, 0.25};
+  typed.type_efficiency[*prefill_type_index("Q4_0")] = 0.25;
+  typed.type_efficiency[*prefill_type_index("Q8_0")] = 0.5;
+  typed.type_efficiency[*prefill_type_index("Q4_K")] = 0.3;
+  const FileType& q4 = *find_file_type("Q4_0");
+  const FileType& q8 = *find_file_type("Q8_0");
+  const std::vector<QuantizedPrefillSample> alike{{{1e12, 2.5}, &q4}, {{1e12, 2.5}, &q8}};
+  const QuantizedPrefillFit flat = *fit_quantized_prefill(alike, typed);
+  EXPECT_DOUBLE_EQ(flat.type_spread, 0.0);
+  EXPECT_NEAR(*flat.type_efficiency[*prefill_type_index("Q4_K")], 0.4, 1e-12);
+
+  // Q4_0 at 0.2 and Q8_0 at 0.2 x sqrt(2) (1 TFLOP in 5 s and 5 / sqrt 2 s): half the profile's ratio of 2 on the
+  // log scale, alpha 0.5; Q4_K = exp(mean y + 0.5 (log 0.3 - mean x)) = 0.2 x 2^0.25 x sqrt(0.3 / sqrt(0.125)).
+  const std::vector<QuantizedPrefillSample> half{{{1e12, 5}, &q4}, {{1e12, 5 / std::sqrt(2.0)}, &q8}};
+  const QuantizedPrefillFit partly = *fit_quantized_prefill(half, typed);
+  EXPECT_NEAR(partly.type_spread, 0.5, 1e-12);
+  EXPECT_NEAR(*partly.type_efficiency[*prefill_type_index("Q4_K")],
+              0.2 * std::pow(2.0, 0.25) * std::sqrt(0.3 / std::sqrt(0.125)), 1e-12);
+
+  // The runtime spreads the types the other way (Q4_0 above Q8_0): alpha clamps to 0, the measured types' mean.
+  const std::vector<QuantizedPrefillSample> reversed{{{1e12, 2.5}, &q4}, {{1e12, 5}, &q8}};
+  const QuantizedPrefillFit against = *fit_quantized_prefill(reversed, typed);
+  EXPECT_DOUBLE_EQ(against.type_spread, 0.0);
+  EXPECT_NEAR(*against.type_efficiency[*prefill_type_index("Q4_K")], std::sqrt(0.4 * 0.2), 1e-12);
 }
 
 // A measured profile is fitted uncapped, then its peaks rise to the fastest fitted rate: utilization 1.5 of 10 GB/s

@@ -3,13 +3,18 @@
 //            read per token b. Ordinary least squares of t on b over the measurements gives the slope
 //            a = 1 / (bandwidth x utilization) and the intercept = overhead; with a negative intercept the fit
 //            is redone through the origin (overhead 0). With a single distinct b the two cannot be told
-//            apart: the overhead is kept as given and only the slope is fitted, a = sum b(t - o) / sum b^2.
+//            apart: the overhead is kept as given and only the slope is fitted, a = sum b(t - o) / sum b^2
+//            (also when the line's slope is not positive). A measured profile keeps its bandwidth instead and fits
+//            the overhead when the bytes span less than kMinDecodeBytesSpread (fit_measured_decode).
 //   prefill: time T = FLOPs / (peak x efficiency)  (core/prefill.hpp). Least squares through the origin of
 //            T on FLOPs: k = sum F T / sum F^2, efficiency = 1 / (peak x k). Quantized weights: each sample's FLOPs
 //            are first scaled by quantized_efficiency / e, e the efficiency its weight type had (prefill_efficiency),
 //            so the one fit says how far all types move together: quantized_efficiency becomes the fitted value and
 //            every per-type efficiency not measured scales with it. When the profile gives per-type efficiencies,
-//            each measured type of kPrefillTypes is also fitted on its own samples alone.
+//            each measured type of kPrefillTypes is also fitted on its own samples alone, and the types with an
+//            efficiency of their own but no samples follow the measured ones on log e = mean(log e_fit) + alpha x
+//            (log e_before - mean(log e_before)), alpha the least-squares slope over the measured types clamped to
+//            [0, 1] (alpha 1, the profile's ratios kept, with one measured type).
 // A measured profile (bench's rates, [provenance] method "measured") is no ceiling: a runtime's kernels may beat
 // bench's. Its fit is not capped at 1; then raise_measured_peaks sets the peak to the fastest fitted rate:
 //   utilization u > 1:  bandwidth x= u, utilization = 1
@@ -42,17 +47,26 @@ struct DecodeSample {
 struct DecodeFit {
   double utilization = 1;         // fitted fraction of the device's bandwidth
   double per_token_overhead_s = 0;
-  bool overhead_fitted = false;   // false: a single distinct bytes_per_token, overhead kept as given
+  bool overhead_fitted = false;   // false: overhead kept as given (one size of weights, or time not growing with it)
+  bool utilization_fitted = true; // false: a measured bandwidth kept (fit_measured_decode on a narrow span of bytes)
 };
 
 // A tg result as a sample: `bytes_per_token` read per token at the measured rate (s_per_token = 1 / tok/s).
 DecodeSample decode_sample(double bytes_per_token, double measured_tok_per_s);
 
-// Fails when there is no sample, when time does not grow with bytes, or when the fit needs a utilization
-// above 1 (the profile's bandwidth is below what was measured).
-// capped false (a measured profile): a utilization above 1 is returned, not refused.
+// Fails when there is no sample, when the kept overhead alone is longer than a measured token, or when the fit
+// needs a utilization above 1 (the profile's bandwidth is below what was measured). Time not growing with bytes
+// is fitted as one size of weights is (the overhead kept). capped false: a utilization above 1 is returned.
 Result<DecodeFit> fit_decode(std::span<const DecodeSample> samples, double bandwidth_bytes_per_s, double overhead_s,
                              bool capped = true);
+
+// The same for a measured profile (bench's bandwidth, at `utilization`), uncapped: the free line only when the
+// largest bytes per token are at least kMinDecodeBytesSpread x the smallest (and time grows with them); else the
+// measured bandwidth is kept and the overhead alone fitted, o = mean(t - b / (bandwidth x utilization)) (below 0:
+// no overhead, utilization through the origin). Never refuses samples with a positive time.
+inline constexpr double kMinDecodeBytesSpread = 1.5;
+Result<DecodeFit> fit_measured_decode(std::span<const DecodeSample> samples, double bandwidth_bytes_per_s,
+                                      double utilization);
 
 struct PrefillSample {
   double flops = 0;    // FLOPs of the prompt (core/prefill.hpp)
@@ -76,6 +90,7 @@ struct QuantizedPrefillFit {
   double quantized_efficiency = 1;  // the fitted efficiency of types without one of their own
   std::array<std::optional<double>, kPrefillTypes.size()> type_efficiency{};  // fitted, or scaled with the rest
   std::array<std::size_t, kPrefillTypes.size()> measured{};  // samples each type's own fit used (0: scaled)
+  double type_spread = 1;  // alpha: how much of the profile's per-type ratios the unmeasured types keep, [0, 1]
 };
 
 // Fits the quantized efficiencies of `before` to the samples (see the top of this header). Fails without samples or

@@ -62,7 +62,7 @@ MatmulTime measure_f16_matmul(const GemmShape& shape, unsigned threads, unsigned
 // and K down to a multiple of 256 (at least 256), as the kernels need.
 struct QuantRate {
   QuantKind kind = QuantKind::q4_0;
-  std::string kernel;      // QuantMatmul::kernel(): "Q4_0 x Q8_0 int8 dot products, 1x8 tile, AVX2"
+  std::string kernel;      // QuantMatmul::kernel(): "Q4_0 x Q8_0 int8 dot products, 2x8 tile, AVX-512 VNNI"
   double flops_per_s = 0;
 };
 QuantRate measure_quant_matmul(QuantKind kind, const GemmShape& shape, unsigned threads, unsigned repeats);

@@ -6,10 +6,12 @@
 // ggml_vec_dot_q4_K_q8_K) and ggml-common.h (block_q4_0, block_q8_0, block_q4_K, block_q8_K) of llama.cpp as
 // bundled with node-llama-cpp 3.21.1. These are edgeplan's own compact kernels of that arithmetic (not ggml's
 // code): on x86-64 with AVX2, FMA and F16C (checked at run time) the int8 products run as ggml's AVX2 path does
-// (_mm256_maddubs_epi16 on |w| and sign-adjusted a, _mm256_madd_epi16, converted and accumulated in fp32); elsewhere
-// a portable scalar loop. Like llama.cpp's prefill paths on AVX2 (the repacked Q4_0 / Q4_K GEMMs of
+// (_mm256_maddubs_epi16 on |w| and sign-adjusted a, _mm256_madd_epi16, converted and accumulated in fp32), with
+// AVX-512 VNNI's _mm256_dpbusd_epi32 in place of the two for Q4_0 and Q8_0 where the CPU has it (ggml's
+// mul_sum_us8_pairs_float and the repack GEMMs under __AVX512VNNI__ and __AVX512VL__); elsewhere a portable scalar
+// loop. Like llama.cpp's prefill paths on AVX2 (the repacked Q4_0 / Q4_K GEMMs of
 // ggml-cpu/repack.cpp and llamafile's tinyBLAS for Q8_0), a weight block is unpacked once and multiplied by the
-// blocks of 8 prompt tokens. FLOPs = 2 x rows x k x tokens (docs/model.md, "bench").
+// blocks of 8 prompt tokens, two weight rows at a time with AVX-512 VNNI (Q4_0, Q8_0). FLOPs = 2 x rows x k x tokens (docs/model.md, "bench").
 #pragma once
 
 #include <cstdint>
@@ -26,9 +28,13 @@ inline constexpr QuantKind kQuantKinds[] = {QuantKind::q4_0, QuantKind::q8_0, Qu
 std::string_view weight_type(QuantKind k);      // "Q4_0", "Q8_0", "Q4_K" (ggml type names)
 std::string_view activation_type(QuantKind k);  // "Q8_0" or "Q8_K"
 
-// The instruction set the kernels run with on this machine: "AVX2" (x86-64 with AVX2, FMA and F16C) or "scalar".
+// The instruction set the Q4_0 and Q8_0 kernels run with on this machine: "AVX-512 VNNI" (AVX-512 F, VL, BW and
+// VNNI: vpdpbusd on 256-bit vectors, two weight rows per tile), "AVX2" (AVX2, FMA and F16C) or "scalar". The Q4_K
+// kernel runs AVX2 on both of the first two.
 std::string_view quant_isa();
-enum class QuantIsa { best, scalar };  // best: quant_isa()'s; scalar: the portable loop (tests compare the two)
+// best: quant_isa()'s; avx2: AVX2 without VNNI; scalar: the portable loop (tests compare them). A request the
+// machine cannot run falls back to the next below it.
+enum class QuantIsa { best, avx2, scalar };
 
 // Weights of `rows` x `k` in type kind and activations of `tokens` x `k` in its activation type, filled with fixed
 // pseudo-random values (the speed does not depend on them); k is a multiple of 256 and tokens of 8 (both checked:
@@ -44,7 +50,7 @@ class QuantMatmul {
   void run(std::uint64_t row_begin, std::uint64_t row_end);
   [[nodiscard]] double flops() const;                 // 2 x rows x k x tokens
   [[nodiscard]] std::uint64_t rows() const;
-  [[nodiscard]] std::string kernel() const;           // "Q4_0 x Q8_0 int8 dot products, 1x8 tile, AVX2"
+  [[nodiscard]] std::string kernel() const;  // "Q4_0 x Q8_0 int8 dot products, 2x8 tile, AVX-512 VNNI"
   [[nodiscard]] std::span<const float> output() const;  // tokens x rows, row-major by token
 
  private:
