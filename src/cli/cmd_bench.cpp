@@ -154,8 +154,8 @@ Runner setup_bench(Options& opts) {
     r.results["read_kernel"] = read_kernel;
     r.results["matmul_kernel"] = matmul_kernel;
     r.results["read_cpu_share"] = read.wall_s > 0 ? read.cpu_s / (threads * read.wall_s) : 0;
-    r.results["load_average"] = load ? io::Json(*load) : io::Json();
-    r.results["busy"] = busy.empty() ? io::Json() : io::Json(busy);
+    r.results["load_average"] = load ? io::Node(*load) : io::Node();
+    r.results["busy"] = busy.empty() ? io::Node() : io::Node(busy);
     r.results["attempts"] = attempts;
     r.results["quant_isa"] = std::string(io::quant_isa());
     if (!busy.empty()) r.notes.push_back(busy);

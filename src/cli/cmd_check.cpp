@@ -12,7 +12,7 @@ namespace edgeplan::cli {
 namespace {
 
 // A figure as a cell of the checks table, keeping its JSON type.
-io::Cell figure_cell(const io::Json& v) {
+io::Cell figure_cell(const io::Node& v) {
   if (v.is_boolean()) return v.get<bool>();
   if (v.is_number_integer()) return v.get<std::int64_t>();
   if (v.is_number()) return v.get<double>();
@@ -72,7 +72,7 @@ Runner setup_check(Options& opts) {
       if (e.context) options.context = *e.context;
       options.runtime = *runtime;
       const io::Report page = report(options, ctx);
-      const io::Json results = io::full_results(page);
+      const io::Node results = io::full_results(page);
       const std::string quant = page.inputs["quant"].get<std::string>();  // as given, or the file's own
       if (results["beyond_trained"].get<bool>()) {
         r.notes.push_back(fmt::format("check {} ({} on {}): context {} is beyond the {} tokens the model was trained for",

@@ -79,8 +79,8 @@ void add_roofline_chart(const DeviceSpec& device, const ModelSpec& m, std::span<
   r.charts.push_back(std::move(c));
 }
 
-io::Json prefill_basis_json(const PrefillEstimate& e) {
-  io::Json j{{"source", to_string(e.source)}};
+io::Node prefill_basis_json(const PrefillEstimate& e) {
+  io::Node j{{"source", to_string(e.source)}};
   if (!e.fitted) return j;
   j["unit"] = to_string(e.fitted->unit);
   j["utilization"] = e.fitted->utilization;
@@ -90,10 +90,10 @@ io::Json prefill_basis_json(const PrefillEstimate& e) {
   return j;
 }
 
-io::Json provenance_json(const DeviceSpec& d) {
+io::Node provenance_json(const DeviceSpec& d) {
   if (!d.provenance) return nullptr;
   const Provenance& p = *d.provenance;
-  io::Json j{{"method", to_string(p.method)}};
+  io::Node j{{"method", to_string(p.method)}};
   if (!p.runtime.empty()) j["runtime"] = p.runtime;
   if (p.measurements > 0) j["measurements"] = p.measurements;
   if (p.method == Calibration::fitted) j["residual_percent"] = p.residual_percent;
@@ -224,7 +224,7 @@ std::optional<Error> derive(const ModelSpec& m, DecodePlanInputs& p) {
   return std::nullopt;
 }
 
-void decode_inputs(const DecodeOptions& o, const Context& ctx, io::Json& inputs, DecodeInputs& in) {
+void decode_inputs(const DecodeOptions& o, const Context& ctx, io::Node& inputs, DecodeInputs& in) {
   in.model = ctx.model(o.model, inputs);
   DecodePlanInputs& p = in.plan;
   p.kv_type = need_kv_type(o.kv_type, in.model);
@@ -270,7 +270,7 @@ Runner setup_decode(Options& opts) {
       .show_default()
       .range(1, limits::kPromptTokens);
   auto structs = [o](const Context& ctx) {
-    io::Json inputs;
+    io::Node inputs;
     DeviceSpec device = ctx.device(o->device, inputs);
     auto in = std::make_shared<DecodeInputs>();
     decode_inputs(*o, ctx, inputs, *in);
@@ -330,7 +330,7 @@ Runner setup_decode(Options& opts) {
     r.results["calibrated"] = calibrated(device.provenance);
     r.results["provenance"] = provenance_json(device);
     const std::string mismatch = runtime_mismatch(device, model);
-    r.results["runtime_mismatch"] = mismatch.empty() ? io::Json() : io::Json(mismatch);
+    r.results["runtime_mismatch"] = mismatch.empty() ? io::Node() : io::Node(mismatch);
     if (marks_uncalibrated(device)) r.notes.push_back(uncalibrated_note(device).substr(2));
     if (!mismatch.empty()) r.notes.push_back(mismatch);
     if (prefill) {

@@ -38,7 +38,7 @@ struct Candidate {
 // model no runtime ships, `reference = true`), which a ranking of real models should not hold.
 std::vector<ModelSpec> candidate_models(const Context& ctx, const std::string& names, std::size_t& left_out) {
   std::vector<ModelSpec> out;
-  io::Json unused;
+  io::Node unused;
   if (!names.empty()) {
     for (const std::string& name : split_list(names, "--models")) out.push_back(ctx.model(name, unused));
     return out;

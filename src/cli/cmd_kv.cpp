@@ -33,7 +33,7 @@ RuntimeFit kv_fit(const KvInputs& in, DeviceSpec& d, const ModelSpec& m, double 
   return unwrap(runtime_fit(d, m, *in.format, weight_bytes, in.primary, in.context, o));
 }
 
-KvInputs kv_inputs(const KvOptions& o, const Context& ctx, io::Json& inputs) {
+KvInputs kv_inputs(const KvOptions& o, const Context& ctx, io::Node& inputs) {
   KvInputs in;
   in.model = ctx.model(o.model, inputs);
   in.primary = need_kv_type(o.kv_type, in.model);
@@ -90,7 +90,7 @@ Runner setup_kv(Options& opts) {
   opts.add(Opt::kv_type, o->kv_type, kv_type_help("Cache type that decides `fits`")).show_default();
   add_runtime_options(opts, o->runtime);
   auto structs = [o](const Context& ctx) {
-    io::Json inputs;
+    io::Node inputs;
     DeviceSpec device = ctx.device(o->device, inputs);
     auto in = std::make_shared<const KvInputs>(kv_inputs(*o, ctx, inputs));
     StructRows out{std::move(device), in->model, {}};
@@ -201,7 +201,7 @@ Runner setup_kv(Options& opts) {
                                     model.state->layers, model.layers, to_string(model.state->kind), state_bytes(model)));
     }
     r.notes.push_back("int8, int4: the reference chapter's idealised types (no block scales); no runtime offers them");
-    r.results["trained_context"] = model.context_tokens ? io::Json(*model.context_tokens) : io::Json();
+    r.results["trained_context"] = model.context_tokens ? io::Node(*model.context_tokens) : io::Node();
     if (o->context > 0) r.results["beyond_trained"] = beyond_trained(model, o->context);
     if (o->context > 0 && beyond_trained(model, o->context)) {
       r.notes.push_back(fmt::format("context {} is beyond the {} tokens {} was trained for: memory is not the limit, "

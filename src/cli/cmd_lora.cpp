@@ -80,7 +80,7 @@ Runner setup_lora(Options& opts) {
       if (*o->rank == 0) throw UsageError("--rank must be at least 1");
       const std::vector<LoraTarget> chosen = parse_targets(o->targets);
       r.inputs["rank"] = *o->rank;
-      io::Json names = io::Json::array();
+      io::Node names = io::Node::array();
       for (const LoraTarget target : chosen) {
         names.push_back(to_string(target));
         const LoraAdapter one = lora_adapter(model, *o->rank, {target}, bytes_per_weight);

@@ -179,7 +179,7 @@ Runner setup_place(Options& opts) {
     }
     const Prefill total = unwrap(prefill(chosen, *model, device, layer.seq_tokens));
     r.results["layers"] = model->layers;
-    r.results["head_us"] = total.head_unit ? io::Json(total.head_s * units::kUsPerS) : io::Json(nullptr);
+    r.results["head_us"] = total.head_unit ? io::Node(total.head_s * units::kUsPerS) : io::Node(nullptr);
     r.results["prefill_s"] = total.total_s;
     r.results["prefill_tok_per_s"] = total.tok_per_s;
     if (total.head_unit) {

@@ -22,7 +22,7 @@ Runner setup_profiles(Options&) {
     io::Report r;
     r.command = "profiles";
     r.title = "profiles (first match wins: --profiles, EDGEPLAN_PROFILE_PATH, share directory, builtin)";
-    io::Json dirs = io::Json::array();
+    io::Node dirs = io::Node::array();
     for (const std::string& d : ctx.search_path().dirs) dirs.push_back(d);
     r.inputs["search_path"] = dirs;
     io::Table t{"profiles", {{"name", "name"}, {"kind", "kind"}, {"from", "source"}, {"description", "description"}}, {}};

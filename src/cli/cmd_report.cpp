@@ -22,7 +22,7 @@ std::vector<const FileType*> formats_for(const FileType& chosen) {
   return out;
 }
 
-io::Json optional_json(const std::optional<double>& v) { return v ? io::Json(*v) : io::Json(); }
+io::Node optional_json(const std::optional<double>& v) { return v ? io::Node(*v) : io::Node(); }
 
 }  // namespace
 
@@ -85,7 +85,7 @@ void figures(const ReportOptions& o, const DeviceSpec& device, const ModelSpec& 
     std::vector<io::Cell>& row = start_row(rows, prefix, 3);
     row.insert(row.end(), {std::move(figure), std::move(value), std::move(note)});
   };
-  const auto result = [&](const char* key, io::Json value) {
+  const auto result = [&](const char* key, io::Node value) {
     if (report) report->results[key] = std::move(value);
   };
   const std::string quant(plan.chosen().format->name);
@@ -112,14 +112,14 @@ void figures(const ReportOptions& o, const DeviceSpec& device, const ModelSpec& 
     line("decode with speculation", fmt::format(FMT_COMPILE("{:.2f} tok/s"), *mine.spec_tok_per_s),
          fmt::format(FMT_COMPILE("{:.2f}x ({})"), *plan.spec_speedup, o.spec));
   }
-  result("prefill_tok_per_s", mine.prefill ? io::Json(mine.prefill->tok_per_s) : io::Json());
+  result("prefill_tok_per_s", mine.prefill ? io::Node(mine.prefill->tok_per_s) : io::Node());
   result("ttft_s", optional_json(mine.ttft_s));
-  result("prefill_source", mine.prefill ? io::Json(to_string(mine.prefill->source)) : io::Json());
-  result("prefill_basis", mine.prefill ? prefill_basis_json(*mine.prefill) : io::Json());
+  result("prefill_source", mine.prefill ? io::Node(to_string(mine.prefill->source)) : io::Node());
+  result("prefill_basis", mine.prefill ? prefill_basis_json(*mine.prefill) : io::Node());
   result("calibrated", calibrated(device.provenance));
   result("provenance", provenance_json(device));
   const std::string mismatch = runtime_mismatch(device, model);
-  result("runtime_mismatch", mismatch.empty() ? io::Json() : io::Json(mismatch));
+  result("runtime_mismatch", mismatch.empty() ? io::Node() : io::Node(mismatch));
   if (mine.prefill) {
     line("prefill", fmt::format(FMT_COMPILE("{:.1f} tok/s{}"), mine.prefill->tok_per_s, mark),
          fmt::format(FMT_COMPILE("{}-token prompt"), o.prompt));
@@ -147,7 +147,7 @@ void figures(const ReportOptions& o, const DeviceSpec& device, const ModelSpec& 
   }
   line("KV budget", fmt::format(FMT_COMPILE("{:.2f} GiB"), plan.kv_budget_bytes / units::kGiB),
        device.runtime.buffers ? "memory - reserved - weights - buffers" : "memory - reserved - weights");
-  result("trained_context", model.context_tokens ? io::Json(*model.context_tokens) : io::Json());
+  result("trained_context", model.context_tokens ? io::Node(*model.context_tokens) : io::Node());
   result("beyond_trained", beyond_trained(model, o.context));
   if (model.context_tokens) {
     line("trained context", with_thousands(*model.context_tokens) + " tokens",

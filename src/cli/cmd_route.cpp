@@ -80,14 +80,14 @@ DeviceRates resolve_rates(const RouteOptions& o, const Context& ctx, const Devic
 
 std::vector<CloudSpec> load_clouds(const std::string& names, const Context& ctx, io::Report& r) {
   std::vector<CloudSpec> clouds;
-  io::Json list = io::Json::array();
+  io::Node list = io::Node::array();
   for (const std::string& name : split_list(names, "--cloud")) {
     const io::ProfileText text = ctx.find("clouds", name);
     CloudSpec c = unwrap(io::load_cloud(text, ctx.overrides()));
     for (const CloudSpec& seen : clouds) {
       if (seen.name == c.name) throw UsageError(fmt::format("--cloud: '{}' is listed twice", c.name));
     }
-    io::Json j = {{"name", c.name}, {"source", text.display}};
+    io::Node j = {{"name", c.name}, {"source", text.display}};
     j.update(io::to_json(c));
     list.push_back(std::move(j));
     clouds.push_back(std::move(c));

@@ -106,7 +106,7 @@ Runner setup_spec(Options& opts) {
       cost = need_cost(*o->cost, "--cost");
       cost_from = "--cost";
     } else if (!o->draft.empty()) {
-      io::Json draft_inputs = io::Json::object();
+      io::Node draft_inputs = io::Node::object();
       const ModelSpec draft_model = ctx.model(o->draft, draft_inputs);
       r.inputs["draft"] = draft_inputs["model"];
       const FileType& draft_format = need_format(quant_or_file_format(o->quant, draft_model));
@@ -124,7 +124,7 @@ Runner setup_spec(Options& opts) {
       cost_from = fmt::format("{} MTP layer(s) / {} target layers", *o->mtp_layers, target->layers);
       r.inputs["mtp_layers"] = *o->mtp_layers;
     }
-    r.inputs["alpha"] = scan ? io::Json(o->alpha) : io::Json(alphas.front());
+    r.inputs["alpha"] = scan ? io::Node(o->alpha) : io::Node(alphas.front());
     if (o->gamma) r.inputs["gamma"] = gamma_fixed;
     r.inputs["cost"] = cost;
 

@@ -90,8 +90,10 @@ Runner setup_stream(Options& opts) {
     const std::vector<double> fractions = parse_fractions(o->hot);
     r.inputs["quant"] = ft.name;
     r.notes = requantize_note(model, ft);
-    r.inputs["prefetch_pages"] = windows;
-    r.inputs["hot_fractions"] = fractions;
+    io::Node& pages = r.inputs["prefetch_pages"] = io::Node::array();
+    for (std::uint64_t w : windows) pages.push_back(w);
+    io::Node& hot = r.inputs["hot_fractions"] = io::Node::array();
+    for (double f : fractions) hot.push_back(f);
     const WeightSize weights = unwrap(weight_size(model, ft));
 
     // Every fraction (1 = the whole file) with no prefetch, the OS readahead and each window.

@@ -64,8 +64,8 @@ class Context {
   explicit Context(const CommonOptions& options);
 
   // Loads a profile by name or path, records it under inputs[kind] and returns it.
-  DeviceSpec device(const std::string& name, io::Json& inputs) const;
-  ModelSpec model(const std::string& name, io::Json& inputs) const;
+  DeviceSpec device(const std::string& name, io::Node& inputs) const;
+  ModelSpec model(const std::string& name, io::Node& inputs) const;
   io::ProfileText find(const std::string& kind, const std::string& name) const;
 
   const io::SearchPath& search_path() const { return path_; }
@@ -210,7 +210,7 @@ void add_runtime_options(Options& opts, RuntimeFlags& f);
 RuntimeOptions runtime_options(const RuntimeFlags& f, DeviceSpec& device);
 // llama.cpp's buffers and settings as results (kv, report): compute_bytes, output_bytes, repack_bytes,
 // runtime_bytes (what they add), flash_attn, parallel, ubatch (the device's micro-batch).
-void runtime_results(const RuntimeBuffers& b, const RuntimeOptions& o, const DeviceSpec& device, io::Json& results);
+void runtime_results(const RuntimeBuffers& b, const RuntimeOptions& o, const DeviceSpec& device, io::Node& results);
 
 // 19431 as "19,431", as the table view groups whole numbers.
 std::string with_thousands(std::uint64_t v);
@@ -233,7 +233,7 @@ std::vector<std::string> split_list(const std::string& text, const std::string& 
 
 // The files a command reads: the source of every profile recorded in `inputs`, and `paths` (options naming
 // files); what an output file must not be.
-std::vector<std::string> input_files(const io::Json& inputs, std::vector<std::string> paths);
+std::vector<std::string> input_files(const io::Node& inputs, std::vector<std::string> paths);
 
 // Runs the whole CLI: parses argv, runs the subcommand, prints, checks --require. Returns the exit code.
 int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err);

@@ -37,8 +37,8 @@ namespace {
 
 // Records a loaded profile under inputs[key]: its name, where it came from, and the values used.
 template <class Spec>
-Spec recorded(Spec spec, const io::ProfileText& text, const char* key, io::Json& inputs) {
-  io::Json j = {{"name", spec.name}, {"source", text.display}};
+Spec recorded(Spec spec, const io::ProfileText& text, const char* key, io::Node& inputs) {
+  io::Node j = {{"name", spec.name}, {"source", text.display}};
   j.update(io::to_json(spec));
   inputs[key] = std::move(j);
   return spec;
@@ -46,12 +46,12 @@ Spec recorded(Spec spec, const io::ProfileText& text, const char* key, io::Json&
 
 }  // namespace
 
-DeviceSpec Context::device(const std::string& name, io::Json& inputs) const {
+DeviceSpec Context::device(const std::string& name, io::Node& inputs) const {
   const io::ProfileText text = find("devices", name);
   return recorded(unwrap(io::load_device(text, overrides_)), text, "device", inputs);
 }
 
-ModelSpec Context::model(const std::string& name, io::Json& inputs) const {
+ModelSpec Context::model(const std::string& name, io::Node& inputs) const {
   const io::ProfileText text = io::is_model_file(name) ? unwrap(io::model_file_profile(name)) : find("models", name);
   return recorded(unwrap(io::load_model(text, overrides_)), text, "model", inputs);
 }
@@ -100,7 +100,7 @@ RuntimeOptions runtime_options(const RuntimeFlags& f, DeviceSpec& device) {
   return o;
 }
 
-void runtime_results(const RuntimeBuffers& b, const RuntimeOptions& o, const DeviceSpec& device, io::Json& results) {
+void runtime_results(const RuntimeBuffers& b, const RuntimeOptions& o, const DeviceSpec& device, io::Node& results) {
   results["compute_bytes"] = b.compute_bytes;
   results["output_bytes"] = b.output_bytes;
   results["repack_bytes"] = b.repack_bytes;

@@ -5,9 +5,9 @@ namespace edgeplan::cli {
 
 namespace {
 
-void collect_sources(const io::Json& j, std::vector<std::string>& out) {
+void collect_sources(const io::Node& j, std::vector<std::string>& out) {
   if (j.is_array()) {
-    for (const io::Json& item : j) collect_sources(item, out);
+    for (const io::Node& item : j) collect_sources(item, out);
   } else if (j.is_object()) {
     for (const auto& [key, value] : j.items()) {
       if (key == "source" && value.is_string()) {
@@ -21,7 +21,7 @@ void collect_sources(const io::Json& j, std::vector<std::string>& out) {
 
 }  // namespace
 
-std::vector<std::string> input_files(const io::Json& inputs, std::vector<std::string> paths) {
+std::vector<std::string> input_files(const io::Node& inputs, std::vector<std::string> paths) {
   collect_sources(inputs, paths);
   return paths;
 }

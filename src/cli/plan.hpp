@@ -34,11 +34,11 @@ std::string roofline_basis(const PrefillEstimate& e);
 
 // The same as JSON, for results.prefill_basis: {"source": "prefill"} or {"source": "units", "unit", "utilization",
 // "fitted_runs", "runtime", "loo_error_percent"}.
-io::Json prefill_basis_json(const PrefillEstimate& e);
+io::Node prefill_basis_json(const PrefillEstimate& e);
 
 // The device's [provenance] for results.provenance ({"method", and "runtime", "measurements", "residual_percent",
 // "from" where given}; null without the section).
-io::Json provenance_json(const DeviceSpec& d);
+io::Node provenance_json(const DeviceSpec& d);
 // Whether tables mark the device's figures "*": a profile that is not fitted (datasheet, carried, none), the
 // chapter's reference excepted.
 bool marks_uncalibrated(const DeviceSpec& d);

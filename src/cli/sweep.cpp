@@ -421,7 +421,7 @@ Verdict run_sweep(const Command& command, const std::vector<std::string>& args, 
   head.title = fmt::format("sweep of {} ({} combinations): {}", first.command, n, first.title);
   head.inputs = first.inputs;
   if (format.name == "json") {  // only JSON prints the inputs
-    io::Json sweeps = io::Json::array();
+    io::Node sweeps = io::Node::array();
     for (const io::SweepAxis& a : axes) sweeps.push_back({{"key", a.key}, {"values", a.values}});
     head.inputs["sweep"] = sweeps;
   }

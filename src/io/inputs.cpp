@@ -6,14 +6,14 @@
 
 namespace edgeplan::io {
 
-Json to_json(const DeviceSpec& d) {
-  Json j = Json::object();
+Node to_json(const DeviceSpec& d) {
+  Node j = Node::object();
   schema::echo(schema::device_schema(), d, j);
   return j;
 }
 
-Json to_json(const ModelSpec& m) {
-  Json j = Json::object();
+Node to_json(const ModelSpec& m) {
+  Node j = Node::object();
   schema::echo(schema::model_schema(), m, j);
   return j;
 }

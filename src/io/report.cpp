@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "edgeplan/util/parallel.hpp"
+#include "edgeplan/io/json.hpp"
 #include "edgeplan/io/render/renderer.hpp"
 #include "edgeplan/io/text.hpp"
 
@@ -84,22 +85,29 @@ Json row_json(const std::vector<Cell>& row, const std::vector<Column>& columns) 
   return obj;
 }
 
-void whole_counts(Json& j) {
-  if (j.is_object()) {
-    for (auto& item : j.items()) {
-      Json& v = item.value();
-      if (v.is_number_float() && counts_whole(item.key())) {
-        v = cell_json(output_cell(v.get<double>(), true));
+void whole_counts(Node& n) {
+  if (n.is_object()) {
+    for (auto& [key, v] : n.items()) {
+      if (v.is_number_float() && counts_whole(key)) {
+        v = cell_node(output_cell(v.number(), true));
       } else {
         whole_counts(v);
       }
     }
-  } else if (j.is_array()) {
-    for (Json& e : j) whole_counts(e);
+  } else if (n.is_array()) {
+    for (Node& e : n.elements()) whole_counts(e);
   }
 }
 
 bool is_number(const Cell& c) { return std::holds_alternative<double>(c) || std::holds_alternative<std::int64_t>(c); }
+
+Node cell_node(const Cell& c) {
+  if (std::holds_alternative<std::string>(c)) return std::get<std::string>(c);
+  if (std::holds_alternative<double>(c)) return std::get<double>(c);
+  if (std::holds_alternative<std::int64_t>(c)) return std::get<std::int64_t>(c);
+  if (std::holds_alternative<bool>(c)) return std::get<bool>(c);
+  return nullptr;
+}
 
 Json cell_json(const Cell& c) {
   if (std::holds_alternative<std::string>(c)) return std::get<std::string>(c);
@@ -162,12 +170,57 @@ std::string format_cell_text(const Cell& c, const Column& col) {
   return "--";
 }
 
-Json full_results(const Report& r) {
-  Json results = r.results;
+Json to_json(const Node& n) {
+  if (n.is_boolean()) return n.boolean();
+  if (n.is_number_unsigned()) return n.whole();
+  if (n.is_number_integer()) return n.integer();
+  if (n.is_number_float()) return n.number();
+  if (n.is_string()) return n.string();
+  if (n.is_array()) {
+    Json a = Json::array();
+    for (const Node& e : n) a.push_back(to_json(e));
+    return a;
+  }
+  if (n.is_object()) {
+    Json o = Json::object();
+    for (const auto& [key, v] : n.items()) o[key] = to_json(v);
+    return o;
+  }
+  return nullptr;
+}
+
+Node from_json(const Json& j) {
+  if (j.is_boolean()) return j.get<bool>();
+  if (j.is_number_unsigned()) return j.get<std::uint64_t>();
+  if (j.is_number_integer()) return j.get<std::int64_t>();
+  if (j.is_number_float()) return j.get<double>();
+  if (j.is_string()) return j.get<std::string>();
+  if (j.is_array()) {
+    Node a = Node::array();
+    for (const Json& e : j) a.push_back(from_json(e));
+    return a;
+  }
+  if (j.is_object()) {
+    Node o = Node::object();
+    for (const auto& [key, v] : j.items()) o[key] = from_json(v);
+    return o;
+  }
+  return nullptr;
+}
+
+Node full_results(const Report& r) {
+  Node results = r.results;
   whole_counts(results);
   for (const Table& t : r.tables) {
-    Json rows = Json::array();
-    for (const auto& row : t.rows) rows.push_back(row_json(row, t.columns));
+    Node rows = Node::array();
+    for (const auto& row : t.rows) {
+      Node obj = Node::object();
+      for (std::size_t i = 0; i < t.columns.size(); ++i) {
+        const Column& col = t.columns[i];
+        obj[col.key] = cell_node(output_cell(i < row.size() ? row[i] : Cell{}, counts_whole(col.key)));
+      }
+      rows.push_back(std::move(obj));
+    }
     if (results.contains(t.name)) throw std::logic_error("results." + t.name + " is both a figure and a table");
     results[t.name] = std::move(rows);
   }

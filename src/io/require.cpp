@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "edgeplan/util/names.hpp"
+#include "edgeplan/io/json.hpp"
 #include "edgeplan/io/text.hpp"
 
 namespace edgeplan::io {
@@ -19,7 +20,7 @@ std::string trim(std::string_view s) {
   return std::string(s.substr(b, e - b + 1));
 }
 
-Json parse_bound(const std::string& v) {
+Node parse_bound(const std::string& v) {
   if (v == "true") return true;
   if (v == "false") return false;
   double d = 0;
@@ -32,24 +33,30 @@ Json parse_bound(const std::string& v) {
   return v;
 }
 
-std::string show(const Json& j) {
-  if (j.is_string()) return j.get<std::string>();
-  if (j.is_number_float()) return fmt::format("{}", j.get<double>());
-  return j.dump(-1, ' ', false, Json::error_handler_t::replace);
+std::string show(const Node& n) {
+  if (n.is_string()) return n.string();
+  if (n.is_number_float()) return fmt::format("{}", n.number());
+  return json_text(to_json(n));
+}
+
+// Whether two values are of one JSON type (numbers aside, which compare as numbers).
+bool same_kind(const Node& a, const Node& b) {
+  return a.is_boolean() == b.is_boolean() && a.is_string() == b.is_string() && a.is_array() == b.is_array() &&
+         a.is_object() == b.is_object();
 }
 
 // A table: an array of objects (the rows).
-bool is_table(const Json& j) { return j.is_array() && !j.empty() && j.front().is_object(); }
+bool is_table(const Node& j) { return j.is_array() && !j.empty() && j.front().is_object(); }
 
 // Every FIELD a requirement on `j` can name: scalars, objects' members, a table's fields by its first row's key
 // (`formats[Q4_K_M].tok_per_s`) and, at the top, the fields of a one-row table by their own names.
-void collect_paths(const Json& j, const std::string& prefix, std::vector<std::string>& out) {
+void collect_paths(const Node& j, const std::string& prefix, std::vector<std::string>& out) {
   if (!j.is_object()) return;
   for (const auto& [k, v] : j.items()) {
     const std::string path = prefix.empty() ? k : prefix + "." + k;
     if (is_table(v)) {
       const auto& first = v.front();
-      const std::string id = first.begin()->is_string() ? first.begin()->get<std::string>() : "0";
+      const std::string id = first.items().front().second.is_string() ? first.items().front().second.string() : "0";
       for (const auto& [fk, fv] : first.items()) out.push_back(path + "[" + id + "]." + fk);
       if (prefix.empty() && v.size() == 1) {
         for (const auto& [fk, fv] : first.items()) out.push_back(fk);
@@ -63,8 +70,8 @@ void collect_paths(const Json& j, const std::string& prefix, std::vector<std::st
 }
 
 // The field `name` of the one-row tables of results: none, or where it is; an Error when two tables have it.
-Result<const Json*> one_row_field(const Json& results, const std::string& name, const std::string& field) {
-  const Json* found = nullptr;
+Result<const Node*> one_row_field(const Node& results, const std::string& name, const std::string& field) {
+  const Node* found = nullptr;
   std::string table;
   for (const auto& [k, v] : results.items()) {
     if (!is_table(v) || v.size() != 1 || !v.front().contains(name)) continue;
@@ -98,8 +105,8 @@ Result<Requirement> parse_requirement(std::string_view text) {
                            "for example 'fits == true'", clipped(text))};
 }
 
-Result<Json> lookup_field(const Json& results, const std::string& field) {
-  const Json* at = &results;
+Result<Node> lookup_field(const Node& results, const std::string& field) {
+  const Node* at = &results;
   std::string_view rest = field;
   while (!rest.empty()) {
     const auto dot = rest.find('.');
@@ -112,17 +119,17 @@ Result<Json> lookup_field(const Json& results, const std::string& field) {
       segment.resize(open);
       has_selector = true;
     }
-    const Json* next = at->is_object() && at->contains(segment) ? &(*at)[segment] : nullptr;
+    const Node* next = at->is_object() && at->contains(segment) ? &(*at)[segment] : nullptr;
     if (!next && !has_selector && at == &results) {  // a field of a one-row table, by its own name
       auto in_row = one_row_field(results, segment, field);
       if (!in_row) return in_row.error();
       next = *in_row;
     }
     if (next && has_selector) {
-      const Json* picked = nullptr;
+      const Node* picked = nullptr;
       if (next->is_array()) {
-        for (const Json& e : *next) {
-          if (e.is_object() && !e.empty() && show(*e.begin()) == selector) {
+        for (const Node& e : *next) {
+          if (e.is_object() && !e.empty() && show(e.items().front().second) == selector) {
             picked = &e;
             break;
           }
@@ -141,7 +148,7 @@ Result<Json> lookup_field(const Json& results, const std::string& field) {
       std::string hint;
       for (const auto& [k, v] : results.items()) {  // a field of a table of several rows: say how to pick one
         if (hint.empty() && at == &results && !has_selector && is_table(v) && v.front().contains(segment)) {
-          const std::string id = v.front().begin()->is_string() ? v.front().begin()->get<std::string>() : "0";
+          const std::string id = v.front().items().front().second.is_string() ? v.front().items().front().second.string() : "0";
           hint = fmt::format(": '{}' is a field of the {} rows of {}; pick one, as in '{}[{}].{}'", clipped(segment),
                              v.size(), k, k, id, clipped(segment));
         }
@@ -159,19 +166,19 @@ Result<Json> lookup_field(const Json& results, const std::string& field) {
   return *at;
 }
 
-Result<Outcome> evaluate_requirement(const Json& results, const Requirement& r) {
+Result<Outcome> evaluate_requirement(const Node& results, const Requirement& r) {
   auto value = lookup_field(results, r.field);
   if (!value) return value.error();
-  const Json& v = *value;
+  const Node& v = *value;
   bool pass = false;
   if (v.is_number() && r.bound.is_number()) {
-    const double a = v.get<double>(), b = r.bound.get<double>();
+    const double a = v.number(), b = r.bound.number();
     pass = r.op == "<" ? a < b : r.op == "<=" ? a <= b : r.op == ">" ? a > b : r.op == ">=" ? a >= b
          : r.op == "==" ? a == b : a != b;
   } else if (v.is_null()) {
     return Error{fmt::format("--require '{}': {} has no value for these inputs", r.text, r.field)};
   } else if (r.op == "==" || r.op == "!=") {
-    const bool same = v.type() == r.bound.type() ? v == r.bound : show(v) == show(r.bound);
+    const bool same = same_kind(v, r.bound) ? v == r.bound : show(v) == show(r.bound);
     pass = r.op == "==" ? same : !same;
   } else {
     return Error{fmt::format("--require '{}': cannot compare {} ({}) with {}", clipped(r.text), clipped(r.field), clipped(show(v)), r.op)};
@@ -179,7 +186,7 @@ Result<Outcome> evaluate_requirement(const Json& results, const Requirement& r) 
   return Outcome{pass, show(v), v};
 }
 
-Result<std::vector<std::string>> check_requirements(const Json& results, const std::vector<Requirement>& reqs) {
+Result<std::vector<std::string>> check_requirements(const Node& results, const std::vector<Requirement>& reqs) {
   std::vector<std::string> failures;
   for (const Requirement& r : reqs) {
     auto outcome = evaluate_requirement(results, r);

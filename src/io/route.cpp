@@ -46,8 +46,8 @@ Result<std::vector<RouteRequest>> load_requests(const ProfileText& text) {
   });
 }
 
-Json to_json(const CloudSpec& c) {
-  Json j = Json::object();
+Node to_json(const CloudSpec& c) {
+  Node j = Node::object();
   schema::echo(schema::cloud_schema(), c, j);
   return j;
 }

@@ -16,6 +16,7 @@
 #include "edgeplan/io/profiles.hpp"
 #include "edgeplan/io/embedded.hpp"
 #include "edgeplan/io/render/renderer.hpp"
+#include "edgeplan/io/json.hpp"
 
 namespace edgeplan {
 namespace {

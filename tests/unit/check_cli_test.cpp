@@ -10,6 +10,7 @@
 #include "cli_run.hpp"
 #include "scratch_dir.hpp"
 #include "edgeplan/io/report.hpp"
+#include "edgeplan/io/json.hpp"
 
 namespace edgeplan {
 namespace {

@@ -13,6 +13,7 @@
 #include "edgeplan/io/profiles.hpp"
 #include "edgeplan/io/report.hpp"
 #include "fixtures.hpp"
+#include "edgeplan/io/json.hpp"
 
 namespace edgeplan {
 namespace {

@@ -18,6 +18,7 @@
 #include "edgeplan/core/kv.hpp"
 #include "edgeplan/core/place.hpp"
 #include "edgeplan/io/report.hpp"
+#include "edgeplan/io/json.hpp"
 
 namespace edgeplan {
 namespace {

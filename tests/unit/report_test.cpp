@@ -1,6 +1,7 @@
 #include "edgeplan/io/report.hpp"
 
 #include "edgeplan/io/render/renderer.hpp"
+#include "edgeplan/io/json.hpp"
 
 #include <gtest/gtest.h>
 

@@ -3,12 +3,15 @@
 #include <gtest/gtest.h>
 
 #include "edgeplan/util/names.hpp"
+#include "edgeplan/io/json.hpp"
 
 namespace edgeplan::io {
 namespace {
 
-Json results() {
-  return Json::parse(R"({"fits": true, "max_context": 19431, "budget_gib": 2.37,
+Node doc(const char* text) { return from_json(Json::parse(text)); }
+
+Node results() {
+  return doc(R"({"fits": true, "max_context": 19431, "budget_gib": 2.37,
                          "formats": [{"format": "Q4_K_M", "tok_per_s": 11.15}, {"format": "F16", "tok_per_s": 3.61}]})");
 }
 
@@ -21,7 +24,7 @@ TEST(Require, Parses) {
   ASSERT_TRUE(r.ok());
   EXPECT_EQ(r->field, "max_context");
   EXPECT_EQ(r->op, ">=");
-  EXPECT_EQ(r->bound, Json(8192.0));
+  EXPECT_EQ(r->bound, Node(8192.0));
   EXPECT_EQ(parse_requirement("fits").error().message,
             "--require 'fits': expected 'FIELD OP VALUE' with OP one of < <= > >= == !=, for example 'fits == true'");
 }
@@ -45,7 +48,7 @@ TEST(Require, UnknownFieldSuggests) {
 
 // A one-row table's fields are addressable by their own names; in a table of several rows, a row is named.
 TEST(Require, OneRowTableFieldsDirectly) {
-  const Json one = Json::parse(R"({"formats": [{"format": "Q4_K_M", "tok_per_s": 11.15}]})");
+  const Node one = doc(R"({"formats": [{"format": "Q4_K_M", "tok_per_s": 11.15}]})");
   EXPECT_TRUE(check_requirements(one, {*parse_requirement("tok_per_s >= 10")})->empty());
   EXPECT_EQ(*check_requirements(one, {*parse_requirement("tok_per_s >= 12")}),
             std::vector<std::string>{"requirement failed: tok_per_s >= 12 (got tok_per_s = 11.15)"});
@@ -53,14 +56,14 @@ TEST(Require, OneRowTableFieldsDirectly) {
   EXPECT_EQ(check_requirements(results(), {*parse_requirement("tok_per_s >= 10")}).error().message,
             "--require: no field 'tok_per_s' in the results: 'tok_per_s' is a field of the 2 rows of formats; pick one, "
             "as in 'formats[Q4_K_M].tok_per_s'");
-  const Json two = Json::parse(R"({"a": [{"id": "x", "v": 1}], "b": [{"id": "y", "v": 2}]})");
+  const Node two = doc(R"({"a": [{"id": "x", "v": 1}], "b": [{"id": "y", "v": 2}]})");
   EXPECT_EQ(check_requirements(two, {*parse_requirement("v >= 1")}).error().message,
             "--require: 'v' is a field of the one-row tables a and b: name the table, as in 'a[0].v'");
 }
 
 // The error lists the fields that exist, the tables' ones included (it listed none when results held only tables).
 TEST(Require, UnknownFieldListsTheFields) {
-  const Json one = Json::parse(R"({"formats": [{"format": "Q4_K_M", "tok_per_s": 11.15}]})");
+  const Node one = doc(R"({"formats": [{"format": "Q4_K_M", "tok_per_s": 11.15}]})");
   EXPECT_EQ(check_requirements(one, {*parse_requirement("zzzzzzzz >= 10")}).error().message,
             "--require: no field 'zzzzzzzz' in the results (its fields: formats[Q4_K_M].format, "
             "formats[Q4_K_M].tok_per_s, format, tok_per_s)");

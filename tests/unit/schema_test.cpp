@@ -8,6 +8,7 @@
 
 #include "edgeplan/io/embedded.hpp"
 #include "edgeplan/io/inputs.hpp"
+#include "edgeplan/io/json.hpp"
 #include "edgeplan/io/model_file.hpp"
 #include "edgeplan/io/profiles.hpp"
 #include "edgeplan/io/route.hpp"
@@ -35,12 +36,12 @@ std::vector<std::string> candidates(Type type, const std::vector<std::string>& c
 // Every key's value in the profile's unit, and the JSON echo: what "equal" means for two loaded structs.
 template <class Spec>
 std::string state(const Schema<Spec>& schema, const Spec& spec) {
-  Json j = Json::object();
+  Node j = Node::object();
   echo(schema, spec, j);
   for (const std::string& key : schema_keys(schema)) {
-    if (auto v = held(schema, key, spec)) j["held"][key] = std::visit([](const auto& x) { return Json(x); }, *v);
+    if (auto v = held(schema, key, spec)) j["held"][key] = std::visit([](const auto& x) { return Node(x); }, *v);
   }
-  return j.dump();
+  return json_text(to_json(j));
 }
 
 template <class Spec, class Load>

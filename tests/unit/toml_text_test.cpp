@@ -19,6 +19,7 @@
 #include "edgeplan/io/profiles.hpp"
 #include "fixtures.hpp"
 #include "test_files.hpp"
+#include "edgeplan/io/json.hpp"
 
 namespace edgeplan::io {
 namespace {

@@ -8,7 +8,7 @@
 
 namespace edgeplan::io {
 
-Json to_json(const DeviceSpec& d);
-Json to_json(const ModelSpec& m);
+Node to_json(const DeviceSpec& d);
+Node to_json(const ModelSpec& m);
 
 }  // namespace edgeplan::io

@@ -15,11 +15,9 @@
 #include <variant>
 #include <vector>
 
-#include <nlohmann/json.hpp>
+#include "edgeplan/io/node.hpp"
 
 namespace edgeplan::io {
-
-using Json = nlohmann::ordered_json;
 
 inline constexpr const char* kJsonSchema = "edgeplan/2";
 // The tool's version (CMakeLists.txt, project()), printed by --version and beside the schema tag in JSON.
@@ -73,8 +71,8 @@ struct Chart {
 struct Report {
   std::string command;             // "decode"
   std::string title;               // first line of the table view
-  Json inputs = Json::object();    // resolved inputs: profile names, origins and values used
-  Json results = Json::object();   // scalar results; the tables are added under their names
+  Node inputs = Node::object();    // resolved inputs: profile names, origins and values used
+  Node results = Node::object();   // scalar results; the tables are added under their names
   std::vector<std::string> header; // lines printed between title and tables
   std::vector<Table> tables;       // the first is the CSV output
   std::vector<std::string> notes;  // lines printed after the tables
@@ -110,6 +108,6 @@ struct RowSource {
 void render_rows(const Report& head, const RowSource& source, const Format& f, std::ostream& out);
 // results with the tables folded in as arrays of objects (what JSON prints and --require reads), counts of
 // bytes, parameters and tokens as integers (io::counts_whole).
-Json full_results(const Report& r);
+Node full_results(const Report& r);
 
 }  // namespace edgeplan::io

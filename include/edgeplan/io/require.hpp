@@ -16,26 +16,26 @@ namespace edgeplan::io {
 struct Requirement {
   std::string field;
   std::string op;
-  Json bound;
+  Node bound;
   std::string text;  // as the user wrote it
 };
 
 Result<Requirement> parse_requirement(std::string_view text);
 
 // Looks FIELD up in results. Fails (a usage error) when the field does not exist, naming the nearest.
-Result<Json> lookup_field(const Json& results, const std::string& field);
+Result<Node> lookup_field(const Node& results, const std::string& field);
 
 struct Outcome {
   bool pass = false;
   std::string value;  // the figure's value as text
-  Json figure;        // the figure's value, with its JSON type
+  Node figure;        // the figure's value, with its JSON type
 };
 
 // Evaluates one requirement; an Error when it cannot be (unknown field, comparing text with <).
-Result<Outcome> evaluate_requirement(const Json& results, const Requirement& r);
+Result<Outcome> evaluate_requirement(const Node& results, const Requirement& r);
 
 // One message per failed requirement ("fits == true failed: fits is false"); an Error when a requirement
 // cannot be evaluated (unknown field, comparing text with <).
-Result<std::vector<std::string>> check_requirements(const Json& results, const std::vector<Requirement>& reqs);
+Result<std::vector<std::string>> check_requirements(const Node& results, const std::vector<Requirement>& reqs);
 
 }  // namespace edgeplan::io

@@ -21,7 +21,7 @@ Result<CloudSpec> load_cloud(const ProfileText& text, const std::vector<Override
 // A requests profile: [[request]] tables with name, privacy, input_tok, output_tok, slo_s.
 Result<std::vector<RouteRequest>> load_requests(const ProfileText& text);
 
-Json to_json(const CloudSpec& c);
+Node to_json(const CloudSpec& c);
 
 enum class RecordFormat { csv, jsonl };
 // By extension: .csv or .jsonl / .ndjson; nullopt otherwise.

@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "edgeplan/io/json.hpp"
 #include "edgeplan/io/render/renderer.hpp"
 #include "edgeplan/io/text.hpp"
 #include "edgeplan/io/warnings.hpp"
@@ -45,14 +46,15 @@ struct InvalidUtf8 {
   }
 };
 
-Json envelope(const Report& r, Json results) {
+Json envelope(const Report& r, const Node& results) {
+  Node inputs = r.inputs;
+  whole_counts(inputs);  // as full_results did the results
   Json doc = Json::object();
   doc["schema"] = kJsonSchema;
   doc["version"] = version();
   doc["command"] = r.command;
-  doc["inputs"] = r.inputs;
-  doc["results"] = std::move(results);
-  whole_counts(doc);  // the inputs (full_results did the results)
+  doc["inputs"] = to_json(inputs);
+  doc["results"] = to_json(results);
   return doc;
 }
 

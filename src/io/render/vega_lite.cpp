@@ -10,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include "edgeplan/io/json.hpp"
 #include "edgeplan/io/render/renderer.hpp"
 
 namespace edgeplan::io {

@@ -106,15 +106,15 @@ void read_units(Fields& f, D& d) {
   section->finish();
 }
 
-void echo_units(const D& d, Json& j) {
+void echo_units(const D& d, Node& j) {
   if (d.units.empty()) return;
-  Json all = Json::object();
+  Node all = Node::object();
   for (const auto& [kind, u] : d.units) {
-    Json unit = Json::object();
+    Node unit = Node::object();
     if (u.int8_ops_per_s) unit["int8_tops"] = *u.int8_ops_per_s / units::kTera;
     if (u.fp16_flops_per_s) unit["fp16_tflops"] = *u.fp16_flops_per_s / units::kTera;
     unit["bandwidth_gbps"] = u.bandwidth_bytes_per_s / units::kGBps;
-    unit["ops"] = Json::array();
+    unit["ops"] = Node::array();
     for (OpKind k : u.ops) unit["ops"].push_back(to_string(k));
     all[to_string(kind)] = std::move(unit);
   }

@@ -38,7 +38,7 @@ void read_formats(Fields& f, M& m) {
   formats->finish();
 }
 
-void echo_params(const M& m, Json& j) {
+void echo_params(const M& m, Node& j) {
   if (auto p = param_count(m)) j["params"] = *p;
   if (m.moe) j["active_params"] = *active_param_count(m);
 }

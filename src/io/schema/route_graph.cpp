@@ -27,7 +27,7 @@ Schema<CloudSpec> make_cloud() {
   Schema<C> s{"cloud", {}};
   s.sections.push_back({.name = "", .rows = {
       Row<C>{.key = "description", .type = Type::string, .set = ignore<C>, .get = none<C>, .echo = false},
-  }, .echo_custom = [](const C& c, Json& j) { j["kind"] = cloud_kind(c); }});
+  }, .echo_custom = [](const C& c, Node& j) { j["kind"] = cloud_kind(c); }});
   s.sections.push_back({"", {
       plain<C, &C::rtt_s>("rtt_s", Range::non_negative),
       plain<C, &C::ttft_s>("ttft_s", Range::non_negative),

@@ -43,8 +43,8 @@ bool present(const Section<Spec>& s, const Spec& spec) {
   return !s.present || s.present(spec);
 }
 
-Json to_json(const Value& v) {
-  return std::visit([](const auto& x) { return Json(x); }, v);
+Node to_json(const Value& v) {
+  return std::visit([](const auto& x) { return Node(x); }, v);
 }
 
 // The row of `key` ("prefill.tflops") and its section.
@@ -169,10 +169,10 @@ std::optional<Value> parse_fast(const Row<Spec>& row, std::string_view value) {
 }
 
 template <class Spec>
-void echo(const Schema<Spec>& schema, const Spec& spec, Json& j) {
+void echo(const Schema<Spec>& schema, const Spec& spec, Node& j) {
   for (const Section<Spec>& s : schema.sections) {
     if (present(s, spec)) {
-      Json part = Json::object();
+      Node part = Node::object();
       for (const Row<Spec>& r : s.rows) {
         if (!r.echo) continue;
         if (const std::optional<Value> v = r.get(spec)) part[std::string(r.key)] = to_json(*v);
@@ -248,7 +248,7 @@ const Section<Spec>& section(const Schema<Spec>& schema, std::string_view name) 
   template Result<bool> apply_value(const Schema<Spec>&, Spec&, std::string_view, std::string_view,            \
                                     const std::string&, const FieldSource&);                                    \
   template std::optional<Value> parse_fast(const Row<Spec>&, std::string_view);                                 \
-  template void echo(const Schema<Spec>&, const Spec&, Json&);                                                  \
+  template void echo(const Schema<Spec>&, const Spec&, Node&);                                                  \
   template void write_rows(const Section<Spec>&, const Spec&, TomlText&,                                        \
                            std::span<const std::pair<std::string_view, std::string_view>>);                     \
   template std::vector<std::string> schema_keys(const Schema<Spec>&);                                           \

@@ -62,15 +62,11 @@ std::string format_names();
 bool counts_whole(std::string_view key);
 // The cell as JSON and CSV write it under a column: a whole count (counts_whole) rounded to an integer.
 Cell output_cell(const Cell& c, bool whole);
-// Makes every number in j whose key counts whole things an integer, at every depth.
-void whole_counts(Json& j);
-// One row as a JSON object: the columns' keys, the cells as output_cell makes them.
-Json row_json(const Row& row, const std::vector<Column>& columns);
-// The JSON value of a cell.
-Json cell_json(const Cell& c);
+// Makes every number in n whose key counts whole things an integer, at every depth.
+void whole_counts(Node& n);
+// The document value of a cell.
+Node cell_node(const Cell& c);
 // Whether a cell holds a number (a double or a whole number): right-aligned in tables, quantitative in charts.
 bool is_number(const Cell& c);
-// JSON text, indented by `indent` (-1: on one line), the invalid bytes of a string that is not UTF-8 as U+FFFD.
-std::string json_text(const Json& j, int indent = -1);
 
 }  // namespace edgeplan::io

@@ -66,7 +66,7 @@ struct Section {
   void (*after)(Fields&, Spec&) = nullptr;  // after the section, present or not; Fields of the profile's top
   // Keys read by code rather than rows (tables of named entries, arrays of tables); `after` reads them.
   std::vector<std::string_view> custom_keys{};  // dotted below the section, for schema_keys ("U.ops")
-  void (*echo_custom)(const Spec&, Json&) = nullptr;  // JSON of what code reads or derives, after the rows
+  void (*echo_custom)(const Spec&, Node&) = nullptr;  // JSON of what code reads or derives, after the rows
   // Keys the section no longer takes, each with the error text naming what replaced it (read before the rows).
   std::vector<std::pair<std::string_view, std::string_view>> retired{};
 };
@@ -122,7 +122,7 @@ void read_rows(const std::vector<Row<Spec>>& rows, Fields& f, Spec& spec);
 
 // The rows' values as JSON objects by section, in row order (echo rows only), added to `j`.
 template <class Spec>
-void echo(const Schema<Spec>& schema, const Spec& spec, Json& j);
+void echo(const Schema<Spec>& schema, const Spec& spec, Node& j);
 
 // The values of the rows of `section` that hold one and are written, as `key = value` lines; comments by key.
 template <class Spec>
