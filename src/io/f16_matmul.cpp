@@ -139,7 +139,7 @@ F16Matmul::F16Matmul(std::uint64_t rows, std::uint64_t k, std::uint64_t tokens, 
     throw std::invalid_argument(fmt::format("fp16 matmul of {} x {} x {}: every size must be positive", rows, k, tokens));
   }
   Data& d = *data_;
-  d.avx2 = isa == QuantIsa::best && quant_isa() == "AVX2";
+  d.avx2 = isa != QuantIsa::scalar && cpu_has_avx2();
   d.rows = rows;
   d.k = k;
   d.tokens = tokens;

@@ -377,6 +377,8 @@ std::string_view weight_type(QuantKind k) {
 
 std::string_view activation_type(QuantKind k) { return k == QuantKind::q4_k ? "Q8_K" : "Q8_0"; }
 
+bool cpu_has_avx2() { return qdot::have_avx2(); }
+
 std::string_view quant_isa() {
   return qdot::isa_name(qdot::kernel_isa(QuantKind::q4_0, QuantIsa::best));
 }

@@ -17,6 +17,9 @@ TEST(F16Matmul, CountsFlopsAndNamesItsKernel) {
   EXPECT_DOUBLE_EQ(mm.flops(), 2.0 * 64 * 512 * 7);  // 458,752
   EXPECT_EQ(mm.rows(), 64u);
   EXPECT_EQ(mm.kernel(), "F16 x F16 fp32 FMA, 4x3 tile, scalar");
+  // The best kernel is the AVX2 one wherever the CPU has AVX2, FMA and F16C, whatever the quantized kernels run.
+  EXPECT_EQ(F16Matmul(8, 8, 1).kernel(), cpu_has_avx2() ? "F16 x F16 fp32 FMA, 4x3 tile, AVX2"
+                                                        : "F16 x F16 fp32 FMA, 4x3 tile, scalar");
   EXPECT_THROW(F16Matmul(8, 0, 4), std::invalid_argument);
   EXPECT_THROW(F16Matmul(0, 8, 4), std::invalid_argument);
 }

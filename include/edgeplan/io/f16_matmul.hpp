@@ -5,7 +5,7 @@
 // summed across its lanes at the end; a tile's weight rows meet every token before the next rows are read. Source:
 // ggml/src/ggml-cpu/llamafile/sgemm.cpp (llamafile_sgemm, case GGML_TYPE_F16; tinyBLAS::matmul, mnpack<4, 3, ...>
 // for 16 vector registers) of llama.cpp as bundled with node-llama-cpp 3.21.1. This is edgeplan's own kernel of that
-// arithmetic (not ggml's code): AVX2 + FMA + F16C when the CPU has them (checked at run time, as quant_isa()), else a
+// arithmetic (not ggml's code): AVX2 + FMA + F16C when the CPU has them (checked at run time: cpu_has_avx2()), else a
 // portable loop of the same tiles. FLOPs = 2 x rows x k x tokens (docs/model.md, "bench").
 #pragma once
 

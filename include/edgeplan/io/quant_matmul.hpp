@@ -32,6 +32,8 @@ std::string_view activation_type(QuantKind k);  // "Q8_0" or "Q8_K"
 // VNNI: vpdpbusd on 256-bit vectors, two weight rows per tile), "AVX2" (AVX2, FMA and F16C) or "scalar". The Q4_K
 // kernel runs AVX2 on both of the first two.
 std::string_view quant_isa();
+// x86-64 with AVX2, FMA and F16C, checked at run time: what the AVX2 kernels here and in io/f16_matmul.hpp need.
+bool cpu_has_avx2();
 // best: quant_isa()'s; avx2: AVX2 without VNNI; scalar: the portable loop (tests compare them). A request the
 // machine cannot run falls back to the next below it.
 enum class QuantIsa { best, avx2, scalar };
