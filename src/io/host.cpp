@@ -49,6 +49,20 @@ double timed_on_threads(unsigned threads, Body body) {
   return seconds_since(start);
 }
 
+// Best wall time of `repeats` runs of a matmul (F16Matmul, QuantMatmul) after one warm-up, `threads` threads each
+// running a contiguous slice of its rows.
+template <class Matmul>
+double best_matmul_s(Matmul& mm, unsigned threads, unsigned repeats) {
+  const std::uint64_t slice = (mm.rows() + threads - 1) / threads;
+  auto once = [&] {
+    return timed_on_threads(threads, [&](unsigned t) { mm.run(t * slice, std::min(mm.rows(), (t + 1) * slice)); });
+  };
+  once();
+  double best = once();
+  for (unsigned r = 1; r < repeats; ++r) best = std::min(best, once());
+  return best;
+}
+
 }  // namespace
 
 ReadRate measure_read_bandwidth(std::uint64_t buffer_bytes, unsigned threads, unsigned repeats) {
@@ -124,27 +138,15 @@ std::string busy_reason(const ReadRate& read, unsigned threads, std::optional<do
 
 MatmulTime measure_f16_matmul(const GemmShape& shape, unsigned threads, unsigned repeats) {
   F16Matmul mm(shape.n, shape.k, shape.m);
-  const std::uint64_t slice = (mm.rows() + threads - 1) / threads;
-  auto once = [&] {
-    return timed_on_threads(threads, [&](unsigned t) { mm.run(t * slice, std::min(mm.rows(), (t + 1) * slice)); });
-  };
-  once();
-  double best = once();
-  for (unsigned r = 1; r < repeats; ++r) best = std::min(best, once());
-  return {mm.kernel(), best};
+  const double seconds = best_matmul_s(mm, threads, repeats);
+  return {mm.kernel(), seconds};
 }
 
 QuantRate measure_quant_matmul(QuantKind kind, const GemmShape& shape, unsigned threads, unsigned repeats) {
   const std::uint64_t tokens = (shape.m + 7) / 8 * 8, k = std::max<std::uint64_t>(256, shape.k / 256 * 256);
   QuantMatmul mm(kind, shape.n, k, tokens);
-  const std::uint64_t slice = (mm.rows() + threads - 1) / threads;
-  auto once = [&] {
-    return timed_on_threads(threads, [&](unsigned t) { mm.run(t * slice, std::min(mm.rows(), (t + 1) * slice)); });
-  };
-  once();
-  double best = once();
-  for (unsigned r = 1; r < repeats; ++r) best = std::min(best, once());
-  return {kind, mm.kernel(), mm.flops() / best};
+  const double seconds = best_matmul_s(mm, threads, repeats);
+  return {kind, mm.kernel(), mm.flops() / seconds};
 }
 
 Result<FileRead> measure_file_read(const std::string& path) {
