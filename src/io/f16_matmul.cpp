@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "edgeplan/core/float16.hpp"
+#include "edgeplan/io/kernel_parts.hpp"
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
@@ -63,12 +64,6 @@ EDGEPLAN_F16MM_AVX2 __m256 load_half8(const std::uint16_t* p) {
   return _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
 }
 
-EDGEPLAN_F16MM_AVX2 float hsum8(__m256 v) {
-  __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
-  s = _mm_add_ps(s, _mm_movehl_ps(s, s));
-  s = _mm_add_ss(s, _mm_movehdup_ps(s));
-  return _mm_cvtss_f32(s);
-}
 
 template <int R, int T>
 EDGEPLAN_F16MM_AVX2 void tile_avx2_fixed(const std::uint16_t* w, const std::uint16_t* a, std::uint64_t k, float* out,
@@ -87,7 +82,7 @@ EDGEPLAN_F16MM_AVX2 void tile_avx2_fixed(const std::uint16_t* w, const std::uint
     }
   }
   for (int r = 0; r < R; ++r) {
-    for (int t = 0; t < T; ++t) out[t * out_stride + r] = hsum8(acc[r][t]) + dot_tail(w + r * k, a + t * k, k8, k);
+    for (int t = 0; t < T; ++t) out[t * out_stride + r] = kernel_parts::hsum(acc[r][t]) + dot_tail(w + r * k, a + t * k, k8, k);
   }
 }
 
@@ -112,15 +107,10 @@ EDGEPLAN_F16MM_AVX2 void tile_avx2(const std::uint16_t* w, const std::uint16_t* 
 }
 #endif
 
-// Values in [-1, 1) in steps of 1/128, exact in fp16, from a fixed xorshift stream.
-std::vector<std::uint16_t> random_halves(std::uint64_t count, std::uint64_t& state) {
+// Values in [-1, 1) in steps of 1/128, exact in fp16, from the kernels' fixed stream.
+std::vector<std::uint16_t> random_halves(std::uint64_t count, kernel_parts::Bytes& bytes) {
   std::vector<std::uint16_t> v(count);
-  for (std::uint16_t& h : v) {
-    state ^= state << 13;
-    state ^= state >> 7;
-    state ^= state << 17;
-    h = f32_to_f16(static_cast<float>(static_cast<int>((state >> 24) & 0xFF) - 128) / 128.0f);
-  }
+  for (std::uint16_t& h : v) h = f32_to_f16(static_cast<float>(static_cast<int>(bytes.next()) - 128) / 128.0f);
   return v;
 }
 
@@ -143,9 +133,9 @@ F16Matmul::F16Matmul(std::uint64_t rows, std::uint64_t k, std::uint64_t tokens, 
   d.rows = rows;
   d.k = k;
   d.tokens = tokens;
-  std::uint64_t state = 0x9E3779B97F4A7C15u;
-  d.w = f16mm::random_halves(rows * k, state);
-  d.a = f16mm::random_halves(tokens * k, state);
+  kernel_parts::Bytes bytes;
+  d.w = f16mm::random_halves(rows * k, bytes);
+  d.a = f16mm::random_halves(tokens * k, bytes);
   d.out.assign(tokens * rows, 0.0f);
 }
 

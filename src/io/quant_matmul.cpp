@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "edgeplan/core/float16.hpp"
+#include "edgeplan/io/kernel_parts.hpp"
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <cpuid.h>
@@ -109,12 +110,7 @@ void tile_q4_k_scalar(const void* wv, const void* av, std::uint64_t stride, std:
 #if EDGEPLAN_QDOT_X86
 #define EDGEPLAN_QDOT_AVX2 __attribute__((target("avx2,fma,f16c")))
 
-EDGEPLAN_QDOT_AVX2 float hsum(__m256 v) {
-  __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
-  s = _mm_add_ps(s, _mm_movehl_ps(s, s));
-  s = _mm_add_ss(s, _mm_movehdup_ps(s));
-  return _mm_cvtss_f32(s);
-}
+using kernel_parts::hsum;
 
 // sum(x_i y_i) of 32 signed bytes as 8 fp32 lanes: |x| times y with x's sign (ggml's mul_sum_i8_pairs_float).
 EDGEPLAN_QDOT_AVX2 __m256 dot_i8(__m256i ax, __m256i x, __m256i y) {
@@ -309,16 +305,7 @@ const char* isa_name(Isa isa) {
 }
 
 // A fixed xorshift stream for the operands' bytes.
-struct Bytes {
-  std::uint64_t state = 0x9E3779B97F4A7C15u;
-  std::uint8_t next() {
-    state ^= state << 13;
-    state ^= state >> 7;
-    state ^= state << 17;
-    return static_cast<std::uint8_t>(state >> 24);
-  }
-  std::uint16_t half_scale() { return static_cast<std::uint16_t>(0x2000u | (next() & 0xFFu)); }  // about 0.008
-};
+using kernel_parts::Bytes;
 
 // The scales made finite and small, int8 weights kept off -128 (as ggml's quantizers do: the sign trick of
 // dot_i8 needs |q| <= 127), Q8_K's group sums made to agree with its weights.
