@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cctype>
+#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -433,7 +434,10 @@ double effective_bits_per_weight(const FileType& ft) {
   // A constant of the file type, which a sweep over a model's numbers asks for on every combination: each of
   // file_types() is worked out once, when first asked for (any thread may store it: every one stores the same).
   const std::span<const FileType> all = file_types();
-  if (&ft < all.data() || &ft >= all.data() + all.size()) return llama2_7b_bits_per_weight(ft);
+  // std::less orders pointers into different arrays too (the built-in < need not): a FileType made elsewhere
+  // (a profile's own format) is worked out each time.
+  const std::less<const FileType*> before;
+  if (before(&ft, all.data()) || !before(&ft, all.data() + all.size())) return llama2_7b_bits_per_weight(ft);
   static std::vector<std::atomic<double>> known = [&] {
     std::vector<std::atomic<double>> v(all.size());
     for (std::atomic<double>& b : v) b.store(-1, std::memory_order_relaxed);
