@@ -249,7 +249,7 @@ class SweepRuns {
 template <class Spec>
 struct KeyAxis {
   std::size_t axis;  // in `axes`
-  const io::schema::Row<Spec>* row;
+  io::schema::Key<Spec> key;
   std::vector<std::optional<io::schema::Value>> values;  // nullopt when the loader would reject the value
 };
 
@@ -260,11 +260,13 @@ std::optional<KeyAxis<Spec>> key_axis(const io::schema::Schema<Spec>& schema, st
                                       const io::SweepAxis& a) {
   const std::string prefix = std::string(schema.profile) + ".";
   if (!a.key.starts_with(prefix)) return std::nullopt;
-  const io::schema::Row<Spec>* row = io::schema::find_row(schema, std::string_view(a.key).substr(prefix.size()));
-  if (!row || !row->settable || (row->type != io::schema::Type::number && row->type != io::schema::Type::count)) {
+  std::optional<io::schema::Key<Spec>> key = io::schema::find_key(schema, std::string_view(a.key).substr(prefix.size()));
+  if (!key) return std::nullopt;
+  const io::schema::Row<Spec>* row = key->row;
+  if (!row->settable || (row->type != io::schema::Type::number && row->type != io::schema::Type::count)) {
     return std::nullopt;
   }
-  KeyAxis<Spec> out{axis, row, std::vector<std::optional<io::schema::Value>>(a.values.size())};
+  KeyAxis<Spec> out{axis, std::move(*key), std::vector<std::optional<io::schema::Value>>(a.values.size())};
   util::parallel_for(a.values.size(), [&](unsigned, std::uint64_t begin, std::uint64_t end) {
     for (std::uint64_t v = begin; v < end; ++v) out.values[v] = io::schema::parse_fast(*row, a.values[v]);
   }, util::kParallelGrain);
@@ -279,7 +281,7 @@ bool set_values(const io::schema::Schema<Spec>& schema, const std::vector<KeyAxi
   bool valid = true;
   for (const KeyAxis<Spec>& axis : axes) {
     const std::optional<io::schema::Value>& v = axis.values[at[axis.axis]];
-    if (v) axis.row->set(spec, *v);
+    if (v) axis.key.set(spec, *v);
     valid = valid && v.has_value();
   }
   return valid && (axes.empty() || io::schema::consistent(schema, spec));

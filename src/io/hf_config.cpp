@@ -393,12 +393,7 @@ std::string model_profile_toml(const ModelSpec& m, const std::string& source) {
       if (s.name == name) schema::write_rows(s, m, t);
     }
   }
-  for (const auto& [format, size] : m.formats) {
-    t.table({"formats", format});
-    if (size.bytes) t.set("bytes", static_cast<std::int64_t>(*size.bytes));
-    if (size.bits_per_weight) t.set("bits_per_weight", *size.bits_per_weight);
-    if (size.active_bytes && m.moe) t.set("active_bytes", static_cast<std::int64_t>(*size.active_bytes));
-  }
+  schema::write_rows(schema::section(model, "formats"), m, t);
   schema::write_rows(schema::section(model, "sliding_window"), m, t);
   schema::write_rows(schema::section(model, "state"), m, t);
   return t.text();

@@ -3,6 +3,7 @@
 // loader's error word for word; the JSON echo and the import writer read the same rows.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -28,7 +29,7 @@ std::vector<std::string> candidates(Type type, const std::vector<std::string>& c
       for (const std::string& c : choices) out.push_back("\"" + c + "\"");
       return out;
     }
-    case Type::strings: return {};
+    case Type::strings: return {"[\"elementwise\"]", "[\"matmul\", \"norm\"]", "[]", "[\"matmull\"]", "[\"norm\", \"norm\"]", "\"x\""};
   }
   return {};
 }
@@ -53,8 +54,14 @@ void applying_equals_loading(const Schema<Spec>& schema, const std::string& dir,
     const Result<Spec> base = load(text, {});
     ASSERT_TRUE(base.ok()) << base.error().message;
     for (const Section<Spec>& section : schema.sections) {
-      for (const Row<Spec>& row : section.rows) {
-        const std::string key = section.name.empty() ? std::string(row.key) : std::string(section.name) + "." + std::string(row.key);
+      // The entries of a table of named entries ([units.gpu]) each hold the rows; a plain section is one.
+      const std::vector<std::string> entries =
+          section.entries && (!section.present || section.present(*base)) ? section.entries->names(*base)
+                                                                          : std::vector<std::string>{""};
+      for (const std::string& entry : entries) for (const Row<Spec>& row : section.rows) {
+        std::string key = section.name.empty() ? "" : std::string(section.name) + ".";
+        if (!entry.empty()) key += entry + ".";
+        key += row.key;
         if (!held(schema, key, *base)) continue;  // an absent section, or a key kept nowhere (description)
         if (!row.settable) {
           Spec spec = *base;
@@ -83,7 +90,7 @@ void applying_equals_loading(const Schema<Spec>& schema, const std::string& dir,
           const std::optional<Value> v = parse_fast(row, value);
           ASSERT_TRUE(v.has_value()) << where;
           Spec set = *base;
-          row.set(set, *v);
+          store(row, set, entry, *v);
           ASSERT_TRUE(consistent(schema, set)) << where;
           EXPECT_EQ(state(schema, set), state(schema, *loaded)) << where;
           ++fast;
@@ -115,15 +122,43 @@ TEST(Schema, ApplyingToACloudEqualsLoadingIt) {
 
 // A sweep value the loader would refuse is refused by parse_fast too.
 TEST(Schema, ParseFastRefusesWhatTheLoaderRefuses) {
-  const Row<DeviceSpec>& memory = *find_row(device_schema(), "memory_gib");
+  const Row<DeviceSpec>& memory = *find_key(device_schema(), "memory_gib")->row;
   EXPECT_FALSE(parse_fast(memory, "0"));
   EXPECT_FALSE(parse_fast(memory, "\"8\""));
   EXPECT_EQ(std::get<double>(*parse_fast(memory, "8")), 8.0);
-  const Row<DeviceSpec>& pad = *find_row(device_schema(), "kv_cache.pad_tokens");
+  const Row<DeviceSpec>& pad = *find_key(device_schema(), "kv_cache.pad_tokens")->row;
   EXPECT_FALSE(parse_fast(pad, "2.0"));
   EXPECT_FALSE(parse_fast(pad, "0"));
   EXPECT_EQ(std::get<std::int64_t>(*parse_fast(pad, "0x10")), 16);
-  EXPECT_EQ(find_row(device_schema(), "units.npu.ops"), nullptr);
+  EXPECT_FALSE(find_key(device_schema(), "units.npu"));  // an entry's name, not a key
+}
+
+// The entries of a table of named entries are rows like any other: found, set on a loaded struct, swept, held.
+TEST(Schema, EntriesOfNamedTablesAreRows) {
+  const std::optional<Key<DeviceSpec>> tflops = find_key(device_schema(), "units.gpu.fp16_tflops");
+  ASSERT_TRUE(tflops);
+  EXPECT_EQ(tflops->entry, "gpu");
+  EXPECT_EQ(tflops->row->key, "fp16_tflops");
+  EXPECT_EQ(std::get<double>(*parse_fast(*tflops->row, "20")), 20.0);
+  const auto file = std::find_if(embedded_profiles().begin(), embedded_profiles().end(),
+                                 [](const EmbeddedFile& f) { return f.path == "devices/phone8g.toml"; });
+  ASSERT_NE(file, embedded_profiles().end());
+  DeviceSpec d = *load_device(ProfileText{"phone8g", "phone8g.toml", "test", std::string(file->text)}, {});
+  ASSERT_TRUE(*apply_value(device_schema(), d, "units.npu.fp16_tflops", "30", "--set", FieldSource{"phone8g.toml", {}}));
+  EXPECT_EQ(*d.units.at(UnitKind::npu).fp16_flops_per_s, 30e12);
+  // phone8g's npu states bandwidth_efficiency: bandwidth_gbps is not held, and setting it is the loader's error.
+  EXPECT_FALSE(held(device_schema(), "units.npu.bandwidth_gbps", d));
+  EXPECT_EQ(std::get<double>(*held(device_schema(), "units.npu.bandwidth_efficiency", d)), 1.0);
+  EXPECT_FALSE(*apply_value(device_schema(), d, "units.npu.bandwidth_gbps", "3", "--set", FieldSource{"phone8g.toml", {}}));
+  EXPECT_FALSE(held(device_schema(), "units.tpu.int8_tops", d));  // no such entry
+  const Result<bool> twice = apply_value(device_schema(), d, "units.npu.ops", "[\"norm\", \"norm\"]", "--set x",
+                                         FieldSource{"phone8g.toml", {}});
+  ASSERT_FALSE(twice.ok());
+  EXPECT_NE(twice.error().message.find("device.units.npu.ops lists \"norm\" twice"), std::string::npos)
+      << twice.error().message;
+  const std::optional<Key<ModelSpec>> bits = find_key(model_schema(), "formats.Q4_K_M.bits_per_weight");
+  ASSERT_TRUE(bits);
+  EXPECT_EQ(bits->entry, "Q4_K_M");
 }
 
 // The import writer writes the model's schema rows: every built-in model written and read back is the same

@@ -1,5 +1,6 @@
 // The device profile's schema (docs/profiles.md, "Device"): one row per key, with its unit conversion. The
-// compute units ([units.npu], ...) are tables of named entries, read by code after [kv_cache].
+// compute units ([units.npu], ...) are a table of named entries, each with the rows of a unit.
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <utility>
@@ -63,62 +64,108 @@ std::vector<DR> prefill_type_rows(std::index_sequence<I...>) {
   return {prefill_type_row<I>()...};
 }
 
-ComputeUnit read_unit(Fields& f, double dram_bytes_per_s) {
-  ComputeUnit u;
+// The unit of entry `name` ([units.gpu]) in a struct that holds it.
+ComputeUnit& unit(D& d, std::string_view name) { return d.units.at(*find_unit_kind(name)); }
+const ComputeUnit& unit(const D& d, std::string_view name) { return d.units.at(*find_unit_kind(name)); }
+
+// A unit's optional rate in TOPS or TFLOPS (member in op/s).
+template <auto member>
+DR unit_rate(std::string_view key) {
+  return DR{.key = key, .range = Range::positive,
+            .set_in = [](D& d, std::string_view name, const Value& v) { unit(d, name).*member = number(v) * units::kTera; },
+            .get_in = [](const D& d, std::string_view name) -> std::optional<Value> {
+              if (const auto& rate = unit(d, name).*member) return *rate / units::kTera;
+              return std::nullopt;
+            }};
+}
+
+// The check of a unit's ops: op kinds, each once, at least one.
+std::optional<std::string> op_list(const D&, const Value& v) {
   const std::vector<std::string> kinds = names_of(op_kinds());
-  const std::vector<std::string> ops = f.strings("ops");
-  if (ops.empty()) f.fail("ops", "must list at least one op kind (" + fmt::format("{}", fmt::join(kinds, ", ")) + ")");
-  for (const std::string& name : ops) {
-    const auto kind = find_op_kind(name);
-    if (!kind) {
-      f.fail("ops", fmt::format("holds \"{}\", which is not an op kind; expected {}{}", name, fmt::join(kinds, ", "),
-                                util::did_you_mean(name, kinds)));
+  const auto& ops = std::get<std::vector<std::string>>(v);
+  if (ops.empty()) return fmt::format("must list at least one op kind ({})", fmt::join(kinds, ", "));
+  for (auto it = ops.begin(); it != ops.end(); ++it) {
+    if (!find_op_kind(*it)) {
+      return fmt::format("holds \"{}\", which is not an op kind; expected {}{}", *it, fmt::join(kinds, ", "),
+                         util::did_you_mean(*it, kinds));
     }
-    if (supports(u, *kind)) f.fail("ops", fmt::format("lists \"{}\" twice", name));
-    u.ops.push_back(*kind);
+    if (std::find(ops.begin(), it, *it) != it) return fmt::format("lists \"{}\" twice", *it);
   }
-  if (auto tops = f.optional_number("int8_tops", Range::positive)) u.int8_ops_per_s = *tops * units::kTera;
-  if (auto tflops = f.optional_number("fp16_tflops", Range::positive)) u.fp16_flops_per_s = *tflops * units::kTera;
-  if (supports(u, OpKind::matmul) && (!u.int8_ops_per_s || !u.fp16_flops_per_s)) {
-    f.fail({}, "runs matmul and needs both int8_tops and fp16_tflops");
-  }
-  const auto gbps = f.optional_number("bandwidth_gbps", Range::positive);
-  const auto efficiency = f.optional_number("bandwidth_efficiency", Range::unit_interval);
-  if (gbps.has_value() == efficiency.has_value()) {
-    f.fail({}, "needs exactly one of bandwidth_gbps and bandwidth_efficiency (a fraction of the device's bandwidth_gbps)");
-  }
-  u.bandwidth_fraction = efficiency;
-  u.bandwidth_bytes_per_s = gbps ? *gbps * units::kGBps : *efficiency * dram_bytes_per_s;
-  return u;
+  return std::nullopt;
 }
 
-void read_units(Fields& f, D& d) {
-  auto section = f.table("units");
-  if (!section) return;
-  const std::vector<std::string> kinds = names_of(unit_kinds());
-  for (const std::string& name : section->remaining_keys()) {
-    const auto kind = find_unit_kind(name);
-    if (!kind) section->fail(name, "is not a compute unit; expected npu, gpu or cpu" + util::did_you_mean(name, kinds));
-    auto unit = section->table(name);
-    d.units.emplace(*kind, read_unit(*unit, d.bandwidth_bytes_per_s));
-    unit->finish();
-  }
-  section->finish();
+// The rows of one compute unit ([units.npu], ...): the loader's order is the JSON echo's.
+std::vector<DR> unit_rows() {
+  return {
+      unit_rate<&ComputeUnit::int8_ops_per_s>("int8_tops"),
+      unit_rate<&ComputeUnit::fp16_flops_per_s>("fp16_tflops"),
+      DR{.key = "bandwidth_gbps", .range = Range::positive,
+         .set_in = [](D& d, std::string_view name, const Value& v) {
+           ComputeUnit& u = unit(d, name);
+           u.bandwidth_fraction.reset();
+           u.bandwidth_bytes_per_s = number(v) * units::kGBps;
+         },
+         .get_in = [](const D& d, std::string_view name) -> std::optional<Value> {
+           const ComputeUnit& u = unit(d, name);
+           if (u.bandwidth_fraction) return std::nullopt;
+           return u.bandwidth_bytes_per_s / units::kGBps;
+         },
+         // Echoed also when given as a fraction: the bandwidth the unit then has.
+         .echo_in = [](const D& d, std::string_view name) -> std::optional<Value> {
+           return unit(d, name).bandwidth_bytes_per_s / units::kGBps;
+         }},
+      DR{.key = "bandwidth_efficiency", .range = Range::unit_interval, .echo = false,
+         .set_in = [](D& d, std::string_view name, const Value& v) {  // follows the device's bandwidth_gbps
+           ComputeUnit& u = unit(d, name);
+           u.bandwidth_fraction = number(v);
+           u.bandwidth_bytes_per_s = number(v) * d.bandwidth_bytes_per_s;
+         },
+         .get_in = [](const D& d, std::string_view name) -> std::optional<Value> {
+           if (const auto& f = unit(d, name).bandwidth_fraction) return *f;
+           return std::nullopt;
+         }},
+      DR{.key = "ops", .type = Type::strings, .check = op_list,
+         .set_in = [](D& d, std::string_view name, const Value& v) {
+           ComputeUnit& u = unit(d, name);
+           u.ops.clear();
+           for (const std::string& op : std::get<std::vector<std::string>>(v)) u.ops.push_back(*find_op_kind(op));
+         },
+         .get_in = [](const D& d, std::string_view name) -> std::optional<Value> {
+           std::vector<std::string> ops;
+           for (OpKind k : unit(d, name).ops) ops.emplace_back(to_string(k));
+           return ops;
+         }},
+  };
 }
 
-void echo_units(const D& d, Node& j) {
-  if (d.units.empty()) return;
-  Node all = Node::object();
-  for (const auto& [kind, u] : d.units) {
-    Node unit = Node::object();
-    if (u.int8_ops_per_s) unit["int8_tops"] = *u.int8_ops_per_s / units::kTera;
-    if (u.fp16_flops_per_s) unit["fp16_tflops"] = *u.fp16_flops_per_s / units::kTera;
-    unit["bandwidth_gbps"] = u.bandwidth_bytes_per_s / units::kGBps;
-    unit["ops"] = Node::array();
-    for (OpKind k : u.ops) unit["ops"].push_back(to_string(k));
-    all[to_string(kind)] = std::move(unit);
-  }
-  j["units"] = std::move(all);
+// A unit that runs matmul states both its rates.
+bool matmul_rated(const ComputeUnit& u) {
+  return !supports(u, OpKind::matmul) || (u.int8_ops_per_s && u.fp16_flops_per_s);
+}
+
+Entries<D> unit_entries() {
+  return {.placeholder = "U",
+          .refuse = [](std::string_view name) -> std::string {
+            if (find_unit_kind(name)) return {};
+            return "is not a compute unit; expected npu, gpu or cpu" + util::did_you_mean(name, names_of(unit_kinds()));
+          },
+          .open = [](D& d, std::string_view name) { d.units.emplace(*find_unit_kind(name), ComputeUnit{}); },
+          .names = [](const D& d) {
+            std::vector<std::string> out;
+            for (const auto& [kind, u] : d.units) out.emplace_back(to_string(kind));
+            return out;
+          },
+          .one_of = {"bandwidth_gbps", "bandwidth_efficiency"},
+          .one_of_note = " (a fraction of the device's bandwidth_gbps)",
+          .check = [](const D& d, std::string_view name) -> std::optional<std::pair<std::string_view, std::string>> {
+            if (!matmul_rated(unit(d, name))) {
+              return std::pair<std::string_view, std::string>{{}, "runs matmul and needs both int8_tops and fp16_tflops"};
+            }
+            return std::nullopt;
+          },
+          .consistent = [](const D& d) {
+            return std::all_of(d.units.begin(), d.units.end(), [](const auto& u) { return matmul_rated(u.second); });
+          }};
 }
 
 // A fitted profile names its runtime and runs; a carried one its runtime and the profile it came from.
@@ -218,10 +265,7 @@ Schema<D> make_device() {
         .set = [](D& d, const Value& v) { d.runtime.repack = *find_repack_isa(std::get<std::string>(v)); },
         .get = [](const D& d) -> std::optional<Value> { return std::string(to_string(d.runtime.repack)); }},
   }});
-  s.sections.push_back({.name = "units", .rows = {}, .after = read_units,
-                        .custom_keys = {"U.ops", "U.int8_tops", "U.fp16_tflops", "U.bandwidth_gbps",
-                                        "U.bandwidth_efficiency"},
-                        .echo_custom = echo_units});
+  s.sections.push_back({.name = "units", .rows = unit_rows(), .entries = unit_entries()});
   s.sections.push_back({"link", {
       DR{.key = "bandwidth_gbps", .required = true, .range = Range::positive,
         .set = [](D& d, const Value& v) { d.link->bandwidth_bytes_per_s = number(v) * units::kGBps; },

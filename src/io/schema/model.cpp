@@ -1,5 +1,7 @@
-// The model profile's schema (docs/profiles.md, "Model"): one row per key. Stated sizes ([formats.NAME]) are
-// tables of named entries, read by code.
+// The model profile's schema (docs/profiles.md, "Model"): one row per key. Stated sizes ([formats.NAME]) are a
+// table of named entries, each with the rows of a size.
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "edgeplan/core/formats.hpp"
@@ -12,30 +14,50 @@ namespace {
 using M = ModelSpec;
 using MR = Row<M>;
 
-void read_formats(Fields& f, M& m) {
-  auto formats = f.table("formats");
-  if (!formats) return;
-  for (const std::string& name : formats->remaining_keys()) {
-    auto entry = formats->table(name);
-    if (!find_file_type(name)) {
-      std::vector<std::string> known;
-      for (const FileType& t : file_types()) known.emplace_back(t.name);
-      formats->fail(name, "is not a known format" + util::did_you_mean(name, known));
-    }
-    FormatSize size;
-    size.bits_per_weight = entry->optional_number("bits_per_weight", Range::positive);
-    size.bytes = entry->optional_number("bytes", Range::positive);
-    if (size.bits_per_weight.has_value() == size.bytes.has_value()) {
-      entry->fail({}, "needs exactly one of bits_per_weight and bytes");
-    }
-    size.active_bytes = entry->optional_number("active_bytes", Range::positive);
-    if (size.active_bytes && (!size.bytes || *size.active_bytes > *size.bytes)) {
-      entry->fail("active_bytes", "needs bytes and must not exceed it");
-    }
-    entry->finish();
-    m.formats.emplace(name, size);
-  }
-  formats->finish();
+std::vector<std::string> file_type_names() {
+  std::vector<std::string> names;
+  for (const FileType& t : file_types()) names.emplace_back(t.name);
+  return names;
+}
+
+// An optional size of entry `name` ([formats.Q4_K_M]).
+template <auto member>
+MR format_size(std::string_view key, bool (*written)(const M&) = nullptr) {
+  return MR{.key = key, .range = Range::positive, .echo = false, .written = written, .integral = member != &FormatSize::bits_per_weight,
+            .set_in = [](M& m, std::string_view name, const Value& v) { m.formats.at(std::string(name)).*member = number(v); },
+            .get_in = [](const M& m, std::string_view name) -> std::optional<Value> {
+              if (const auto& x = m.formats.at(std::string(name)).*member) return *x;
+              return std::nullopt;
+            }};
+}
+
+// A format's active bytes (a MoE file's) come with its bytes and do not exceed them.
+bool active_within(const FormatSize& size) {
+  return !size.active_bytes || (size.bytes && *size.active_bytes <= *size.bytes);
+}
+
+Entries<M> format_entries() {
+  return {.placeholder = "F",
+          .refuse = [](std::string_view name) -> std::string {
+            if (find_file_type(name)) return {};
+            return "is not a known format" + util::did_you_mean(name, file_type_names());
+          },
+          .open = [](M& m, std::string_view name) { m.formats.emplace(std::string(name), FormatSize{}); },
+          .names = [](const M& m) {
+            std::vector<std::string> out;
+            for (const auto& [name, size] : m.formats) out.push_back(name);
+            return out;
+          },
+          .one_of = {"bits_per_weight", "bytes"},
+          .check = [](const M& m, std::string_view name) -> std::optional<std::pair<std::string_view, std::string>> {
+            if (!active_within(m.formats.at(std::string(name)))) {
+              return std::pair<std::string_view, std::string>{"active_bytes", "needs bytes and must not exceed it"};
+            }
+            return std::nullopt;
+          },
+          .consistent = [](const M& m) {
+            return std::all_of(m.formats.begin(), m.formats.end(), [](const auto& f) { return active_within(f.second); });
+          }};
 }
 
 void echo_params(const M& m, Node& j) {
@@ -225,11 +247,7 @@ Schema<M> make_model() {
         .get = [](const M& m) -> std::optional<Value> { return m.reference; },
         .echo = false, .written = [](const M& m) { return m.reference; }},
       MR{.key = "file_format", .type = Type::choice,
-        .choices = [] {
-          std::vector<std::string> names;
-          for (const FileType& t : file_types()) names.emplace_back(t.name);
-          return names;
-        },
+        .choices = file_type_names,
         .set = [](M& m, const Value& v) { m.file_format = text(v); },
         .get = [](const M& m) -> std::optional<Value> {
           if (m.file_format) return *m.file_format;
@@ -237,8 +255,12 @@ Schema<M> make_model() {
         },
         .echo = false},
   }, .after = params_or_vocab});
-  s.sections.push_back({.name = "formats", .rows = {}, .after = read_formats,
-                        .custom_keys = {"F.bits_per_weight", "F.bytes", "F.active_bytes"}});
+  // The sizes an import states ([formats.Q4_K_M]): not echoed; active_bytes written for a MoE model only.
+  s.sections.push_back({.name = "formats",
+                        .rows = {format_size<&FormatSize::bits_per_weight>("bits_per_weight"),
+                                 format_size<&FormatSize::bytes>("bytes"),
+                                 format_size<&FormatSize::active_bytes>("active_bytes", [](const M& m) { return m.moe.has_value(); })},
+                        .entries = format_entries()});
   s.also_consistent = [](const M& m) { return m.mla.has_value() == (m.arch == "deepseek2") && state_consistent(m); };
   return s;
 }

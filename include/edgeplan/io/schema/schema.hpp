@@ -47,7 +47,7 @@ struct Row {
   // The value back in the profile's unit; nullopt when the struct does not hold it (an absent section).
   std::optional<Value> (*get)(const Spec&) = nullptr;
   // A check against keys read before this one, made before `set`: the error text after the full key, or nullopt.
-  // Also what consistent() asks of a loaded struct.
+  // Also what consistent() asks of a loaded struct, except of a strings row, whose check is of its own items.
   std::optional<std::string> (*check)(const Spec&, const Value&) = nullptr;
   bool echo = true;                          // repeated in the JSON inputs (docs/json.md)
   bool (*written)(const Spec&) = nullptr;    // TOML writers write the key when this holds (nullptr: always)
@@ -55,6 +55,51 @@ struct Row {
   // Whether apply_value and sweeps may set it on a loaded struct: false when the loader derives another key's
   // default from it (prefill.efficiency), which a loaded struct cannot tell from a stated value.
   bool settable = true;
+  // A row of a table of named entries (Section::entries) has these in place of set and get: they take the
+  // entry's name ("gpu" in [units.gpu]).
+  void (*set_in)(Spec&, std::string_view entry, const Value&) = nullptr;
+  std::optional<Value> (*get_in)(const Spec&, std::string_view entry) = nullptr;
+  // What the JSON echo gives where the struct derives a value the profile does not state (a unit's
+  // bandwidth_gbps from its bandwidth_efficiency); nullptr: get_in.
+  std::optional<Value> (*echo_in)(const Spec&, std::string_view entry) = nullptr;
+};
+
+// A section that is a table of named entries ([units.gpu], [formats.Q4_K_M]): each entry holds the section's
+// rows, whose set_in and get_in take the entry's name.
+template <class Spec>
+struct Entries {
+  std::string_view placeholder;                      // the name in docs and schema_keys: "U" in "units.U.ops"
+  std::string (*refuse)(std::string_view name) = nullptr;  // why no entry may have this name ("" when one may)
+  void (*open)(Spec&, std::string_view name) = nullptr;    // an entry is present: before its keys
+  std::vector<std::string> (*names)(const Spec&) = nullptr;  // the entries a loaded struct holds, in order
+  // Exactly one of these two keys in each entry; `one_of_note` follows "needs exactly one of A and B".
+  std::pair<std::string_view, std::string_view> one_of{};
+  std::string_view one_of_note{};
+  // A check across an entry's keys after they are read: the key it is about ("" for the entry) and the error
+  // text, or nullopt.
+  std::optional<std::pair<std::string_view, std::string>> (*check)(const Spec&, std::string_view name) = nullptr;
+  // Whether every entry of a loaded struct passes `check`: what consistent() asks, per sweep combination.
+  bool (*consistent)(const Spec&) = nullptr;
+};
+
+// Stores a value through a row; `entry` names the entry of a table of named entries ("" otherwise).
+template <class Spec>
+void store(const Row<Spec>& r, Spec& spec, std::string_view entry, const Value& v) {
+  r.set ? r.set(spec, v) : r.set_in(spec, entry, v);
+}
+// A row's value in a loaded struct (see Row::get).
+template <class Spec>
+std::optional<Value> value_of(const Row<Spec>& r, const Spec& spec, std::string_view entry) {
+  return r.get ? r.get(spec) : r.get_in(spec, entry);
+}
+
+// A full key's row and, for a row of a table of named entries, the entry's name.
+template <class Spec>
+struct Key {
+  const Row<Spec>* row = nullptr;
+  std::string entry;
+  void set(Spec& spec, const Value& v) const { store(*row, spec, entry, v); }
+  std::optional<Value> get(const Spec& spec) const { return value_of(*row, spec, entry); }
 };
 
 template <class Spec>
@@ -64,11 +109,10 @@ struct Section {
   void (*open)(Spec&) = nullptr;          // the table is present: before its keys (emplaces an optional)
   bool (*present)(const Spec&) = nullptr;  // whether a loaded struct has the section (nullptr: always)
   void (*after)(Fields&, Spec&) = nullptr;  // after the section, present or not; Fields of the profile's top
-  // Keys read by code rather than rows (tables of named entries, arrays of tables); `after` reads them.
-  std::vector<std::string_view> custom_keys{};  // dotted below the section, for schema_keys ("U.ops")
-  void (*echo_custom)(const Spec&, Node&) = nullptr;  // JSON of what code reads or derives, after the rows
+  void (*echo_custom)(const Spec&, Node&) = nullptr;  // JSON of what code derives, after the rows
   // Keys the section no longer takes, each with the error text naming what replaced it (read before the rows).
   std::vector<std::pair<std::string_view, std::string_view>> retired{};
+  std::optional<Entries<Spec>> entries{};  // a table of named entries: `rows` are each entry's
 };
 
 // For rows that the loader accepts and nothing stores (`description`, `source`): the setter and getter.
@@ -88,9 +132,9 @@ struct Schema {
 template <class Spec>
 void read_schema(const Schema<Spec>& schema, Fields& f, Spec& spec);
 
-// The row of a key below the profile ("prefill.tflops"); nullptr when no row has it.
+// The row of a key below the profile ("prefill.tflops", "units.gpu.int8_tops"); nullopt when no row has it.
 template <class Spec>
-const Row<Spec>* find_row(const Schema<Spec>& schema, std::string_view key);
+std::optional<Key<Spec>> find_key(const Schema<Spec>& schema, std::string_view key);
 
 // The value of `key` ("prefill.tflops") in a loaded struct, in the profile's unit; nullopt when no row has the
 // key or the struct lacks its section. (Row::get assumes the section is there.)
@@ -129,7 +173,7 @@ template <class Spec>
 void write_rows(const Section<Spec>& section, const Spec& spec, TomlText& out,
                 std::span<const std::pair<std::string_view, std::string_view>> comments = {});
 
-// Every key of the profile, dotted below the profile ("prefill.tflops", "units.U.ops"), custom keys included.
+// Every key of the profile, dotted below the profile ("prefill.tflops", "units.U.ops": an entry's placeholder).
 template <class Spec>
 std::vector<std::string> schema_keys(const Schema<Spec>& schema);
 
