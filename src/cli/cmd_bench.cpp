@@ -1,7 +1,7 @@
 // edgeplan bench: measure this machine (io/host.hpp): memory read bandwidth, fp16 matmul GFLOPS at the
 // walkthrough's square sizes and at one decoder layer's shapes (io/f16_matmul.hpp), the quantized matmuls llama.cpp's
-// CPU backend runs (Q4_0, Q8_0, Q4_K; io/quant_matmul.hpp), optionally a file's read rate; and write a device profile
-// of the host.
+// CPU backend runs (Q4_0, Q8_0, Q4_K; io/quant_matmul.hpp) for a prompt and for one decoded token (over weights read
+// from DRAM), optionally a file's read rate; and write a device profile of the host.
 // A busy machine is measured again, at most kBenchAttempts times, keeping the best figure of each.
 #include <algorithm>
 #include <filesystem>
@@ -88,7 +88,8 @@ Runner setup_bench(Options& opts) {
     std::string busy;
     std::vector<double> gemm_s(shapes.size(), 0);
     std::string matmul_kernel;
-    std::vector<io::QuantRate> quant;
+    std::vector<io::QuantRate> quant, gemv;
+    const std::uint64_t gemv_bytes = buffer_bytes / 2;  // weights of each matrix-vector product: read from DRAM
     unsigned attempts = 0;
     while (attempts < kBenchAttempts) {
       ++attempts;
@@ -105,6 +106,12 @@ Runner setup_bench(Options& opts) {
           quant.push_back(std::move(q));
         } else if (q.flops_per_s > quant[i].flops_per_s) {
           quant[i] = std::move(q);
+        }
+        io::QuantRate v = io::measure_quant_gemv(io::kQuantKinds[i], quant_shape.k, gemv_bytes, threads, o->repeats);
+        if (gemv.size() <= i) {
+          gemv.push_back(std::move(v));
+        } else if (v.flops_per_s > gemv[i].flops_per_s) {
+          gemv[i] = std::move(v);
         }
       }
       if (attempts == 1 || read_now.bytes_per_s > read.bytes_per_s) {
@@ -138,8 +145,16 @@ Runner setup_bench(Options& opts) {
       qt.add({std::string(io::weight_type(q.kind)), std::string(io::activation_type(q.kind)), q.kernel,
               q.flops_per_s / units::kGiga});
     }
+    io::Table gt{"gemv", {{"weights", "type"}, {"kernel", "kernel"}, {"GB/s", "weight_gbps", 2}, {"GFLOPS", "gflops", 1}},
+                 {}};
+    for (const io::QuantRate& v : gemv) {
+      const double bytes_per_flop = static_cast<double>(io::quant_row_bytes(v.kind, 256)) / (2.0 * 256);
+      gt.add({std::string(io::weight_type(v.kind)), v.kernel, v.flops_per_s * bytes_per_flop / units::kGBps,
+              v.flops_per_s / units::kGiga});
+    }
     r.tables.push_back(std::move(t));
     r.tables.push_back(std::move(qt));
+    r.tables.push_back(std::move(gt));
 
     r.inputs["buffer_bytes"] = buffer_bytes;
     r.inputs["threads"] = threads;
@@ -172,6 +187,10 @@ Runner setup_bench(Options& opts) {
                                    "weights (attn_output of {}) at {} tokens, {} threads, best of {} after a warm-up",
                                    io::quant_isa(), quant_shape.n, quant_shape.k, model.name, quant_shape.m, threads,
                                    o->repeats));
+    r.header.push_back(fmt::format("matrix-vector products (one decoded token): the same kernels in tiles of one token, "
+                                   "{:.0f} MiB of weights each (half the read buffer: read from DRAM), rows of {}, {} "
+                                   "threads, best of {} after a warm-up; GB/s is the weights streamed",
+                                   static_cast<double>(gemv_bytes) / units::kMiB, quant_shape.k, threads, o->repeats));
     if (attempts > 1 && busy.empty()) {
       r.notes.push_back(fmt::format("the machine was busy at first: measured {} times, the best of each figure kept",
                                     attempts));

@@ -149,6 +149,15 @@ QuantRate measure_quant_matmul(QuantKind kind, const GemmShape& shape, unsigned 
   return {kind, mm.kernel(), mm.flops() / seconds};
 }
 
+QuantRate measure_quant_gemv(QuantKind kind, std::uint64_t k, std::uint64_t weight_bytes, unsigned threads,
+                             unsigned repeats) {
+  k = std::max<std::uint64_t>(256, k / 256 * 256);
+  const std::uint64_t row = quant_row_bytes(kind, k);
+  QuantMatmul mv(kind, std::max<std::uint64_t>(threads, (weight_bytes + row - 1) / row), k, 1);
+  const double seconds = best_matmul_s(mv, threads, repeats);
+  return {kind, mv.kernel(), mv.flops() / seconds};
+}
+
 Result<FileRead> measure_file_read(const std::string& path) {
   auto file = open_input(path);
   if (!file) return Error{fmt::format("--storage: cannot read '{}': {}", path, file.error().message)};

@@ -37,7 +37,11 @@ struct BlockQ8K {
   std::int16_t bsums[16];  // sums of 16 consecutive qs
 };
 
+static_assert(sizeof(BlockQ4_0) == 18 && sizeof(BlockQ8_0) == 34 && sizeof(BlockQ4K) == 144 && sizeof(BlockQ8K) == 292,
+              "the blocks of ggml-common.h");
+
 constexpr std::uint64_t kTileTokens = 8;  // prompt tokens one unpacked weight block is multiplied with
+// A tile's tokens: kTileTokens for a matmul; 1 for a matrix-vector product (a decoded token, bench's GEMV).
 
 enum class Isa { scalar, avx2, vnni512 };  // what a kernel runs with (kernel_isa)
 
@@ -52,7 +56,7 @@ void scale_min(int j, const std::uint8_t* q, int& scale, int& min) {
   }
 }
 
-// One weight row (nb blocks) against kTileTokens activation rows `stride` blocks apart: out[t] = row . token t.
+// One weight row (nb blocks) against a tile's activation rows `stride` blocks apart: out[t] = row . token t.
 using Tile = void (*)(const void* w, const void* a, std::uint64_t stride, std::uint64_t nb, float* out);
 
 // Two weight rows against the same activation rows (the register-blocked kernels): out0 and out1 as Tile's out.
@@ -63,11 +67,11 @@ using Tile2 = void (*)(const void* w0, const void* w1, const void* a, std::uint6
 int q4_0_weight(const BlockQ4_0& b, int i) { return i < 16 ? (b.qs[i] & 0xF) - 8 : (b.qs[i - 16] >> 4) - 8; }
 int q8_0_weight(const BlockQ8_0& b, int i) { return b.qs[i]; }
 
-template <class Weights, int (*weight)(const Weights&, int)>
+template <class Weights, int (*weight)(const Weights&, int), std::uint64_t T>
 void tile_q8_scalar(const void* wv, const void* av, std::uint64_t stride, std::uint64_t nb, float* out) {
   const auto* w = static_cast<const Weights*>(wv);
   const auto* a = static_cast<const BlockQ8_0*>(av);
-  for (std::uint64_t t = 0; t < kTileTokens; ++t) {
+  for (std::uint64_t t = 0; t < T; ++t) {
     float sum = 0;
     for (std::uint64_t b = 0; b < nb; ++b) {
       const BlockQ8_0& y = a[t * stride + b];
@@ -79,10 +83,11 @@ void tile_q8_scalar(const void* wv, const void* av, std::uint64_t stride, std::u
   }
 }
 
+template <std::uint64_t T>
 void tile_q4_k_scalar(const void* wv, const void* av, std::uint64_t stride, std::uint64_t nb, float* out) {
   const auto* w = static_cast<const BlockQ4K*>(wv);
   const auto* a = static_cast<const BlockQ8K*>(av);
-  for (std::uint64_t t = 0; t < kTileTokens; ++t) {
+  for (std::uint64_t t = 0; t < T; ++t) {
     float sum = 0;
     for (std::uint64_t b = 0; b < nb; ++b) {
       const BlockQ8K& y = a[t * stride + b];
@@ -128,44 +133,46 @@ EDGEPLAN_QDOT_AVX2 __m256i unpack_q8_0(const BlockQ8_0& w) {
   return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w.qs));
 }
 
-template <class Weights, __m256i (*unpack)(const Weights&)>
+template <class Weights, __m256i (*unpack)(const Weights&), std::uint64_t T>
 EDGEPLAN_QDOT_AVX2 void tile_q8_avx2(const Weights* w, const BlockQ8_0* a, std::uint64_t stride, std::uint64_t nb,
                                       float* out) {
-  __m256 acc[kTileTokens] = {};
+  __m256 acc[T] = {};
   for (std::uint64_t b = 0; b < nb; ++b) {
     const __m256i x = unpack(w[b]);
     const __m256i ax = _mm256_sign_epi8(x, x);
     const float dx = _cvtsh_ss(w[b].d);
-    for (std::uint64_t t = 0; t < kTileTokens; ++t) {
+    for (std::uint64_t t = 0; t < T; ++t) {
       const BlockQ8_0& y = a[t * stride + b];
       const __m256i qy = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(y.qs));
       acc[t] = _mm256_fmadd_ps(_mm256_set1_ps(dx * _cvtsh_ss(y.d)), dot_i8(ax, x, qy), acc[t]);
     }
   }
-  for (std::uint64_t t = 0; t < kTileTokens; ++t) out[t] = hsum(acc[t]);
+  for (std::uint64_t t = 0; t < T; ++t) out[t] = hsum(acc[t]);
 }
 
+template <std::uint64_t T>
 EDGEPLAN_QDOT_AVX2 void tile_q4_0_avx2(const void* w, const void* a, std::uint64_t stride, std::uint64_t nb, float* out) {
-  tile_q8_avx2<BlockQ4_0, unpack_q4_0>(static_cast<const BlockQ4_0*>(w), static_cast<const BlockQ8_0*>(a), stride, nb, out);
+  tile_q8_avx2<BlockQ4_0, unpack_q4_0, T>(static_cast<const BlockQ4_0*>(w), static_cast<const BlockQ8_0*>(a), stride, nb, out);
 }
 
+template <std::uint64_t T>
 EDGEPLAN_QDOT_AVX2 void tile_q8_0_avx2(const void* w, const void* a, std::uint64_t stride, std::uint64_t nb, float* out) {
-  tile_q8_avx2<BlockQ8_0, unpack_q8_0>(static_cast<const BlockQ8_0*>(w), static_cast<const BlockQ8_0*>(a), stride, nb, out);
+  tile_q8_avx2<BlockQ8_0, unpack_q8_0, T>(static_cast<const BlockQ8_0*>(w), static_cast<const BlockQ8_0*>(a), stride, nb, out);
 }
 
-// Two weight rows by kTileTokens activation rows with AVX-512 VNNI on 256-bit vectors (_mm256_dpbusd_epi32, ggml's
+// Two weight rows by a tile's activation rows with AVX-512 VNNI on 256-bit vectors (_mm256_dpbusd_epi32, ggml's
 // path under __AVX512VNNI__ and __AVX512VL__): each token's activation block is loaded once for both rows, and the
 // 16 accumulators fit AVX-512's 32 vector registers.
 #define EDGEPLAN_QDOT_VNNI512 __attribute__((target("avx2,fma,f16c,avx512f,avx512vl,avx512bw,avx512vnni")))
-template <class Weights, __m256i (*unpack)(const Weights&)>
+template <class Weights, __m256i (*unpack)(const Weights&), std::uint64_t T>
 EDGEPLAN_QDOT_VNNI512 void tile2_q8_vnni512(const Weights* w0, const Weights* w1, const BlockQ8_0* a,
                                             std::uint64_t stride, std::uint64_t nb, float* out0, float* out1) {
-  __m256 acc0[kTileTokens] = {}, acc1[kTileTokens] = {};
+  __m256 acc0[T] = {}, acc1[T] = {};
   for (std::uint64_t b = 0; b < nb; ++b) {
     const __m256i x0 = unpack(w0[b]), x1 = unpack(w1[b]);
     const __m256i ax0 = _mm256_abs_epi8(x0), ax1 = _mm256_abs_epi8(x1);
     const float d0 = _cvtsh_ss(w0[b].d), d1 = _cvtsh_ss(w1[b].d);
-    for (std::uint64_t t = 0; t < kTileTokens; ++t) {
+    for (std::uint64_t t = 0; t < T; ++t) {
       const BlockQ8_0& y = a[t * stride + b];
       const __m256i qy = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(y.qs));
       const float dy = _cvtsh_ss(y.d);
@@ -175,34 +182,37 @@ EDGEPLAN_QDOT_VNNI512 void tile2_q8_vnni512(const Weights* w0, const Weights* w1
       acc1[t] = _mm256_fmadd_ps(_mm256_set1_ps(d1 * dy), _mm256_cvtepi32_ps(p1), acc1[t]);
     }
   }
-  for (std::uint64_t t = 0; t < kTileTokens; ++t) {
+  for (std::uint64_t t = 0; t < T; ++t) {
     out0[t] = hsum(acc0[t]);
     out1[t] = hsum(acc1[t]);
   }
 }
 
+template <std::uint64_t T>
 EDGEPLAN_QDOT_VNNI512 void tile2_q4_0_vnni512(const void* w0, const void* w1, const void* a, std::uint64_t stride,
                                               std::uint64_t nb, float* out0, float* out1) {
-  tile2_q8_vnni512<BlockQ4_0, unpack_q4_0>(static_cast<const BlockQ4_0*>(w0), static_cast<const BlockQ4_0*>(w1),
-                                           static_cast<const BlockQ8_0*>(a), stride, nb, out0, out1);
+  tile2_q8_vnni512<BlockQ4_0, unpack_q4_0, T>(static_cast<const BlockQ4_0*>(w0), static_cast<const BlockQ4_0*>(w1),
+                                              static_cast<const BlockQ8_0*>(a), stride, nb, out0, out1);
 }
 
+template <std::uint64_t T>
 EDGEPLAN_QDOT_VNNI512 void tile2_q8_0_vnni512(const void* w0, const void* w1, const void* a, std::uint64_t stride,
                                               std::uint64_t nb, float* out0, float* out1) {
-  tile2_q8_vnni512<BlockQ8_0, unpack_q8_0>(static_cast<const BlockQ8_0*>(w0), static_cast<const BlockQ8_0*>(w1),
-                                           static_cast<const BlockQ8_0*>(a), stride, nb, out0, out1);
+  tile2_q8_vnni512<BlockQ8_0, unpack_q8_0, T>(static_cast<const BlockQ8_0*>(w0), static_cast<const BlockQ8_0*>(w1),
+                                              static_cast<const BlockQ8_0*>(a), stride, nb, out0, out1);
 }
 
 // Q4_K: the nibbles are unsigned (0..15), so _mm256_maddubs_epi16 takes them as they are; each sub-block's pair
 // sums are weighted by its scale with _mm256_madd_epi16, the mins subtracted through the activations' bsums, as
 // ggml's AVX2 ggml_vec_dot_q4_K_q8_K does: _mm256_madd_epi16 of the 16 bsums by the mins (each twice), kept in fp32
 // lanes per token and summed once at the end.
+template <std::uint64_t T>
 EDGEPLAN_QDOT_AVX2 void tile_q4_k_avx2(const void* wv, const void* av, std::uint64_t stride, std::uint64_t nb,
                                         float* out) {
   const auto* w = static_cast<const BlockQ4K*>(wv);
   const auto* a = static_cast<const BlockQ8K*>(av);
-  __m256 acc[kTileTokens] = {};
-  __m256 mins[kTileTokens] = {};
+  __m256 acc[T] = {};
+  __m256 mins[T] = {};
   const __m256i low = _mm256_set1_epi8(0xF);
   for (std::uint64_t b = 0; b < nb; ++b) {
     int sc[8], mn[8];
@@ -210,13 +220,13 @@ EDGEPLAN_QDOT_AVX2 void tile_q4_k_avx2(const void* wv, const void* av, std::uint
     alignas(32) std::int16_t mn16[16];
     for (int j = 0; j < 16; ++j) mn16[j] = static_cast<std::int16_t>(mn[j / 2]);
     const __m256i min_pairs = _mm256_load_si256(reinterpret_cast<const __m256i*>(mn16));
-    __m256i isum[kTileTokens] = {};
+    __m256i isum[T] = {};
     for (int j = 0; j < 4; ++j) {
       const __m256i raw = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w[b].qs + 32 * j));
       const __m256i lo = _mm256_and_si256(raw, low), hi = _mm256_and_si256(_mm256_srli_epi16(raw, 4), low);
       const __m256i s0 = _mm256_set1_epi16(static_cast<short>(sc[2 * j]));
       const __m256i s1 = _mm256_set1_epi16(static_cast<short>(sc[2 * j + 1]));
-      for (std::uint64_t t = 0; t < kTileTokens; ++t) {
+      for (std::uint64_t t = 0; t < T; ++t) {
         const std::int8_t* y = a[t * stride + b].qs + 64 * j;
         const __m256i p0 = _mm256_madd_epi16(
             _mm256_maddubs_epi16(lo, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(y))), s0);
@@ -226,7 +236,7 @@ EDGEPLAN_QDOT_AVX2 void tile_q4_k_avx2(const void* wv, const void* av, std::uint
       }
     }
     const float d = _cvtsh_ss(w[b].d), dmin = _cvtsh_ss(w[b].dmin);
-    for (std::uint64_t t = 0; t < kTileTokens; ++t) {
+    for (std::uint64_t t = 0; t < T; ++t) {
       const BlockQ8K& y = a[t * stride + b];
       const __m256i bsums = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(y.bsums));
       acc[t] = _mm256_fmadd_ps(_mm256_set1_ps(d * y.d), _mm256_cvtepi32_ps(isum[t]), acc[t]);
@@ -234,7 +244,7 @@ EDGEPLAN_QDOT_AVX2 void tile_q4_k_avx2(const void* wv, const void* av, std::uint
                                 mins[t]);
     }
   }
-  for (std::uint64_t t = 0; t < kTileTokens; ++t) out[t] = hsum(acc[t]) - hsum(mins[t]);
+  for (std::uint64_t t = 0; t < T; ++t) out[t] = hsum(acc[t]) - hsum(mins[t]);
 }
 
 // AVX-512 F, VL, BW and VNNI, with the OS saving their state (what __builtin_cpu_supports checks).
@@ -263,31 +273,34 @@ Isa kernel_isa(QuantKind kind, QuantIsa isa) {
   return Isa::avx2;
 }
 
+// The one-row kernel of `kind` under `isa` for tiles of T tokens.
+template <std::uint64_t T>
 Tile tile_for(QuantKind kind, Isa isa) {
 #if EDGEPLAN_QDOT_X86
   if (isa == Isa::avx2 || isa == Isa::vnni512) {  // vnni512: the row left over by an odd slice runs AVX2
     switch (kind) {
-      case QuantKind::q4_0: return tile_q4_0_avx2;
-      case QuantKind::q8_0: return tile_q8_0_avx2;
-      case QuantKind::q4_k: return tile_q4_k_avx2;
+      case QuantKind::q4_0: return tile_q4_0_avx2<T>;
+      case QuantKind::q8_0: return tile_q8_0_avx2<T>;
+      case QuantKind::q4_k: return tile_q4_k_avx2<T>;
     }
   }
 #else
   (void)isa;
 #endif
   switch (kind) {
-    case QuantKind::q4_0: return tile_q8_scalar<BlockQ4_0, q4_0_weight>;
-    case QuantKind::q8_0: return tile_q8_scalar<BlockQ8_0, q8_0_weight>;
-    case QuantKind::q4_k: return tile_q4_k_scalar;
+    case QuantKind::q4_0: return tile_q8_scalar<BlockQ4_0, q4_0_weight, T>;
+    case QuantKind::q8_0: return tile_q8_scalar<BlockQ8_0, q8_0_weight, T>;
+    case QuantKind::q4_k: return tile_q4_k_scalar<T>;
   }
-  return tile_q4_k_scalar;
+  return tile_q4_k_scalar<T>;
 }
 
-// The two-row kernel of `kind` under `isa`, or nullptr where only the one-row kernel exists.
+// The two-row kernel of `kind` under `isa` for tiles of T tokens, or nullptr where only the one-row kernel exists.
+template <std::uint64_t T>
 Tile2 tile2_for(QuantKind kind, Isa isa) {
 #if EDGEPLAN_QDOT_X86
-  if (isa == Isa::vnni512 && kind == QuantKind::q4_0) return tile2_q4_0_vnni512;
-  if (isa == Isa::vnni512 && kind == QuantKind::q8_0) return tile2_q8_0_vnni512;
+  if (isa == Isa::vnni512 && kind == QuantKind::q4_0) return tile2_q4_0_vnni512<T>;
+  if (isa == Isa::vnni512 && kind == QuantKind::q8_0) return tile2_q8_0_vnni512<T>;
 #else
   (void)kind;
   (void)isa;
@@ -364,6 +377,15 @@ std::string_view weight_type(QuantKind k) {
 
 std::string_view activation_type(QuantKind k) { return k == QuantKind::q4_k ? "Q8_K" : "Q8_0"; }
 
+std::uint64_t quant_row_bytes(QuantKind kind, std::uint64_t k) {
+  switch (kind) {
+    case QuantKind::q4_0: return k / 32 * sizeof(qdot::BlockQ4_0);
+    case QuantKind::q8_0: return k / 32 * sizeof(qdot::BlockQ8_0);
+    case QuantKind::q4_k: return k / 256 * sizeof(qdot::BlockQ4K);
+  }
+  return 0;
+}
+
 bool cpu_has_avx2() { return qdot::have_avx2(); }
 
 std::string_view quant_isa() {
@@ -372,9 +394,9 @@ std::string_view quant_isa() {
 
 QuantMatmul::QuantMatmul(QuantKind kind, std::uint64_t rows, std::uint64_t k, std::uint64_t tokens, QuantIsa isa)
     : data_(std::make_unique<Data>()) {
-  if (rows == 0 || k == 0 || k % 256 != 0 || tokens == 0 || tokens % qdot::kTileTokens != 0) {
-    throw std::invalid_argument(fmt::format("quantized matmul of {} x {} x {}: k must be a multiple of 256 and tokens of {}",
-                                            rows, k, tokens, qdot::kTileTokens));
+  if (rows == 0 || k == 0 || k % 256 != 0 || tokens == 0 || (tokens != 1 && tokens % qdot::kTileTokens != 0)) {
+    throw std::invalid_argument(fmt::format("quantized matmul of {} x {} x {}: k must be a multiple of 256 and tokens 1 "
+                                            "or a multiple of {}", rows, k, tokens, qdot::kTileTokens));
   }
   Data& d = *data_;
   d.kind = kind;
@@ -403,10 +425,13 @@ QuantMatmul::~QuantMatmul() = default;
 QuantMatmul::QuantMatmul(QuantMatmul&&) noexcept = default;
 QuantMatmul& QuantMatmul::operator=(QuantMatmul&&) noexcept = default;
 
-void QuantMatmul::run(std::uint64_t row_begin, std::uint64_t row_end) {
-  Data& d = *data_;
-  const qdot::Tile tile = qdot::tile_for(d.kind, d.isa);
-  const qdot::Tile2 tile2 = qdot::tile2_for(d.kind, d.isa);
+namespace qdot {
+
+// Output rows [row_begin, row_end) of `d` for every token, in tiles of T tokens.
+template <std::uint64_t T>
+void run_tiles(QuantMatmul::Data& d, std::uint64_t row_begin, std::uint64_t row_end) {
+  const Tile tile = tile_for<T>(d.kind, d.isa);
+  const Tile2 tile2 = tile2_for<T>(d.kind, d.isa);
   const std::uint64_t nb = d.weight_blocks, end = std::min(row_end, d.rows);
   auto weights = [&](std::uint64_t r) -> const void* {
     switch (d.kind) {
@@ -418,21 +443,31 @@ void QuantMatmul::run(std::uint64_t row_begin, std::uint64_t row_end) {
   };
   for (std::uint64_t r = row_begin; r < end;) {
     const bool two = tile2 && r + 1 < end;
-    for (std::uint64_t t = 0; t < d.tokens; t += qdot::kTileTokens) {
+    for (std::uint64_t t = 0; t < d.tokens; t += T) {
       const void* a = d.kind == QuantKind::q4_k ? static_cast<const void*>(d.act_k.data() + t * nb)
                                                 : static_cast<const void*>(d.act8.data() + t * nb);
-      float out[2][qdot::kTileTokens];
+      float out[2][T];
       if (two) {
         tile2(weights(r), weights(r + 1), a, nb, nb, out[0], out[1]);
       } else {
         tile(weights(r), a, nb, nb, out[0]);
       }
-      for (std::uint64_t i = 0; i < qdot::kTileTokens; ++i) {
+      for (std::uint64_t i = 0; i < T; ++i) {
         d.out[(t + i) * d.rows + r] = out[0][i];
         if (two) d.out[(t + i) * d.rows + r + 1] = out[1][i];
       }
     }
     r += two ? 2 : 1;
+  }
+}
+
+}  // namespace qdot
+
+void QuantMatmul::run(std::uint64_t row_begin, std::uint64_t row_end) {
+  if (data_->tokens == 1) {
+    qdot::run_tiles<1>(*data_, row_begin, row_end);
+  } else {
+    qdot::run_tiles<qdot::kTileTokens>(*data_, row_begin, row_end);
   }
 }
 
@@ -443,8 +478,10 @@ double QuantMatmul::flops() const {
 std::uint64_t QuantMatmul::rows() const { return data_->rows; }
 
 std::string QuantMatmul::kernel() const {
+  const bool two = data_->tokens == 1 ? qdot::tile2_for<1>(data_->kind, data_->isa) != nullptr
+                                      : qdot::tile2_for<qdot::kTileTokens>(data_->kind, data_->isa) != nullptr;
   return fmt::format("{} x {} int8 dot products, {}x{} tile, {}", weight_type(data_->kind), activation_type(data_->kind),
-                     qdot::tile2_for(data_->kind, data_->isa) ? 2 : 1, qdot::kTileTokens, qdot::isa_name(data_->isa));
+                     two ? 2 : 1, data_->tokens == 1 ? 1 : qdot::kTileTokens, qdot::isa_name(data_->isa));
 }
 
 std::span<const float> QuantMatmul::output() const { return data_->out; }

@@ -25,17 +25,27 @@ TEST(QuantMatmul, CountsFlopsAndNamesItsKernel) {
   const std::string q4k = QuantMatmul(QuantKind::q4_k, 8, 256, 8).kernel();  // no VNNI kernel of Q4_K
   EXPECT_EQ(q4k.find("VNNI"), std::string::npos) << q4k;
   EXPECT_THROW(QuantMatmul(QuantKind::q8_0, 8, 100, 4), std::invalid_argument);  // k not a multiple of 256
-  EXPECT_THROW(QuantMatmul(QuantKind::q8_0, 8, 256, 4), std::invalid_argument);  // tokens not a multiple of 8
+  EXPECT_THROW(QuantMatmul(QuantKind::q8_0, 8, 256, 4), std::invalid_argument);  // tokens not 1 or a multiple of 8
 }
+
+// The portable loop's products of 32 rows x 1024 for 8 tokens, and the largest of them in magnitude (the scale of
+// the fp32 rounding the other kernels may differ by).
+struct Reference {
+  explicit Reference(QuantKind kind) : mm(kind, 32, 1024, 8, QuantIsa::scalar) {
+    mm.run(0, 32);
+    for (float v : mm.output()) largest = std::max(largest, static_cast<double>(std::fabs(v)));
+  }
+  QuantMatmul mm;
+  double largest = 0;
+};
 
 // The same operands through the ISA's kernels and the portable loop give the same products (to fp32 rounding:
 // the AVX2 kernels sum in another order), and every output is written.
 TEST(QuantMatmul, IsaKernelsAgreeWithThePortableLoop) {
   for (QuantKind kind : kQuantKinds) {
-    QuantMatmul scalar(kind, 32, 1024, 8, QuantIsa::scalar);
-    scalar.run(0, 32);
-    double largest = 0;
-    for (float v : scalar.output()) largest = std::max(largest, static_cast<double>(std::fabs(v)));
+    const Reference ref(kind);
+    const QuantMatmul& scalar = ref.mm;
+    const double largest = ref.largest;
     EXPECT_GT(largest, 0.1) << weight_type(kind);
     for (QuantIsa isa : {QuantIsa::best, QuantIsa::avx2}) {
       QuantMatmul fast(kind, 32, 1024, 8, isa);
@@ -44,6 +54,27 @@ TEST(QuantMatmul, IsaKernelsAgreeWithThePortableLoop) {
       ASSERT_EQ(fast.output().size(), 8u * 32);
       for (std::size_t i = 0; i < scalar.output().size(); ++i) {
         EXPECT_NEAR(fast.output()[i], scalar.output()[i], 1e-5 * largest) << fast.kernel() << " output " << i;
+      }
+    }
+  }
+}
+
+// One token (a decoded token's matrix-vector product, bench's GEMV) runs tiles of one token: the same products
+// as token 0 of the eight-token matmul over the same operands, on every ISA's kernel.
+TEST(QuantMatmul, OneTokenIsTheFirstTokenOfTheMatmul) {
+  for (QuantKind kind : kQuantKinds) {
+    const Reference ref(kind);
+    const QuantMatmul& eight = ref.mm;
+    const double largest = ref.largest;
+    for (QuantIsa isa : {QuantIsa::scalar, QuantIsa::best, QuantIsa::avx2}) {
+      QuantMatmul one(kind, 32, 1024, 1, isa);
+      EXPECT_DOUBLE_EQ(one.flops(), 2.0 * 32 * 1024);
+      EXPECT_NE(one.kernel().find("x1 tile"), std::string::npos) << one.kernel();
+      one.run(0, 15);
+      one.run(15, 32);
+      ASSERT_EQ(one.output().size(), 32u);
+      for (std::size_t r = 0; r < 32; ++r) {
+        EXPECT_NEAR(one.output()[r], eight.output()[r], 1e-5 * largest) << one.kernel() << " row " << r;
       }
     }
   }

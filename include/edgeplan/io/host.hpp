@@ -3,7 +3,8 @@
 // caches, one contiguous slice per thread, all threads at once; best of the repeats). Matrix multiplies run
 // edgeplan's kernels of the arithmetic llama.cpp's CPU backend runs, on all threads, each a slice of the weight
 // rows: fp16 (io/f16_matmul.hpp) and the integer dot products of the quantized types (io/quant_matmul.hpp);
-// GFLOPS = 2 x M x N x K / time. Storage read rate: one sequential pass over a file. A busy machine (other
+// GFLOPS = 2 x M x N x K / time; the quantized ones also for a single token (matrix-vector products over weights
+// read from DRAM, what decode runs). Storage read rate: one sequential pass over a file. A busy machine (other
 // programs taking the cores) is noticed from the CPU time the read threads got and the load average.
 #pragma once
 
@@ -66,6 +67,11 @@ struct QuantRate {
   double flops_per_s = 0;
 };
 QuantRate measure_quant_matmul(QuantKind kind, const GemmShape& shape, unsigned threads, unsigned repeats);
+// The same for one token (a matrix-vector product, what each decoded token runs) over weights of at least
+// `weight_bytes` in rows of K (rounded down to a multiple of 256), read from DRAM when that is far larger than the
+// caches: how fast the kernel streams the weights it multiplies, against the plain read rate above.
+QuantRate measure_quant_gemv(QuantKind kind, std::uint64_t k, std::uint64_t weight_bytes, unsigned threads,
+                             unsigned repeats);
 
 // One sequential read of the whole file: bytes read and seconds taken. Fails when the file cannot be read.
 struct FileRead {

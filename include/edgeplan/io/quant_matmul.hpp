@@ -27,6 +27,9 @@ enum class QuantKind { q4_0, q8_0, q4_k };
 inline constexpr QuantKind kQuantKinds[] = {QuantKind::q4_0, QuantKind::q8_0, QuantKind::q4_k};
 std::string_view weight_type(QuantKind k);      // "Q4_0", "Q8_0", "Q4_K" (ggml type names)
 std::string_view activation_type(QuantKind k);  // "Q8_0" or "Q8_K"
+// Bytes of one weight row of k weights in type k's blocks (k a multiple of 256): 18 per 32 for Q4_0, 34 per 32
+// for Q8_0, 144 per 256 for Q4_K (ggml-common.h).
+std::uint64_t quant_row_bytes(QuantKind kind, std::uint64_t k);
 
 // The instruction set the Q4_0 and Q8_0 kernels run with on this machine: "AVX-512 VNNI" (AVX-512 F, VL, BW and
 // VNNI: vpdpbusd on 256-bit vectors, two weight rows per tile), "AVX2" (AVX2, FMA and F16C) or "scalar". The Q4_K
@@ -39,8 +42,8 @@ bool cpu_has_avx2();
 enum class QuantIsa { best, avx2, scalar };
 
 // Weights of `rows` x `k` in type kind and activations of `tokens` x `k` in its activation type, filled with fixed
-// pseudo-random values (the speed does not depend on them); k is a multiple of 256 and tokens of 8 (both checked:
-// std::invalid_argument otherwise).
+// pseudo-random values (the speed does not depend on them); k is a multiple of 256 and tokens 1 (a matrix-vector
+// product: one decoded token, tiles of one token) or a multiple of 8 (both checked: std::invalid_argument otherwise).
 class QuantMatmul {
  public:
   QuantMatmul(QuantKind kind, std::uint64_t rows, std::uint64_t k, std::uint64_t tokens, QuantIsa isa = QuantIsa::best);
@@ -55,8 +58,9 @@ class QuantMatmul {
   [[nodiscard]] std::string kernel() const;  // "Q4_0 x Q8_0 int8 dot products, 2x8 tile, AVX-512 VNNI"
   [[nodiscard]] std::span<const float> output() const;  // tokens x rows, row-major by token
 
+  struct Data;  // the operands (quant_matmul.cpp)
+
  private:
-  struct Data;
   std::unique_ptr<Data> data_;
 };
 
