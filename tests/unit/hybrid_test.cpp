@@ -586,12 +586,21 @@ TEST(Hybrid, Gemma3nFromGgufMetadata) {
 // A GGUF header of a released model's shape as llama.cpp's converter writes it (TextModel.set_gguf_parameters:
 // {arch}.block_count, context_length, embedding_length, feed_forward_length, attention.head_count(_kv), and the
 // architecture's own keys): token_embd of hidden x vocab, and output.weight unless the embeddings are tied.
-HybridGguf converter_gguf(const std::string& arch, std::uint64_t hidden, std::uint64_t vocab, bool tied) {
+struct ConvertedShape {
+  std::string arch;
+  std::uint64_t layers = 0, context = 0, hidden = 0, ffn = 0, heads = 0, vocab = 0;
+  bool tied = false;
+};
+HybridGguf converter_gguf(const ConvertedShape& s) {
   HybridGguf g;
-  g.f.metadata.push_back({"general.architecture", io::GgufValue{io::GgufType::string, arch}});
-  g.u32("embedding_length", hidden);
-  g.f.tensors.push_back({"token_embd.weight", {hidden, vocab}, nullptr, 0, 0});
-  if (!tied) g.f.tensors.push_back({"output.weight", {hidden, vocab}, nullptr, 0, 0});
+  g.f.metadata.push_back({"general.architecture", io::GgufValue{io::GgufType::string, s.arch}});
+  g.u32("block_count", s.layers);
+  g.u32("context_length", s.context);
+  g.u32("embedding_length", s.hidden);
+  g.u32("feed_forward_length", s.ffn);
+  g.u32("attention.head_count", s.heads);
+  g.f.tensors.push_back({"token_embd.weight", {s.hidden, s.vocab}, nullptr, 0, 0});
+  if (!s.tied) g.f.tensors.push_back({"output.weight", {s.hidden, s.vocab}, nullptr, 0, 0});
   return g;
 }
 
@@ -621,11 +630,8 @@ void expect_same_model(const ModelSpec& gguf, const ModelSpec& config) {
 // SmolLM3-3B as SmolLM3Model (LlamaModel.set_gguf_parameters) writes it: smollm3.*, 36 layers, hidden 2048,
 // 16 / 4 heads (key width 2048 / 16 = 128), FFN 11,008, context 65,536, tied (no output.weight).
 TEST(Hybrid, SmolLm3FromGgufMetadata) {
-  HybridGguf g = converter_gguf("smollm3", 2048, 128256, true);
-  g.u32("block_count", 36);
-  g.u32("context_length", 65536);
-  g.u32("feed_forward_length", 11008);
-  g.u32("attention.head_count", 16);
+  HybridGguf g = converter_gguf({.arch = "smollm3", .layers = 36, .context = 65536, .hidden = 2048, .ffn = 11008, .heads = 16,
+                                 .vocab = 128256, .tied = true});
   g.u32("attention.head_count_kv", 4);
   g.u32("rope.dimension_count", 128);
   const ModelSpec m = from_gguf(g.f);
@@ -647,11 +653,7 @@ TEST(Hybrid, SmolLm3FromGgufMetadata) {
 TEST(Hybrid, Phi3FromGgufMetadataWithOrWithoutAWindow) {
   for (const std::uint64_t window : {2047u, 0u}) {
     SCOPED_TRACE(window);
-    HybridGguf g = converter_gguf("phi3", 3072, 32064, false);
-    g.u32("block_count", 32);
-    g.u32("context_length", 4096);
-    g.u32("feed_forward_length", 8192);
-    g.u32("attention.head_count", 32);
+    HybridGguf g = converter_gguf({.arch = "phi3", .layers = 32, .context = 4096, .hidden = 3072, .ffn = 8192, .heads = 32, .vocab = 32064});
     g.u32("attention.head_count_kv", 32);
     g.u32("rope.dimension_count", 96);
     g.u32("attention.sliding_window", window);
@@ -668,11 +670,8 @@ TEST(Hybrid, Phi3FromGgufMetadataWithOrWithoutAWindow) {
 // layers and 0 in the 18 conv layers, expert_count 32, expert_used_count 4, expert_feed_forward_length 1792,
 // leading_dense_block_count 2, shortconv.l_cache 3, feed_forward_length 7168 (the dense layers'), tied.
 TEST(Hybrid, Lfm2MoeFromGgufMetadata) {
-  HybridGguf g = converter_gguf("lfm2moe", 2048, 65536, true);
-  g.u32("block_count", 24);
-  g.u32("context_length", 128000);
-  g.u32("feed_forward_length", 7168);
-  g.u32("attention.head_count", 32);
+  HybridGguf g = converter_gguf({.arch = "lfm2moe", .layers = 24, .context = 128000, .hidden = 2048, .ffn = 7168, .heads = 32,
+                                 .vocab = 65536, .tied = true});
   std::vector<std::uint32_t> kv(24, 0);
   for (const int i : {2, 6, 10, 14, 18, 21}) kv[i] = 8;
   g.head_count_kv(kv);
