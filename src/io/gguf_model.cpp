@@ -152,7 +152,8 @@ ModelSpec read_model(const GgufFile& f, const std::string& name, const std::stri
     m.kv_heads = m.heads;
     m.head_dim = value;
   }
-  if (auto window = meta.optional_count("attention.sliding_window", context_range)) {
+  // A window of 0 is none (llama.cpp's n_swa 0): Phi3MiniModel writes 0 when config.json states no sliding_window.
+  if (auto window = meta.optional_count("attention.sliding_window", CountRange{0, context_range.max}); window && *window > 0) {
     // llama.cpp fixes the pattern for Gemma 2 (alternating) and Gemma 3 (one global in 6) unless stated.
     // gpt-oss alternates too (set_swa_pattern(2)) and Gemma 3n has one global layer in 5.
     const std::uint32_t fallback = m.arch == "gemma2" || m.arch == "gpt-oss" ? 2 : m.arch == "gemma3" ? 6 : m.arch == "gemma3n" ? 5 : 0;

@@ -196,10 +196,23 @@ constexpr std::uint32_t kGemmaSlidingWindow = 4096, kGemma3WindowPattern = 6;
 // GptOssConfig: sliding_window 128; Gemma3nTextConfig: sliding_window 512.
 constexpr std::uint32_t kGptOssSlidingWindow = 128, kGemma3nSlidingWindow = 512;
 
+// The rope settings: rope_scaling, or transformers 5's rope_parameters (rope_theta, rope_type and the scaling keys
+// in one object; rope_type "default" scales nothing); nullptr when neither is an object. `key` names the one read.
+const nlohmann::json* rope_settings(const Config& c, std::string_view* key = nullptr) {
+  for (const std::string_view name : {"rope_scaling", "rope_parameters"}) {
+    if (const nlohmann::json* rope = c.find(std::string(name)); rope && rope->is_object()) {
+      if (key) *key = name;
+      return rope;
+    }
+  }
+  return nullptr;
+}
+
 // The context the model was trained for: max_position_embeddings, extended by YaRN rope scaling (yarn_context).
 std::uint32_t trained_context(const Config& c, std::uint32_t max_positions) {
-  const nlohmann::json* rope = c.find("rope_scaling");
-  if (!rope || !rope->is_object()) return max_positions;
+  std::string_view key;
+  const nlohmann::json* rope = rope_settings(c, &key);
+  if (!rope) return max_positions;
   const std::string type = rope->value("rope_type", rope->value("type", std::string()));
   const auto factor = rope->find("factor");
   if (type != "yarn" || factor == rope->end() || !factor->is_number() || factor->get<double>() <= 1) return max_positions;
@@ -207,7 +220,7 @@ std::uint32_t trained_context(const Config& c, std::uint32_t max_positions) {
   const double scaled = yarn_context(max_positions, original != rope->end() && original->is_number() ? original->get<double>() : 0,
                                      factor->get<double>());
   if (!(scaled <= context_range.max)) {
-    c.fail(fmt::format("rope_scaling: the YaRN context ({:.0f}) is more than {}", scaled, context_range.max));
+    c.fail(fmt::format("{}: the YaRN context ({:.0f}) is more than {}", key, scaled, context_range.max));
   }
   return static_cast<std::uint32_t>(scaled);
 }
@@ -273,7 +286,7 @@ ModelSpec read_config(const Config& c, const std::string& name) {
   // LFM2 names it tie_embedding.
   m.tied_embeddings = c.boolean_or("tie_word_embeddings", c.boolean_or("tie_embedding", mt->tie_word_embeddings));
   m.qkv_bias = m.arch == "qwen2";
-  if (const nlohmann::json* rope = c.find("rope_scaling"); rope && rope->is_object()) {
+  if (const nlohmann::json* rope = rope_settings(c)) {
     m.rope_freqs = m.arch == "llama" && rope->value("rope_type", std::string()) == "llama3";
   }
   if (*type == "mixtral" || *type == "gpt_oss") {

@@ -132,6 +132,29 @@ TEST(ModelFile, YarnRopeScalingExtendsTheTrainedContext) {
   EXPECT_DOUBLE_EQ(yarn_context(131072, 8192, 8), 131072);
 }
 
+// transformers 5 writes rope_scaling as rope_parameters, with rope_theta in it (Granite 4.0 H's saved config):
+// read the same way; rope_type "default" scales nothing.
+TEST(ModelFile, RopeParametersAreRopeScaling) {
+  const std::string shape = R"("model_type": "qwen2", "hidden_size": 896, "intermediate_size": 4864,
+    "num_attention_heads": 14, "num_key_value_heads": 2, "num_hidden_layers": 24, "vocab_size": 151936,
+    "max_position_embeddings": 32768)";
+  const auto yarn = io::model_from_hf_config("{" + shape + R"(, "rope_parameters": {"rope_theta": 1000000.0,
+    "rope_type": "yarn", "factor": 4.0, "original_max_position_embeddings": 32768}})", "q", "q.json");
+  ASSERT_TRUE(yarn.ok()) << yarn.error().message;
+  EXPECT_EQ(yarn->context_tokens, 131072u);
+  const auto plain = io::model_from_hf_config("{" + shape + R"(, "rope_parameters": {"rope_theta": 10000, "rope_type": "default"}})", "q", "q.json");
+  ASSERT_TRUE(plain.ok()) << plain.error().message;
+  EXPECT_EQ(plain->context_tokens, 32768u);
+  const auto huge = io::model_from_hf_config("{" + shape + R"(, "rope_parameters": {"rope_type": "yarn", "factor": 1e9}})", "q", "q.json");
+  EXPECT_EQ(huge.error().message, "q.json: rope_parameters: the YaRN context (32768000000000) is more than 1073741824");
+  const std::string llama = R"("model_type": "llama", "hidden_size": 2048, "intermediate_size": 8192,
+    "num_attention_heads": 32, "num_key_value_heads": 8, "num_hidden_layers": 16, "vocab_size": 128256)";
+  const auto llama3 = io::model_from_hf_config("{" + llama + R"(, "rope_parameters": {"rope_theta": 500000.0,
+    "rope_type": "llama3", "factor": 32.0, "original_max_position_embeddings": 8192}})", "l", "l.json");
+  ASSERT_TRUE(llama3.ok()) << llama3.error().message;
+  EXPECT_TRUE(llama3->rope_freqs);
+}
+
 TEST(ModelFile, TomlRoundTrip) {
   const ModelSpec m = mixtral();
   const std::string toml = io::model_profile_toml(m, "m.json");

@@ -239,6 +239,74 @@ TEST(Hybrid, Qwen3NextParametersArePublishedTotals) {
   EXPECT_EQ(*active_param_count(m), 3874929408.0);
 }
 
+// The built-in qwen3-coder-next is the same model; its context is the model card's native 262,144 tokens
+// (https://huggingface.co/Qwen/Qwen3-Coder-Next), which tests/data/hf/Qwen3-Coder-Next leaves out (the importer
+// then takes Qwen3NextConfig's default, 32,768). KV: 12 attention layers x 2 kv heads x 256 x (K + V) x 2 B =
+// 24,576 B per token; the state 36 x 2,195,456 = 79,036,416 B per sequence.
+TEST(Hybrid, Qwen3CoderNextProfileIsItsConfig) {
+  const ModelSpec m = imported("Qwen3-Coder-Next");
+  const ModelSpec p = builtin("qwen3-coder-next");
+  for (const ModelSpec* x : {&m, &p}) {
+    EXPECT_EQ(x->arch, "qwen3next");
+    ASSERT_TRUE(x->state && x->moe);
+    EXPECT_EQ(x->state->kind, StateKind::gated_delta_net);
+    EXPECT_EQ(x->state->layers, 36u);
+    EXPECT_EQ(x->moe->experts, 512u);
+    EXPECT_EQ(x->moe->used, 10u);
+    EXPECT_EQ(x->moe->shared_experts, 1u);
+    EXPECT_FALSE(x->tied_embeddings);
+    EXPECT_DOUBLE_EQ(state_bytes(*x), 79036416);
+    EXPECT_DOUBLE_EQ(kv_bytes_per_token(*x, f16()), 24576);
+    EXPECT_EQ(*param_count(*x), 79674391296.0);
+    EXPECT_EQ(*active_param_count(*x), 3874929408.0);
+  }
+  EXPECT_EQ(m.ffn, p.ffn);
+  EXPECT_EQ(m.context_tokens, 32768u);
+  EXPECT_EQ(p.context_tokens, 262144u);
+}
+
+// Granite 4.0 H 350M (https://huggingface.co/ibm-granite/granite-4.0-h-350m/blob/main/config.json; tests/data/hf/
+// granite-4.0-h-350m is the public copy of hashneo/nano-vllm-go, models/granite-350m/config.json, as transformers
+// 5.1.0 saves it: rope_parameters): 32 layers, attention at 10, 13, 17 and 27 (layer_types), the other 28 Mamba-2
+// with d_inner = mamba_expand 2 x 768 = 1536, d_state 128, one group, 48 heads, d_conv 4; no experts
+// (num_local_experts 0), so each layer has a dense FFN of shared_intermediate_size 2048.
+//   state (llama_hparams::n_embd_r / n_embd_s, one F32 row of each per sequence and layer in
+//   llama-memory-recurrent.cpp): n_embd_r = (4 - 1) x (1536 + 2 x 1 x 128) = 5,376, n_embd_s = 128 x 1536 =
+//   196,608: (5,376 + 196,608) x 4 B = 807,936 B a layer, x 28 = 22,622,208 B per sequence.
+//   KV: 4 attention layers x 4 kv heads x 64 x (K + V) x 2 B = 4,096 B per token.
+//   parameters (llama_model_granite_hybrid::load_arch_tensors): token_embd 768 x 100,352 = 77,070,336 (tied
+//   output); output_norm 768. A Mamba-2 layer: attn_norm 768, ssm_in 768 x (2 x 1536 + 2 x 128 + 48) =
+//   2,592,768, ssm_conv1d 4 x 1792 = 7,168 and its bias 1,792 (mamba_conv_bias), ssm_dt bias, ssm_a, ssm_d
+//   3 x 48, ssm_norm 1,536, ssm_out 1536 x 768 = 1,179,648; ffn_norm 768 and gate/up/down 3 x 768 x 2048 =
+//   4,718,592: 8,503,184, x 28 = 238,089,152. An attention layer: 2 norms 1,536, q and o 2 x 768 x 768, k and v
+//   2 x 768 x 256 = 1,572,864, FFN 4,718,592: 6,292,992, x 4 = 25,171,968. In all 340,332,224 (IBM's "350M").
+//   F16 (llama-quant and the converter keep 1-D tensors, norms, ssm_a, ssm_d and ssm_conv1d in F32): 768 + 28 x
+//   (768 + 7,168 + 1,792 + 144 + 1,536 + 768) + 4 x 1,536 = 347,840 F32 values; 347,840 x 4 + (340,332,224 -
+//   347,840) x 2 = 681,360,128 B.
+TEST(Hybrid, Granite4HProfileIsItsConfig) {
+  const ModelSpec m = imported("granite-4.0-h-350m");
+  const ModelSpec p = builtin("granite-4.0-h-350m");
+  for (const ModelSpec* x : {&m, &p}) {
+    EXPECT_EQ(x->arch, "granitehybrid");
+    ASSERT_TRUE(x->state);
+    EXPECT_FALSE(x->moe);
+    EXPECT_EQ(x->state->kind, StateKind::mamba2);
+    EXPECT_EQ(x->state->layers, 28u);
+    EXPECT_EQ(x->state->inner, 1536u);
+    EXPECT_EQ(x->state->heads, 48u);
+    EXPECT_EQ(x->head_dim, 64u);
+    EXPECT_EQ(x->ffn, 2048u);
+    EXPECT_TRUE(x->tied_embeddings);
+    EXPECT_EQ(x->context_tokens, 32768u);  // rope_parameters' rope_type "default" scales nothing
+    EXPECT_DOUBLE_EQ(state_bytes(*x), 22622208);
+    EXPECT_DOUBLE_EQ(kv_bytes_per_token(*x, f16()), 4096);
+    EXPECT_EQ(*param_count(*x), 340332224.0);
+    EXPECT_EQ(weight_size(*x, *find_file_type("F16"))->bytes, 681360128.0);
+    // 32,768 tokens (a multiple of 256): 32,768 x 4,096 + the state.
+    EXPECT_DOUBLE_EQ(kv_cache_bytes(*x, f16(), 32768, KvCacheSettings{}), 32768 * 4096.0 + 22622208);
+  }
+}
+
 // Phi-4-mini-instruct (https://huggingface.co/microsoft/Phi-4-mini-instruct/blob/main/config.json;
 // tests/data/hf/Phi-4-mini-instruct holds its fields): llama.cpp's phi3 with GQA and a tied output. token_embd
 // 3072 x 200,064 = 614,596,608; per layer attn_qkv 3072 x (3072 + 2 x 1024) = 15,728,640, attn_output
@@ -320,6 +388,15 @@ struct HybridGguf {
     u32("ssm.group_count", groups);
     u32("ssm.time_step_rank", rank);
   }
+  // {arch}.attention.head_count_kv: one number, or one per layer (fewer than 256 heads each).
+  void head_count_kv(const std::vector<std::uint32_t>& kv_per_layer) {
+    if (kv_per_layer.size() == 1) return u32("attention.head_count_kv", kv_per_layer[0]);
+    io::GgufArray kv{io::GgufType::u32, kv_per_layer.size(), {}};
+    for (std::uint32_t heads : kv_per_layer) {
+      for (int b = 0; b < 4; ++b) kv.raw.push_back(static_cast<std::byte>(b == 0 ? heads : 0));
+    }
+    f.metadata.push_back({f.string("general.architecture").value() + ".attention.head_count_kv", io::GgufValue{io::GgufType::array, kv}});
+  }
   // A mixture of `experts` of width `ffn`, `used` read per token.
   void moe(std::uint64_t experts, std::uint64_t used, std::uint64_t ffn) {
     u32("expert_count", experts);
@@ -334,15 +411,7 @@ HybridGguf hybrid_gguf(const std::string& arch, std::uint32_t layers, const std:
   g.u32("embedding_length", 64);
   g.u32("feed_forward_length", 128);
   g.u32("attention.head_count", 4);
-  if (kv_per_layer.size() == 1) {
-    g.u32("attention.head_count_kv", kv_per_layer[0]);
-  } else {
-    io::GgufArray kv{io::GgufType::u32, kv_per_layer.size(), {}};
-    for (std::uint32_t heads : kv_per_layer) {
-      for (int b = 0; b < 4; ++b) kv.raw.push_back(static_cast<std::byte>(b == 0 ? heads : 0));
-    }
-    g.f.metadata.push_back({arch + ".attention.head_count_kv", io::GgufValue{io::GgufType::array, kv}});
-  }
+  g.head_count_kv(kv_per_layer);
   g.f.tensors.push_back({"token_embd.weight", {64, 256}, nullptr, 0, 0});
   return g;
 }
@@ -512,6 +581,114 @@ TEST(Hybrid, Gemma3nFromGgufMetadata) {
   EXPECT_EQ(m->kv_shared_layers, 10u);
   EXPECT_EQ(m->per_layer_embd, 256u);
   EXPECT_EQ(kv_layers(*m), 20u);
+}
+
+// A GGUF header of a released model's shape as llama.cpp's converter writes it (TextModel.set_gguf_parameters:
+// {arch}.block_count, context_length, embedding_length, feed_forward_length, attention.head_count(_kv), and the
+// architecture's own keys): token_embd of hidden x vocab, and output.weight unless the embeddings are tied.
+struct ConvertedShape {
+  std::string arch;
+  std::uint64_t layers = 0, context = 0, hidden = 0, ffn = 0, heads = 0, vocab = 0;
+  bool tied = false;
+};
+HybridGguf converter_gguf(const ConvertedShape& s) {
+  HybridGguf g;
+  g.f.metadata.push_back({"general.architecture", io::GgufValue{io::GgufType::string, s.arch}});
+  g.u32("block_count", s.layers);
+  g.u32("context_length", s.context);
+  g.u32("embedding_length", s.hidden);
+  g.u32("feed_forward_length", s.ffn);
+  g.u32("attention.head_count", s.heads);
+  g.f.tensors.push_back({"token_embd.weight", {s.hidden, s.vocab}, nullptr, 0, 0});
+  if (!s.tied) g.f.tensors.push_back({"output.weight", {s.hidden, s.vocab}, nullptr, 0, 0});
+  return g;
+}
+
+ModelSpec from_gguf(const io::GgufFile& f) {
+  const auto m = io::model_from_gguf(f, "gguf", "model.gguf");
+  EXPECT_TRUE(m) << (m ? "" : m.error().message);
+  return m ? *m : ModelSpec{};
+}
+
+// The figures of a model read from GGUF metadata equal those of its config.json (or profile).
+void expect_same_model(const ModelSpec& gguf, const ModelSpec& config) {
+  EXPECT_EQ(gguf.arch, config.arch);
+  EXPECT_EQ(gguf.layers, config.layers);
+  EXPECT_EQ(gguf.hidden, config.hidden);
+  EXPECT_EQ(gguf.heads, config.heads);
+  EXPECT_EQ(gguf.kv_heads, config.kv_heads);
+  EXPECT_EQ(gguf.head_dim, config.head_dim);
+  EXPECT_EQ(gguf.ffn, config.ffn);
+  EXPECT_EQ(gguf.vocab, config.vocab);
+  EXPECT_EQ(gguf.tied_embeddings, config.tied_embeddings);
+  EXPECT_EQ(gguf.sliding_window.has_value(), config.sliding_window.has_value());
+  EXPECT_EQ(*param_count(gguf), *param_count(config));
+  EXPECT_DOUBLE_EQ(kv_bytes_per_token(gguf, f16()), kv_bytes_per_token(config, f16()));
+  EXPECT_DOUBLE_EQ(state_bytes(gguf), state_bytes(config));
+}
+
+// SmolLM3-3B as SmolLM3Model (LlamaModel.set_gguf_parameters) writes it: smollm3.*, 36 layers, hidden 2048,
+// 16 / 4 heads (key width 2048 / 16 = 128), FFN 11,008, context 65,536, tied (no output.weight).
+TEST(Hybrid, SmolLm3FromGgufMetadata) {
+  HybridGguf g = converter_gguf({.arch = "smollm3", .layers = 36, .context = 65536, .hidden = 2048, .ffn = 11008, .heads = 16,
+                                 .vocab = 128256, .tied = true});
+  g.u32("attention.head_count_kv", 4);
+  g.u32("rope.dimension_count", 128);
+  const ModelSpec m = from_gguf(g.f);
+  expect_same_model(m, imported("SmolLM3-3B"));
+  EXPECT_EQ(m.context_tokens, 65536u);
+  // As SmolLm3IsALlamaInMemory: 36 x 4 x 128 x (K + V) x 2 B = 73,728 B per token; 3,075,098,624 parameters.
+  EXPECT_DOUBLE_EQ(kv_bytes_per_token(m, f16()), 73728);
+  EXPECT_EQ(*param_count(m), 3075098624.0);
+}
+
+// Phi-3-mini-4k-instruct as Phi3MiniModel.set_gguf_parameters writes it: phi3.*, 32 layers, hidden 3072, 32 / 32
+// heads of 96, FFN 8192, context 4096, an output.weight, and attention.sliding_window: config.json's 2047, or 0
+// when it states none ("use zero value of sliding_window to distinguish Phi-4 from other PHI3 models"). llama.cpp
+// runs phi3 with full attention either way (llama_model_phi3::load_arch_hparams sets swa_type none), and a window
+// of 0 is no window, not an error. token_embd and output 2 x 3072 x 32,064 = 197,001,216; output_norm 3072; per
+// layer 2 norms 6,144, attn_qkv 3072 x 9216 = 28,311,552, attn_output 9,437,184, the fused ffn_up 3072 x 16,384 =
+// 50,331,648, ffn_down 25,165,824: 113,252,352, x 32 = 3,624,075,264. In all 3,821,079,552 (Microsoft's "3.8B").
+// KV: 32 layers x 32 kv heads x 96 x (K + V) x 2 B = 393,216 B per token.
+TEST(Hybrid, Phi3FromGgufMetadataWithOrWithoutAWindow) {
+  for (const std::uint64_t window : {2047u, 0u}) {
+    SCOPED_TRACE(window);
+    HybridGguf g = converter_gguf({.arch = "phi3", .layers = 32, .context = 4096, .hidden = 3072, .ffn = 8192, .heads = 32, .vocab = 32064});
+    g.u32("attention.head_count_kv", 32);
+    g.u32("rope.dimension_count", 96);
+    g.u32("attention.sliding_window", window);
+    const ModelSpec m = from_gguf(g.f);
+    expect_same_model(m, builtin("phi-3-mini-4k"));
+    EXPECT_FALSE(m.sliding_window);
+    EXPECT_EQ(m.context_tokens, 4096u);
+    EXPECT_EQ(*param_count(m), 3821079552.0);
+    EXPECT_DOUBLE_EQ(kv_bytes_per_token(m, f16()), 393216);
+  }
+}
+
+// LFM2-8B-A1B as LFM2MoeModel.set_gguf_parameters writes it: lfm2moe.*, head_count_kv 8 in the 6 full_attention
+// layers and 0 in the 18 conv layers, expert_count 32, expert_used_count 4, expert_feed_forward_length 1792,
+// leading_dense_block_count 2, shortconv.l_cache 3, feed_forward_length 7168 (the dense layers'), tied.
+TEST(Hybrid, Lfm2MoeFromGgufMetadata) {
+  HybridGguf g = converter_gguf({.arch = "lfm2moe", .layers = 24, .context = 128000, .hidden = 2048, .ffn = 7168, .heads = 32,
+                                 .vocab = 65536, .tied = true});
+  std::vector<std::uint32_t> kv(24, 0);
+  for (const int i : {2, 6, 10, 14, 18, 21}) kv[i] = 8;
+  g.head_count_kv(kv);
+  g.moe(32, 4, 1792);
+  g.u32("leading_dense_block_count", 2);
+  g.u32("shortconv.l_cache", 3);
+  const ModelSpec m = from_gguf(g.f);
+  expect_same_model(m, builtin("lfm2-8b-a1b"));
+  ASSERT_TRUE(m.state && m.moe);
+  EXPECT_EQ(m.state->layers, 18u);
+  EXPECT_EQ(m.moe->dense_layers, 2u);
+  EXPECT_EQ(m.context_tokens, 128000u);
+  // As Lfm2MoeProfileIsItsConfig: 294,912 B of state per sequence, 12,288 B of KV per token, 8,339,930,560
+  // parameters.
+  EXPECT_DOUBLE_EQ(state_bytes(m), 294912);
+  EXPECT_DOUBLE_EQ(kv_bytes_per_token(m, f16()), 12288);
+  EXPECT_EQ(*param_count(m), 8339930560.0);
 }
 
 std::string model_error(const std::string& body) {
