@@ -18,7 +18,9 @@ Report sample() {
   r.title = "demo: title";
   r.inputs["device"] = "phone8g";
   r.results["total"] = 2.5;
-  Table t{"rows", {{"name", "name"}, counted({"size (GB)", "size_bytes", 2, false, 1e9}), {"count", "count", 0, true}, {"ok", "ok"}}, {}};
+  Table t{"rows",
+          {{"name", "name"}, counted({"size (GB)", "size_bytes", 2, false, 1e9}), {"count", "count", 0, true}, {"ok", "ok"}},
+          {}};
   t.add({std::string("a,b"), 5.184e9, std::int64_t{19431}, true});
   t.add({std::string("c"), Cell{}, std::int64_t{7}, false});
   r.tables.push_back(t);
