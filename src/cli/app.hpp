@@ -38,6 +38,11 @@ Verdict verdict_of(const io::Report& report, const std::vector<io::Requirement>&
 // commands that have them.
 void need_charts(const io::Report& report, const io::Format& format);
 
+// Whether the numbers of sweep axis `key` count whole things, so JSON and CSV write them as integers
+// (io::Column::count): an option that takes a whole number, tokens or bytes (context, prompt, parallel), or a
+// profile key whose schema row is a count or an integral number (model.layers, model.params).
+bool sweep_counts(std::string_view key);
+
 // Runs `command` (its arguments `args`, without the program and command names) once per combination of the
 // sweeps and writes one table: a column per swept key in front of the columns of the command's first table.
 // Requirements are checked on every combination; the failures and the figures that could not be evaluated are

@@ -319,13 +319,15 @@ Runner setup_decode(Options& opts) {
 
     io::Table t{"formats", {{"format", "format"},
                             {"bits/weight", "bits_per_weight", 3},
-                            {"weights (GB)", "weights_bytes", 2, false, units::kGB},
+                            io::counted({"weights (GB)", "weights_bytes", 2, false, units::kGB}),
                             {"size from", "size_source"},
                             {"fits", "fits"},
                             {"ms/token", "ms_per_token", 2},
                             {"tok/s", "tok_per_s", 2},
                             {fmt::format("x vs {}", formats.back()->name), "relative", 2}}, {}};
-    if (model.moe) t.columns.insert(t.columns.begin() + 3, {"read/token (GB)", "active_bytes", 2, false, units::kGB});
+    if (model.moe) {
+      t.columns.insert(t.columns.begin() + 3, io::counted({"read/token (GB)", "active_bytes", 2, false, units::kGB}));
+    }
     if (spec) t.columns.push_back({"spec tok/s", "spec_tok_per_s", 2});
     r.results["calibrated"] = calibrated(device.provenance);
     r.results["provenance"] = provenance_json(device);

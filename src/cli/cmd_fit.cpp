@@ -114,9 +114,11 @@ Runner setup_fit(Options& opts) {
     const std::vector<bool> pareto = pareto_front(points);
     const std::vector<std::size_t> order = fit_ranking(points);
     const std::size_t shown = o->all ? order.size() : std::min(order.size(), o->limit);
-    io::Table t{"fits", {{"model", "model"}, {"format", "format"}, {"params (B)", "params", 2, false, units::kGiga},
-                         {"bits/weight", "bits_per_weight", 2}, {"weights (GB)", "weights_bytes", 2, false, units::kGB},
-                         {"tok/s", "tok_per_s", 2}, {"max context", "max_context", 0, true},
+    io::Table t{"fits", {{"model", "model"}, {"format", "format"},
+                         io::counted({"params (B)", "params", 2, false, units::kGiga}),
+                         {"bits/weight", "bits_per_weight", 2},
+                         io::counted({"weights (GB)", "weights_bytes", 2, false, units::kGB}),
+                         {"tok/s", "tok_per_s", 2}, io::counted({"max context", "max_context", 0, true}),
                          {"quality (B)", "quality_proxy", 2}, {"pareto", "pareto"}}, {}};
     std::vector<std::string> mixtures;  // the mixtures of experts shown, once each: "1.52 of lfm2-8b-a1b's 8.34 B"
     for (std::size_t i : std::span(order).first(shown)) {

@@ -93,7 +93,7 @@ Runner setup_inspect(Options& opts) {
       r.results["shards"] = f.shards;
       r.results["gguf_version"] = f.version;
       r.results["file_type"] = type_name;
-      r.results["file_bytes"] = f.file_bytes;
+      r.results["file_bytes"] = io::Node::count(f.file_bytes);
     } else {
       const FileType& ft = need_format(o->quant.empty() ? "Q4_K_M" : o->quant);
       r.inputs["quant"] = ft.name;
@@ -115,8 +115,8 @@ Runner setup_inspect(Options& opts) {
     }
     io::Table table{"types", {{"type", "type"},
                               {"tensors", "tensors", 0},
-                              {"params", "params", 0, true},
-                              {"bytes", "bytes", 0, true},
+                              io::counted({"params", "params", 0, true}),
+                              io::counted({"bytes", "bytes", 0, true}),
                               {"share (%)", "share_percent", 1}}, {}};
     for (const auto& [name, total] : by_type) {
       table.add({std::string(name), total.tensors, total.params, total.bytes, 100 * total.bytes / bytes});
@@ -125,15 +125,15 @@ Runner setup_inspect(Options& opts) {
 
     const double kv = kv_bytes_per_token(m, *find_kv_type("f16"));
     r.results["arch"] = m.arch;
-    r.results["params"] = params;
-    r.results["weights_bytes"] = bytes;
+    r.results["params"] = io::Node::count(params);
+    r.results["weights_bytes"] = io::Node::count(bytes);
     r.results["bits_per_weight"] = bytes * 8 / params;
     if (m.moe) {
-      r.results["active_params"] = *active_param_count(m);
-      r.results["active_bytes"] = active;
+      r.results["active_params"] = io::Node::count(*active_param_count(m));
+      r.results["active_bytes"] = io::Node::count(active);
     }
     if (m.context_tokens) r.results["context_length"] = *m.context_tokens;
-    r.results["kv_bytes_per_token_f16"] = kv;
+    r.results["kv_bytes_per_token_f16"] = io::Node::count(kv);
 
     r.title = fmt::format("inspect: {} ({})", m.name, o->file);
     r.header.push_back(fmt::format("architecture {}: {} layers, hidden {}, {} heads / {} KV heads of {}, ffn {}, vocab {}{}",

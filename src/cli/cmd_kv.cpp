@@ -69,7 +69,7 @@ void kv_rows(std::uint64_t context, const std::vector<KvTypePlan>& points, const
 io::Table memory_stack(const KvInputs& in, const DeviceSpec& d, const RuntimeBuffers& b, std::uint32_t parallel,
                        std::uint64_t reach) {
   io::Table t{"memory", {{"context (tokens)", "context", 0, true}, {"part", "part"},
-                         {"memory (GiB)", "bytes", 2, false, units::kGiB}}, {}};
+                         io::counted({"memory (GiB)", "bytes", 2, false, units::kGiB})}, {}};
   const std::string cache = fmt::format("KV cache ({})", in.primary.name());
   for (std::uint64_t c : chart_contexts(reach)) {
     t.add({static_cast<std::int64_t>(c), std::string("weights"), in.weights.bytes});
@@ -138,28 +138,29 @@ Runner setup_kv(Options& opts) {
 
     io::Table t{"types", {{"kv type", "kv_type"},
                           {"counted as", "counted_as"},
-                          {"bytes/token", "bytes_per_token", 0},
-                          {"max context (tokens)", "max_context", 0, true}}, {}};
+                          io::counted({"bytes/token", "bytes_per_token", 0}),
+                          io::counted({"max context (tokens)", "max_context", 0, true})}, {}};
     if (o->context > 0) {
       t.columns.push_back({fmt::format("fits {}", o->context), "fits"});
-      t.columns.push_back({"headroom (GiB)", "headroom_bytes", 2, false, units::kGiB});
+      t.columns.push_back(io::counted({"headroom (GiB)", "headroom_bytes", 2, false, units::kGiB}));
     }
     const std::vector<KvTypePlan> points = plan_kv(device, model, fit.fixed_bytes, in.context, in.primary);
     kv_rows(in.context, points, {}, t.rows);
     for (const KvTypePlan& p : points) {
       if (p.type != in.primary) continue;
-      r.results["bytes_per_token"] = p.bytes_per_token;
-      r.results["max_context"] = p.max_context;
+      r.results["bytes_per_token"] = io::Node::count(p.bytes_per_token);
+      r.results["max_context"] = io::Node::count(p.max_context);
       if (o->context > 0) {
-        r.results["cache_bytes"] = sequences_cache_bytes(model, p.type, o->context, device.kv_cache, ro.parallel);
-        r.results["state_bytes"] = state_bytes(model) * ro.parallel;  // within cache_bytes
+        r.results["cache_bytes"] =
+            io::Node::count(sequences_cache_bytes(model, p.type, o->context, device.kv_cache, ro.parallel));
+        r.results["state_bytes"] = io::Node::count(state_bytes(model) * ro.parallel);  // within cache_bytes
         r.results["fits"] = p.at_context.fits;
-        r.results["headroom_bytes"] = p.at_context.headroom_bytes;
+        r.results["headroom_bytes"] = io::Node::count(p.at_context.headroom_bytes);
       }
     }
-    r.results["weights_bytes"] = weights.bytes;
+    r.results["weights_bytes"] = io::Node::count(weights.bytes);
     runtime_results(buffers, ro, device, r.results);
-    r.results["budget_bytes"] = budget;
+    r.results["budget_bytes"] = io::Node::count(budget);
     r.results["budget_gib"] = budget / units::kGiB;
     r.tables.push_back(std::move(t));
     r.charts.push_back({"longest context per KV-cache type", "types", "bar", "kv_type", "max_context"});

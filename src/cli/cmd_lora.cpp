@@ -72,8 +72,8 @@ Runner setup_lora(Options& opts) {
                             {"rank", "rank", 0},
                             {"d_in", "d_in", 0},
                             {"d_out", "d_out", 0},
-                            {"adapter (MiB)", "adapter_bytes", 2, false, units::kMiB},
-                            {"merged (GiB)", "merged_bytes", 3, false, units::kGiB}}, {}};
+                            io::counted({"adapter (MiB)", "adapter_bytes", 2, false, units::kMiB}),
+                            io::counted({"merged (GiB)", "merged_bytes", 3, false, units::kGiB})}, {}};
     LoraAdapter adapter;
     std::string what;
     if (o->rank) {
@@ -114,16 +114,16 @@ Runner setup_lora(Options& opts) {
     const double budget = kv_budget_bytes(device.memory_bytes, device.reserved_bytes, weights.bytes);
     const LoraResult plan = unwrap(lora_plan(device, {adapter, budget}));
 
-    r.results["adapter_bytes"] = adapter.adapter_bytes;
+    r.results["adapter_bytes"] = io::Node::count(adapter.adapter_bytes);
     r.results["adapter_mib"] = adapter.adapter_bytes / units::kMiB;
-    r.results["merged_bytes"] = adapter.merged_bytes;
+    r.results["merged_bytes"] = io::Node::count(adapter.merged_bytes);
     r.results["merged_gib"] = adapter.merged_bytes / units::kGiB;
     r.results["unload_load_us"] = plan.unload_load_s * units::kUsPerS;
     r.results["swap_fixed_us"] = device.lora->swap_fixed_s * units::kUsPerS;
     r.results["swap_us"] = plan.swap_s * units::kUsPerS;
     r.results["memory_ratio"] = plan.memory_ratio;
-    r.results["weights_bytes"] = weights.bytes;
-    r.results["budget_bytes"] = budget;
+    r.results["weights_bytes"] = io::Node::count(weights.bytes);
+    r.results["budget_bytes"] = io::Node::count(budget);
     r.results["resident_adapters"] = plan.resident_adapters;
     r.results["merged_copies"] = plan.merged_copies;
     r.results["merged_fits"] = plan.merged_copies > 0;

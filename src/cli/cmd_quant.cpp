@@ -119,8 +119,8 @@ Runner setup_quant(Options& opts) {
                             {"max err (1e-6)", "max_abs_error", 1, false, 1e-6},
                             {"RMSE (1e-6)", "rmse", 2, false, 1e-6},
                             {"cos(Wx)", "cosine", 6},
-                            {"bytes", "total_bytes", 0, true},
-                            {"scale+zp bytes", "overhead_bytes", 0, true},
+                            io::counted({"bytes", "total_bytes", 0, true}),
+                            io::counted({"scale+zp bytes", "overhead_bytes", 0, true}),
                             {"x vs FP32", "compression", 2},
                             {"x weights only", "payload_compression", 2}}, {}};
     if (o->timing) t.columns.push_back({"GB/s FP32 in", "fp32_gbps", 2});
@@ -139,7 +139,7 @@ Runner setup_quant(Options& opts) {
       t.add(std::move(row));
     }
     r.tables.push_back(std::move(t));
-    r.results["fp32_bytes"] = quant_bytes(*methods.front(), rows, cols).fp32_bytes;
+    r.results["fp32_bytes"] = io::Node::count(quant_bytes(*methods.front(), rows, cols).fp32_bytes);
     if (o->timing) r.inputs["threads"] = threads;
 
     r.title = fmt::format("quant: {}", what);

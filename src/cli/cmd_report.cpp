@@ -101,7 +101,7 @@ void figures(const ReportOptions& o, const DeviceSpec& device, const ModelSpec& 
   }
   const FormatPlan& mine = plan.chosen();
   result("fits", mine.memory.fits);
-  result("weights_bytes", mine.weights.bytes);
+  result("weights_bytes", io::Node::count(mine.weights.bytes));
   if (report) runtime_results(mine.runtime.buffers, in.runtime, device, report->results);
   result("decode_tok_per_s", mine.decode.tok_per_s);
   const std::string mark = marks_uncalibrated(device) ? " *" : "";
@@ -129,9 +129,9 @@ void figures(const ReportOptions& o, const DeviceSpec& device, const ModelSpec& 
   }
 
   // KV cache.
-  result("kv_budget_bytes", plan.kv_budget_bytes);
+  result("kv_budget_bytes", io::Node::count(plan.kv_budget_bytes));
   for (const KvTypePlan& k : plan.kv) {
-    if (k.type == in.kv_type) result("max_context", k.max_context);
+    if (k.type == in.kv_type) result("max_context", io::Node::count(k.max_context));
   }
   // llama.cpp's buffers, where the device counts them.
   if (device.runtime.buffers) {
@@ -241,7 +241,7 @@ void figures(const ReportOptions& o, const DeviceSpec& device, const ModelSpec& 
 void charts(const ReportOptions& o, const PageInputs& in, const ModelFigures& derived, const PlanResult& plan,
             io::Report& r) {
   const FormatPlan& mine = plan.chosen();
-  io::Table memory{"memory", {{"part", "part"}, {"memory (GiB)", "bytes", 2, false, units::kGiB}}, {}};
+  io::Table memory{"memory", {{"part", "part"}, io::counted({"memory (GiB)", "bytes", 2, false, units::kGiB})}, {}};
   memory.add({std::string("reserved"), in.device.reserved_bytes});
   memory.add({fmt::format("weights {}", mine.format->name), mine.weights.bytes});
   if (mine.runtime.buffers.added_bytes > 0) memory.add({std::string("llama.cpp buffers"), mine.runtime.buffers.added_bytes});

@@ -134,9 +134,9 @@ Runner setup_stream(Options& opts) {
     io::Table flash{"flash", {{"scenario", "scenario"},
                               {"hot", "hot_fraction", 2},
                               {"window (pages)", "window_pages", 0},
-                              {"touched (GB)", "touched_bytes", 2, false, units::kGB},
-                              {"in DRAM (GB)", "resident_bytes", 2, false, units::kGB},
-                              {"from storage (GB)", "streamed_bytes", 2, false, units::kGB},
+                              io::counted({"touched (GB)", "touched_bytes", 2, false, units::kGB}),
+                              io::counted({"in DRAM (GB)", "resident_bytes", 2, false, units::kGB}),
+                              io::counted({"from storage (GB)", "streamed_bytes", 2, false, units::kGB}),
                               {"faults/token", "faults_per_token", 0, true},
                               {"ms/token", "ms_per_token", 1},
                               {"tok/s", "tok_per_s", 2}}, {}};
@@ -150,9 +150,9 @@ Runner setup_stream(Options& opts) {
     }
     r.tables.push_back(std::move(flash));
 
-    r.results["weights_bytes"] = weights.bytes;
+    r.results["weights_bytes"] = io::Node::count(weights.bytes);
     r.results["file_pages"] = file_pages;
-    r.results["budget_bytes"] = budget;
+    r.results["budget_bytes"] = io::Node::count(budget);
     const bool weights_fit = edgeplan::weights_fit(device.memory_bytes, device.reserved_bytes, weights.bytes);
     r.results["weights_fit"] = weights_fit;
 

@@ -101,10 +101,10 @@ RuntimeOptions runtime_options(const RuntimeFlags& f, DeviceSpec& device) {
 }
 
 void runtime_results(const RuntimeBuffers& b, const RuntimeOptions& o, const DeviceSpec& device, io::Node& results) {
-  results["compute_bytes"] = b.compute_bytes;
-  results["output_bytes"] = b.output_bytes;
-  results["repack_bytes"] = b.repack_bytes;
-  results["runtime_bytes"] = b.added_bytes;
+  results["compute_bytes"] = io::Node::count(b.compute_bytes);
+  results["output_bytes"] = io::Node::count(b.output_bytes);
+  results["repack_bytes"] = io::Node::count(b.repack_bytes);
+  results["runtime_bytes"] = io::Node::count(b.added_bytes);
   results["flash_attn"] = b.flash_attn;
   results["parallel"] = o.parallel;
   results["ubatch"] = device.kv_cache.ubatch_tokens;

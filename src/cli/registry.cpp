@@ -15,6 +15,7 @@
 #include "edgeplan/core/limits.hpp"
 #include "edgeplan/io/fields.hpp"
 #include "edgeplan/io/render/renderer.hpp"
+#include "edgeplan/io/schema/kinds.hpp"
 #include "edgeplan/io/text.hpp"
 #include "edgeplan/util/text.hpp"
 
@@ -174,6 +175,29 @@ static_assert(rows_in_order(), "kOptionRows lists the rows in the order of enum 
 std::span<const OptionRow> option_rows() { return kOptionRows; }
 const OptionRow& option_row(Opt id) { return kOptionRows[static_cast<std::size_t>(id)]; }
 std::span<const Renamed> renamed_options() { return kRenamed; }
+
+namespace {
+bool named(const OptionRow& r, std::string_view key) { return r.name.starts_with("--") && r.name.substr(2) == key; }
+}  // namespace
+
+bool sweep_counts(std::string_view key) {
+  const auto dot = key.find('.');
+  if (dot == std::string_view::npos) {
+    return std::any_of(kOptionRows.begin(), kOptionRows.end(), [key](const OptionRow& r) {
+      return named(r, key) && (r.kind == Kind::whole || r.kind == Kind::tokens || r.kind == Kind::bytes);
+    });
+  }
+  const std::string_view below = key.substr(dot + 1);
+  const auto counts = [below](const auto& schema) {
+    const auto* row = io::schema::find_row(schema, below);
+    return row && (row->type == io::schema::Type::count || row->integral);
+  };
+  const std::string_view profile = key.substr(0, dot);
+  if (profile == "device") return counts(io::schema::device_schema());
+  if (profile == "model") return counts(io::schema::model_schema());
+  if (profile == "cloud") return counts(io::schema::cloud_schema());
+  return false;
+}
 
 namespace {
 

@@ -428,7 +428,9 @@ Verdict run_sweep(const Command& command, const std::vector<std::string>& args, 
     head.inputs["sweep"] = sweeps;
   }
   io::Table t{"sweep", {}, {}};
-  for (const io::SweepAxis& a : axes) t.columns.push_back({a.key, a.key, decimals_of(a.values)});
+  for (const io::SweepAxis& a : axes) {
+    t.columns.push_back({a.key, a.key, decimals_of(a.values), false, 1, sweep_counts(a.key)});
+  }
   t.columns.insert(t.columns.end(), columns->columns.begin(), columns->columns.end());
   head.tables.push_back(std::move(t));
   // Its chart: the first swept key along x, the figure the command charts from its first table up y, a line per

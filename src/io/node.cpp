@@ -1,5 +1,7 @@
 #include "edgeplan/io/node.hpp"
 
+#include <cmath>
+
 namespace edgeplan::io {
 
 Node::Node(const Node& other) = default;
@@ -27,6 +29,10 @@ Node::Node(Object o) : v_(std::move(o)) {}
 Node::Node(Array a) : v_(std::move(a)) {}
 Node Node::object() { return Node(Object{}); }
 Node Node::array() { return Node(Array{}); }
+
+bool countable(double v) { return std::isfinite(v) && std::abs(v) <= 9e18; }
+std::int64_t nearest_count(double v) { return std::llround(v); }
+Node Node::count(double v) { return countable(v) ? Node(nearest_count(v)) : Node(v); }
 
 double Node::number() const {
   if (const auto* i = std::get_if<std::int64_t>(&v_)) return static_cast<double>(*i);

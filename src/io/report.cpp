@@ -66,37 +66,23 @@ void for_each_block(const RowSource& source, unsigned workers, Each each, Write 
 
 std::string_view version() { return EDGEPLAN_VERSION; }
 
-bool counts_whole(std::string_view key) {
-  return key.ends_with("bytes") || key.ends_with("params") || key.find("bytes_per_token") != std::string_view::npos ||
-         key == "max_context";
+Column counted(Column c) {
+  c.count = true;
+  return c;
 }
 
-Cell output_cell(const Cell& c, bool whole) {
+Cell output_cell(const Cell& c, const Column& col) {
   const double* v = std::get_if<double>(&c);
-  if (!whole || !v || !std::isfinite(*v) || std::abs(*v) > 9e18) return c;
-  return static_cast<std::int64_t>(std::llround(*v));
+  if (!col.count || !v || !countable(*v)) return c;
+  return nearest_count(*v);
 }
 
 Json row_json(const std::vector<Cell>& row, const std::vector<Column>& columns) {
   Json obj = Json::object();
   for (std::size_t i = 0; i < columns.size(); ++i) {
-    obj[columns[i].key] = cell_json(output_cell(i < row.size() ? row[i] : Cell{}, counts_whole(columns[i].key)));
+    obj[columns[i].key] = cell_json(output_cell(i < row.size() ? row[i] : Cell{}, columns[i]));
   }
   return obj;
-}
-
-void whole_counts(Node& n) {
-  if (n.is_object()) {
-    for (auto& [key, v] : n.items()) {
-      if (v.is_number_float() && counts_whole(key)) {
-        v = cell_node(output_cell(v.number(), true));
-      } else {
-        whole_counts(v);
-      }
-    }
-  } else if (n.is_array()) {
-    for (Node& e : n.elements()) whole_counts(e);
-  }
 }
 
 bool is_number(const Cell& c) { return std::holds_alternative<double>(c) || std::holds_alternative<std::int64_t>(c); }
@@ -210,14 +196,13 @@ Node from_json(const Json& j) {
 
 Node full_results(const Report& r) {
   Node results = r.results;
-  whole_counts(results);
   for (const Table& t : r.tables) {
     Node rows = Node::array();
     for (const auto& row : t.rows) {
       Node obj = Node::object();
       for (std::size_t i = 0; i < t.columns.size(); ++i) {
         const Column& col = t.columns[i];
-        obj[col.key] = cell_node(output_cell(i < row.size() ? row[i] : Cell{}, counts_whole(col.key)));
+        obj[col.key] = cell_node(output_cell(i < row.size() ? row[i] : Cell{}, col));
       }
       rows.push_back(std::move(obj));
     }

@@ -172,6 +172,42 @@ TEST(JsonOutput, CountsAreIntegersAndVersionIsThere) {
   EXPECT_TRUE(doc["results"]["budget_gib"].is_number_float());
 }
 
+// A swept key whose values count whole things (an option of tokens, bytes or a whole number; a profile key whose
+// schema row is a count or an integral number) is an integer column in JSON and CSV, on both roads of a sweep
+// (profile numbers set on structs, and one run per combination under --require); any other swept number stays
+// a number, and the table view shows the values as typed.
+TEST(JsonOutput, SweptCountsAreIntegers) {
+  for (const bool per_run : {false, true}) {
+    std::vector<std::string> args{"kv", "--device", "phone8g", "--model", "ref-8b", "--sweep", "context=4096,8192",
+                                  "--sweep", "model.layers=16,32", "--sweep", "device.bandwidth_gbps=68,120.5",
+                                  "--format", "json"};
+    if (per_run) args.insert(args.end(), {"--require", "max_context >= 0"});
+    const CliRun kv = run_cli(args);
+    ASSERT_EQ(kv.exit_code, 0) << kv.err;
+    const io::Json rows = io::Json::parse(kv.out)["results"]["sweep"];
+    ASSERT_EQ(rows.size(), 8u * 11u);
+    for (const io::Json& row : rows) {
+      EXPECT_TRUE(row["context"].is_number_integer()) << row;
+      EXPECT_TRUE(row["model.layers"].is_number_integer()) << row;
+      EXPECT_TRUE(row["device.bandwidth_gbps"].is_number_float()) << row;
+    }
+    EXPECT_EQ(rows.back()["context"], 8192);
+    EXPECT_EQ(rows.back()["model.layers"], 32);
+  }
+  const CliRun decode = run_cli({"decode", "--device", "phone8g", "--model", "ref-8b", "--quant", "Q4_K_M", "--sweep",
+                                 "prompt=256,512", "--sweep", "model.params=8e9", "--format", "json"});
+  ASSERT_EQ(decode.exit_code, 0) << decode.err;
+  const io::Json row = io::Json::parse(decode.out)["results"]["sweep"][1];
+  EXPECT_EQ(row["prompt"], 512);
+  EXPECT_TRUE(row["prompt"].is_number_integer());
+  EXPECT_EQ(row["model.params"], 8000000000);
+  EXPECT_TRUE(row["model.params"].is_number_integer());
+  const CliRun csv = run_cli({"kv", "--device", "phone8g", "--model", "ref-8b", "--sweep", "model.params=8e9",
+                              "--sweep", "device.memory_gib=8", "--format", "csv"});
+  ASSERT_EQ(csv.exit_code, 0) << csv.err;
+  EXPECT_NE(csv.out.find("\n8000000000,8,f32,"), std::string::npos) << csv.out;
+}
+
 TEST(Report, AFigureAndATableOfOneNameIsABug) {
   io::Report r;
   r.results["requests"] = 4;

@@ -18,7 +18,9 @@ Report sample() {
   r.title = "demo: title";
   r.inputs["device"] = "phone8g";
   r.results["total"] = 2.5;
-  Table t{"rows", {{"name", "name"}, {"size (GB)", "size_bytes", 2, false, 1e9}, {"count", "count", 0, true}, {"ok", "ok"}}, {}};
+  Table t{"rows",
+          {{"name", "name"}, counted({"size (GB)", "size_bytes", 2, false, 1e9}), {"count", "count", 0, true}, {"ok", "ok"}},
+          {}};
   t.add({std::string("a,b"), 5.184e9, std::int64_t{19431}, true});
   t.add({std::string("c"), Cell{}, std::int64_t{7}, false});
   r.tables.push_back(t);
@@ -103,17 +105,52 @@ TEST(Report, Formats) {
   EXPECT_EQ(formats().front().name, "table");
 }
 
-TEST(Report, CountsWhole) {
-  for (const char* key : {"weights_bytes", "bytes", "budget_bytes", "bytes_per_token", "kv_bytes_per_token_f16", "params",
-                          "active_params", "max_context"}) {
-    EXPECT_TRUE(counts_whole(key)) << key;
-  }
-  for (const char* key : {"tok_per_s", "budget_gib", "expected_tokens", "adapter_mib", "read_gbps"}) {
-    EXPECT_FALSE(counts_whole(key)) << key;
-  }
-  EXPECT_EQ(output_cell(2546941132.8, true), Cell{std::int64_t{2546941133}});
-  EXPECT_EQ(output_cell(2.5, false), Cell{2.5});
-  EXPECT_EQ(output_cell(Cell{}, true), Cell{});
+// A number is a JSON and CSV integer because it is declared a count (Column::count, Node::count), never because
+// of its key: a key that reads like a count keeps its fraction unless declared one, and a declared count with
+// any key is an integer, a computed fraction rounded once to the nearest.
+TEST(Report, CountsAreTypedNotNamed) {
+  Report r;
+  r.command = "demo";
+  r.inputs["model"]["params"] = 8.5;               // named like a count, not declared one
+  r.inputs["model"]["widgets"] = Node::count(7.6);  // declared, with an odd name
+  r.results["budget_bytes"] = 2546941132.8;
+  r.results["budget"] = Node::count(2546941132.8);
+  r.results["huge"] = Node::count(1e300);  // not countable: stays a number
+  r.results["weights"] = Node::count(std::uint64_t{5184000000});  // already whole
+  Table t{"rows", {{"name", "name"}, {"weights (GB)", "weights_bytes", 2, false, 1e9},
+                   counted({"size (GB)", "size", 2, false, 1e9}), counted({"max context", "max_ctx", 0, true})}, {}};
+  t.add({std::string("a"), 5184000000.5, 5184000000.4, 19431.0});
+  r.tables.push_back(t);
+
+  const Json j = Json::parse(render(r, format("json")));
+  EXPECT_TRUE(j["inputs"]["model"]["params"].is_number_float());
+  EXPECT_EQ(j["inputs"]["model"]["params"], 8.5);
+  EXPECT_TRUE(j["inputs"]["model"]["widgets"].is_number_integer());
+  EXPECT_EQ(j["inputs"]["model"]["widgets"], 8);
+  EXPECT_TRUE(j["results"]["budget_bytes"].is_number_float());
+  EXPECT_EQ(j["results"]["budget"], 2546941133);
+  EXPECT_TRUE(j["results"]["budget"].is_number_integer());
+  EXPECT_TRUE(j["results"]["huge"].is_number_float());
+  EXPECT_EQ(j["results"]["weights"], 5184000000);
+  const Json& row = j["results"]["rows"][0];
+  EXPECT_TRUE(row["weights_bytes"].is_number_float());
+  EXPECT_EQ(row["weights_bytes"], 5184000000.5);
+  EXPECT_TRUE(row["size"].is_number_integer());
+  EXPECT_EQ(row["size"], 5184000000);
+  EXPECT_TRUE(row["max_ctx"].is_number_integer());
+  EXPECT_EQ(row["max_ctx"], 19431);
+
+  // CSV writes the same cells; the table view is the same whether a column counts or not.
+  EXPECT_EQ(render(r, format("csv")), "name,weights_bytes,size,max_ctx\na,5184000000.5,5184000000,19431\n");
+  Report plain = r;
+  for (Column& c : plain.tables.front().columns) c.count = false;
+  EXPECT_EQ(render(plain, format("table")), render(r, format("table")));
+
+  EXPECT_EQ(nearest_count(2546941132.8), 2546941133);
+  EXPECT_EQ(output_cell(2546941132.8, counted({"b", "b"})), Cell{std::int64_t{2546941133}});
+  EXPECT_EQ(output_cell(2.5, Column{"b", "b"}), Cell{2.5});
+  EXPECT_EQ(output_cell(Cell{}, counted({"b", "b"})), Cell{});
+  EXPECT_EQ(output_cell(std::string("x"), counted({"b", "b"})), Cell{std::string("x")});
 }
 
 // Precision below zero: the shortest text that reads back as the number.

@@ -16,6 +16,13 @@
 
 namespace edgeplan::io {
 
+// Whether a computed count can be written as a whole number: finite and within an int64 (|v| <= 9e18).
+bool countable(double v);
+// The whole number nearest a count the model computes as a fraction (a KV budget of memory - reserved - weights
+// is 2546941132.8 bytes: 2546941133), rounded once, where the value is declared a count (Node::count,
+// Column::count); v must be countable.
+std::int64_t nearest_count(double v);
+
 class Node {
  public:
   using Member = std::pair<std::string, Node>;
@@ -47,6 +54,13 @@ class Node {
 
   static Node object();
   static Node array();
+  // A value that counts whole things (bytes, parameters, tokens): a whole number, as JSON writes it (docs/json.md),
+  // a computed fraction rounded to the nearest (nearest_count); a value that is not countable stays a number.
+  // JSON writes a count as an integer because it is declared one here, whatever its key.
+  static Node count(double v);
+  template <std::integral T>
+    requires(!std::same_as<T, bool>)
+  static Node count(T v) { return Node(v); }
 
   bool is_null() const { return std::holds_alternative<std::monostate>(v_); }
   bool is_boolean() const { return std::holds_alternative<bool>(v_); }

@@ -33,7 +33,13 @@ struct Column {
                           // negative: the shortest text that reads back as the number
   bool thousands = false; // group whole numbers as 19,431 in the table view
   double scale = 1;       // table view shows value / scale (for example bytes shown as GB)
+  bool count = false;     // its numbers count whole things (bytes, parameters, tokens): JSON and CSV write them as
+                          // integers, a computed fraction rounded to the nearest (nearest_count); the table view
+                          // still shows value / scale at `precision`. Declared, never read from the key (counted)
 };
+
+// `c` declared a count column (Column::count): io::counted({"bytes/token", "bytes_per_token", 0}).
+Column counted(Column c);
 
 struct Table {
   std::string name;              // JSON key of the rows in results
@@ -106,8 +112,8 @@ struct RowSource {
 // Writes what render(head, f) would if head's only table held the rows of `source`: the rows are made and
 // formatted on all cores a block at a time, so memory stays bounded whatever the number of rows.
 void render_rows(const Report& head, const RowSource& source, const Format& f, std::ostream& out);
-// results with the tables folded in as arrays of objects (what JSON prints and --require reads), counts of
-// bytes, parameters and tokens as integers (io::counts_whole).
+// results with the tables folded in as arrays of objects (what JSON prints and --require reads), the numbers of
+// count columns (Column::count) as integers.
 Node full_results(const Report& r);
 
 }  // namespace edgeplan::io

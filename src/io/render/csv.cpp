@@ -1,5 +1,5 @@
 // CSV, for spreadsheets and scripts: the first table only, its column keys as the header row (RFC 4180 quoting);
-// numbers in shortest round-trip form, counts of bytes, parameters and tokens as integers (counts_whole).
+// numbers in shortest round-trip form, the numbers of count columns as integers (io::Column::count).
 #include <algorithm>
 #include <array>
 #include <bit>
@@ -60,7 +60,7 @@ class CsvRenderer final : public Renderer {
  public:
   explicit CsvRenderer(const Report& head) : head_(head) {
     if (head.tables.empty()) return;
-    for (const Column& c : head.tables.front().columns) whole_.push_back(counts_whole(c.key));
+    for (const Column& c : head.tables.front().columns) whole_.push_back(c.count);
   }
 
   void begin(std::ostream& out) override {
@@ -76,7 +76,7 @@ class CsvRenderer final : public Renderer {
         if (i >= row.size()) continue;
         // A whole count is a double made an integer (output_cell); any other cell is written as it is.
         if (whole_[i] && std::holds_alternative<double>(row[i])) {
-          append_csv_field(text, output_cell(row[i], true));
+          append_csv_field(text, output_cell(row[i], head_.tables.front().columns[i]));
         } else {
           append_csv_field(text, row[i]);
         }
@@ -88,7 +88,7 @@ class CsvRenderer final : public Renderer {
 
  private:
   const Report& head_;
-  std::vector<bool> whole_;  // per column: counts_whole(key)
+  std::vector<bool> whole_;  // per column: Column::count
 };
 
 }  // namespace

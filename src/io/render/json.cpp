@@ -1,7 +1,7 @@
 // JSON, for scripts: {schema, version, command, inputs, results} with each table folded into results as an array
-// of objects (docs/json.md), indented by two. Counts of bytes, parameters and tokens are integers
-// (counts_whole). Strings that are not UTF-8 are written with U+FFFD for their invalid bytes, and one warning
-// says how many there were.
+// of objects (docs/json.md), indented by two. Counts of bytes, parameters and tokens are integers because they
+// are declared counts (io::Node::count, io::Column::count), never by their key. Strings that are not UTF-8 are
+// written with U+FFFD for their invalid bytes, and one warning says how many there were.
 #include <cmath>
 
 #include <fmt/format.h>
@@ -47,13 +47,11 @@ struct InvalidUtf8 {
 };
 
 Json envelope(const Report& r, const Node& results) {
-  Node inputs = r.inputs;
-  whole_counts(inputs);  // as full_results did the results
   Json doc = Json::object();
   doc["schema"] = kJsonSchema;
   doc["version"] = version();
   doc["command"] = r.command;
-  doc["inputs"] = to_json(inputs);
+  doc["inputs"] = to_json(r.inputs);
   doc["results"] = to_json(results);
   return doc;
 }

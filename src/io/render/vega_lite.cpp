@@ -1,6 +1,6 @@
 // Vega-Lite v5, for notebooks, VS Code, Observable and vega-cli: the report's charts (io::Chart) as one
 // specification with the data inline (docs/charts.md). The tables the charts draw are its named `datasets`, a
-// row an object with the columns' keys as JSON writes it (counts whole, counts_whole); each chart is a view of
+// row an object with the columns' keys as JSON writes it (Column::count whole); each chart is a view of
 // its table in a `vconcat`, whose fields are the columns in their shown unit (value / Column::scale, named by
 // the column's title). The first table's rows stream in as they come (a sweep's), so the datasets come first
 // and the views last: a field's type (quantitative when every value is a number, else nominal) is known once

@@ -61,8 +61,8 @@ Entries<M> format_entries() {
 }
 
 void echo_params(const M& m, Node& j) {
-  if (auto p = param_count(m)) j["params"] = *p;
-  if (m.moe) j["active_params"] = *active_param_count(m);
+  if (auto p = param_count(m)) j["params"] = Node::count(*p);
+  if (m.moe) j["active_params"] = Node::count(*active_param_count(m));
 }
 
 void mla_needs_deepseek2(Fields& f, M& m) {

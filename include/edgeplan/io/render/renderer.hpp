@@ -57,13 +57,9 @@ const Format* find_format(std::string_view name);
 // "table, json, csv or md": the names, for help texts and errors.
 std::string format_names();
 
-// Whether a JSON or CSV number under `key` counts whole things (bytes, parameters, tokens), so it is written as
-// an integer: a key ending in `bytes` or `params`, holding `bytes_per_token`, or `max_context` (docs/json.md).
-bool counts_whole(std::string_view key);
-// The cell as JSON and CSV write it under a column: a whole count (counts_whole) rounded to an integer.
-Cell output_cell(const Cell& c, bool whole);
-// Makes every number in n whose key counts whole things an integer, at every depth.
-void whole_counts(Node& n);
+// The cell as JSON and CSV write it under `col`: a number of a count column (Column::count) made the nearest
+// whole number (nearest_count); any other cell as it is.
+Cell output_cell(const Cell& c, const Column& col);
 // The document value of a cell.
 Node cell_node(const Cell& c);
 // Whether a cell holds a number (a double or a whole number): right-aligned in tables, quantitative in charts.
