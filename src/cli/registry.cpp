@@ -189,8 +189,8 @@ bool sweep_counts(std::string_view key) {
   }
   const std::string_view below = key.substr(dot + 1);
   const auto counts = [below](const auto& schema) {
-    const auto* row = io::schema::find_row(schema, below);
-    return row && (row->type == io::schema::Type::count || row->integral);
+    const auto found = io::schema::find_key(schema, below);
+    return found && (found->row->type == io::schema::Type::count || found->row->integral);
   };
   const std::string_view profile = key.substr(0, dot);
   if (profile == "device") return counts(io::schema::device_schema());
