@@ -61,14 +61,6 @@ PageInputs page_inputs(const ReportOptions& o, const Context& ctx, io::Report& r
   return page;
 }
 
-// A swept device with the page's --ubatch: `d` itself without one, else a copy in `copy` with it set.
-const DeviceSpec& with_runtime(const ReportOptions& o, const DeviceSpec& d, DeviceSpec& copy) {
-  if (!o.runtime.ubatch) return d;
-  copy = d;
-  runtime_options(o.runtime, copy);
-  return copy;
-}
-
 // The parts of a pair's plan that can make the page fail (page_plan): the LoRA adapters of a device with [lora]
 // and the placement on a device with an NPU; the formats are always planned.
 PlanParts failing_parts(const DeviceSpec& device) {
@@ -359,7 +351,7 @@ Runner setup_report(Options& opts) {
             const ModelFigures* f = figures_of(m, model_id);
             if (!f) throw UsageError("report: a swept model was not checked (a bug)");
             DeviceSpec copy;
-            const DeviceSpec& device = with_runtime(*o, d, copy);
+            const DeviceSpec& device = with_ubatch(o->runtime, d, copy);
             // Checked by `evaluable` below: the plan alone, without checking it again.
             figures(*o, device, m, in->plan, unwrap(edgeplan::plan(device, m, in->plan, *f)), prefix, rows);
           },
@@ -367,7 +359,7 @@ Runner setup_report(Options& opts) {
             const ModelFigures* f = figures_of(m, model_id);
             if (!f) return false;
             DeviceSpec copy;
-            const DeviceSpec& device = with_runtime(*o, d, copy);
+            const DeviceSpec& device = with_ubatch(o->runtime, d, copy);
             return page_plan(device, m, in->plan, *f, failing_parts(device)).ok();
           }};
     };

@@ -208,6 +208,9 @@ struct RuntimeFlags {
 void add_runtime_options(Options& opts, RuntimeFlags& f);
 // The options as core takes them; --ubatch set on the device's cache settings.
 RuntimeOptions runtime_options(const RuntimeFlags& f, DeviceSpec& device);
+// A device with --ubatch set, for sweeps: `d` itself without one (no copy per combination), else `copy`, made d
+// with it.
+const DeviceSpec& with_ubatch(const RuntimeFlags& f, const DeviceSpec& d, DeviceSpec& copy);
 // llama.cpp's buffers and settings as results (kv, report): compute_bytes, output_bytes, repack_bytes,
 // runtime_bytes (what they add), flash_attn, parallel, ubatch (the device's micro-batch).
 void runtime_results(const RuntimeBuffers& b, const RuntimeOptions& o, const DeviceSpec& device, io::Node& results);

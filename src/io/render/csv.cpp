@@ -81,8 +81,8 @@ void append_csv_field(std::string& out, const Cell& c) {
   } else if (std::holds_alternative<double>(c)) {
     append_shortest(out, std::get<double>(c));
   } else if (std::holds_alternative<std::int64_t>(c)) {
-    char digits[24];
-    out.append(digits, fmt::format_to(digits, FMT_COMPILE("{}"), std::get<std::int64_t>(c)));
+    char digits[24];  // appended by length: append(first, last) goes through replace()
+    out.append(digits, static_cast<std::size_t>(fmt::format_to(digits, FMT_COMPILE("{}"), std::get<std::int64_t>(c)) - digits));
   } else if (std::holds_alternative<bool>(c)) {
     out += std::get<bool>(c) ? "true" : "false";
   }
