@@ -1,13 +1,14 @@
 // Number texts of output rows made without a format string: a number with a fixed count of decimals as printf's
 // "%.*f" (and fmt's "{:.Nf}") writes it, a whole number, a whole number grouped by thousands as the table view
-// groups them (19,431), each appended to a string. A sweep makes a report's rows for every combination, and these
-// are std::to_chars into a buffer on the stack, where a format call parses its string and formats through a
-// growing buffer (fmt's exact fixed-precision writer, Dragon4, runs for most of report's figures).
+// groups them (19,431), and texts, put together on the stack and made a std::string once. A sweep makes a
+// report's rows for every combination, where a format call parses its string and formats through a growing
+// buffer (fmt's exact fixed-precision writer, Dragon4, ran for most of report's figures).
 //   io::text("decode ", io::Fixed{tok_per_s, 2}, " tok/s")
 #pragma once
 
 #include <charconv>
 #include <concepts>
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -26,23 +27,36 @@ struct Grouped {
   std::uint64_t value = 0;
 };
 
-void append_text(std::string& out, Fixed part);
-void append_text(std::string& out, Grouped part);
-inline void append_text(std::string& out, std::string_view part) { out.append(part); }
-template <std::integral T>
-  requires(!std::same_as<T, bool> && !std::same_as<T, char>)
-void append_text(std::string& out, T part) {
-  char digits[24];
-  out.append(digits, std::to_chars(digits, digits + sizeof digits, part).ptr);
-}
+// A text made of parts, on the stack up to kInline characters (past them in a std::string).
+class TextBuilder {
+ public:
+  static constexpr std::size_t kInline = 160;
+
+  void add(std::string_view part);
+  void add(Fixed part);
+  void add(Grouped part);
+  template <std::integral T>
+    requires(!std::same_as<T, bool> && !std::same_as<T, char>)
+  void add(T part) {
+    char digits[24];
+    add(std::string_view(digits, static_cast<std::size_t>(std::to_chars(digits, digits + sizeof digits, part).ptr - digits)));
+  }
+  std::string str() const { return spilled_ ? long_ : std::string(inline_, size_); }
+
+ private:
+  char inline_[kInline];
+  std::size_t size_ = 0;
+  bool spilled_ = false;  // the text is in long_
+  std::string long_;
+};
 
 // The parts one after the other: texts (std::string_view, std::string, const char*), Fixed, Grouped and whole
 // numbers.
 template <class... Parts>
 std::string text(const Parts&... parts) {
-  std::string out;
-  (append_text(out, parts), ...);
-  return out;
+  TextBuilder b;
+  (b.add(parts), ...);
+  return b.str();
 }
 
 }  // namespace edgeplan::io
