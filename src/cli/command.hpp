@@ -126,9 +126,10 @@ class ModelCache {
   std::optional<T> last_;
 };
 
-// Appends a row holding `prefix`, with room for `cells` more: how row builders start a row.
+// Appends a row holding `prefix`, with room for `cells` more: how row builders start a row (in the storage of a
+// row a sweep's block has already written, where there is one: io::recycled_row).
 inline std::vector<io::Cell>& start_row(Rows& rows, const std::vector<io::Cell>& prefix, std::size_t cells) {
-  std::vector<io::Cell>& row = rows.emplace_back();
+  std::vector<io::Cell>& row = rows.emplace_back(io::recycled_row());
   row.reserve(prefix.size() + cells);
   row.insert(row.end(), prefix.begin(), prefix.end());
   return row;
