@@ -242,10 +242,15 @@ void decode_rows(const DecodePlanInputs& plan, const DeviceSpec& device, const s
                  Rows& rows) {
   for (const FormatPlan& f : unwrap(plan_decode(device, plan))) {
     std::vector<io::Cell>& row = start_row(rows, prefix, 12);
-    row.insert(row.end(), {std::string(f.format->name), f.weights.bits_per_weight, f.weights.bytes});
+    row.emplace_back(std::in_place_type<std::string>, f.format->name);  // each cell made in place: a list of
+    row.emplace_back(f.weights.bits_per_weight);                          // cells would be copied in
+    row.emplace_back(f.weights.bytes);
     if (plan.model->moe) row.emplace_back(f.weights.active_bytes);
-    row.insert(row.end(), {std::string(to_string(f.weights.source)), f.memory.fits,
-                           f.decode.s_per_token * units::kMsPerS, f.decode.tok_per_s, f.relative});
+    row.emplace_back(std::in_place_type<std::string>, to_string(f.weights.source));
+    row.emplace_back(f.memory.fits);
+    row.emplace_back(f.decode.s_per_token * units::kMsPerS);
+    row.emplace_back(f.decode.tok_per_s);
+    row.emplace_back(f.relative);
     if (f.spec_tok_per_s) row.emplace_back(*f.spec_tok_per_s);
     if (f.prefill) {
       row.emplace_back(f.prefill->tok_per_s);

@@ -26,10 +26,10 @@ struct KvInputs {
   RuntimeFlags runtime;
 };
 
-// What the weights and llama.cpp's buffers leave for kv on d (its micro-batch set by --ubatch): at the context
-// asked, or at one micro-batch without --context.
-RuntimeFit kv_fit(const KvInputs& in, DeviceSpec& d, const ModelSpec& m, double weight_bytes, RuntimeOptions& o) {
-  o = runtime_options(in.runtime, d);
+// What the weights and llama.cpp's buffers leave for kv on d (its micro-batch set by --ubatch) with llama.cpp's
+// settings o: at the context asked, or at one micro-batch without --context.
+RuntimeFit kv_fit(const KvInputs& in, const DeviceSpec& d, const ModelSpec& m, double weight_bytes,
+                  const RuntimeOptions& o) {
   return unwrap(runtime_fit(d, m, *in.format, weight_bytes, in.primary, in.context, o));
 }
 
@@ -54,8 +54,10 @@ void kv_rows(std::uint64_t context, const std::vector<KvTypePlan>& points, const
              Rows& rows) {
   for (const KvTypePlan& p : points) {
     std::vector<io::Cell>& row = start_row(rows, prefix, 6);
-    row.insert(row.end(), {p.type.name(), counted_as(p.type), p.bytes_per_token,
-                           static_cast<std::int64_t>(p.max_context)});
+    row.emplace_back(p.type.name());  // each cell made in place: a list of cells would be copied in
+    row.emplace_back(counted_as(p.type));
+    row.emplace_back(p.bytes_per_token);
+    row.emplace_back(static_cast<std::int64_t>(p.max_context));
     if (context > 0) {
       row.emplace_back(p.at_context.fits);
       row.emplace_back(p.at_context.headroom_bytes);
@@ -93,8 +95,10 @@ Runner setup_kv(Options& opts) {
     io::Node inputs;
     DeviceSpec device = ctx.device(o->device, inputs);
     auto in = std::make_shared<const KvInputs>(kv_inputs(*o, ctx, inputs));
+    DeviceSpec scratch = device;  // runtime_options sets --ubatch on it; each combination's device gets it below
+    const RuntimeOptions ro = runtime_options(in->runtime, scratch);
     StructRows out{std::move(device), in->model, {}};
-    out.worker = [in] {
+    out.worker = [in, ro] {
       // The weight bytes of the model this worker saw last.
       auto derived = std::make_shared<ModelCache<double>>(std::shared_ptr<const double>(in, &in->weights.bytes));
       auto weight_bytes = [in, derived](const ModelSpec& m, std::uint64_t model_id) {
@@ -104,14 +108,14 @@ Runner setup_kv(Options& opts) {
         });
       };
       return StructRows::Worker{
-          [in, weight_bytes](const DeviceSpec& d, const ModelSpec& m, std::uint64_t model_id,
-                             const std::vector<io::Cell>& prefix, Rows& rows) {
+          [in, ro, weight_bytes](const DeviceSpec& d, const ModelSpec& m, std::uint64_t model_id,
+                                 const std::vector<io::Cell>& prefix, Rows& rows) {
             const double* bytes = weight_bytes(m, model_id);
             if (!bytes) throw UsageError("kv: a swept model was not checked (a bug)");
-            DeviceSpec with_ubatch = d;
-            RuntimeOptions ro;
-            const RuntimeFit fit = kv_fit(*in, with_ubatch, m, *bytes, ro);
-            kv_rows(in->context, plan_kv(with_ubatch, m, fit.fixed_bytes, in->context, in->primary), prefix, rows);
+            DeviceSpec copy;
+            const DeviceSpec& swept = with_ubatch(in->runtime, d, copy);
+            const RuntimeFit fit = kv_fit(*in, swept, m, *bytes, ro);
+            kv_rows(in->context, plan_kv(swept, m, fit.fixed_bytes, in->context, in->primary), prefix, rows);
           },
           [weight_bytes](const DeviceSpec&, const ModelSpec& m, std::uint64_t model_id) {
             return weight_bytes(m, model_id) != nullptr;
@@ -127,7 +131,7 @@ Runner setup_kv(Options& opts) {
     const ModelSpec& model = in.model;
     const FileType* ft = in.format;
     const WeightSize& weights = in.weights;
-    RuntimeOptions ro;
+    const RuntimeOptions ro = runtime_options(in.runtime, device);
     const RuntimeFit fit = kv_fit(in, device, model, weights.bytes, ro);
     const RuntimeBuffers& buffers = fit.buffers;
     const double budget = fit.budget_bytes;

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "cli/plan.hpp"
+#include "edgeplan/io/fixed.hpp"
 #include "edgeplan/core/limits.hpp"
 #include "edgeplan/core/plan.hpp"
 #include "edgeplan/util/units.hpp"
@@ -60,169 +61,172 @@ PageInputs page_inputs(const ReportOptions& o, const Context& ctx, io::Report& r
   return page;
 }
 
-// A swept device with the page's --ubatch.
-DeviceSpec with_runtime(const ReportOptions& o, const DeviceSpec& d) {
-  DeviceSpec out = d;
-  runtime_options(o.runtime, out);
-  return out;
+// The parts of a pair's plan that can make the page fail (page_plan): the LoRA adapters of a device with [lora]
+// and the placement on a device with an NPU; the formats are always planned.
+PlanParts failing_parts(const DeviceSpec& device) {
+  return {.kv = false, .load = false, .lora = device.lora.has_value(), .place = device.units.contains(UnitKind::npu),
+          .route = false};
 }
 
 // The plan of a pair as the page needs it, from the model's figures (model_figures): a device with [lora] whose
-// adapters cannot be planned, or with an NPU whose placement fails, is an error rather than a "--" line.
+// adapters cannot be planned, or with an NPU whose placement fails, is an error rather than a "--" line. With
+// `parts`, only those (a sweep's check pass asks for failing_parts).
 Result<PlanResult> page_plan(const DeviceSpec& device, const ModelSpec& model, const PlanInputs& in,
-                             const ModelFigures& figures) {
-  Result<PlanResult> plan = edgeplan::plan(device, model, in, figures);
+                             const ModelFigures& figures, const PlanParts& parts = {}) {
+  Result<PlanResult> plan = edgeplan::plan(device, model, in, figures, parts);
   if (!plan) return plan;
   if (!plan->lora && device.lora) return plan->lora.error();
   if (!plan->place && device.units.contains(UnitKind::npu)) return plan->place.error();
   return plan;
 }
 
-// The figures table of a pair's plan, each row starting with `prefix`; with `report`, the results and notes too.
+// The figures table of a pair's plan, each row starting with `prefix`. A sweep makes it for every combination,
+// so its texts are built from parts (io/fixed.hpp) and each cell is moved into its row.
 void figures(const ReportOptions& o, const DeviceSpec& device, const ModelSpec& model, const PlanInputs& in,
-             const PlanResult& plan, const std::vector<io::Cell>& prefix, Rows& rows, io::Report* report) {
+             const PlanResult& plan, const std::vector<io::Cell>& prefix, Rows& rows) {
   const auto line = [&](std::string figure, std::string value, std::string note = "") {
     std::vector<io::Cell>& row = start_row(rows, prefix, 3);
-    row.insert(row.end(), {std::move(figure), std::move(value), std::move(note)});
+    row.emplace_back(std::move(figure));
+    row.emplace_back(std::move(value));
+    row.emplace_back(std::move(note));
   };
-  const auto result = [&](const char* key, io::Node value) {
-    if (report) report->results[key] = std::move(value);
-  };
-  const std::string quant(plan.chosen().format->name);
-  const std::string context = std::to_string(o.context);
+  using io::Fixed, io::Grouped, io::text;
+  const std::string_view quant = plan.chosen().format->name;
+  const std::uint64_t context = o.context;
   const std::uint32_t parallel = in.runtime.parallel;
-  const std::string sequences = parallel == 1 ? "" : fmt::format(FMT_COMPILE("{} x "), parallel);
+  const std::string kv_type = in.kv_type.name();
   // Weights and decode.
   for (const FormatPlan& f : plan.formats) {
-    line(fmt::format(FMT_COMPILE("weights {}"), f.format->name),
-         fmt::format(FMT_COMPILE("{:.2f} GB"), f.weights.bytes / units::kGB),
-         f.memory.fits ? fmt::format(FMT_COMPILE("fits with {}{} tokens of {} KV"), sequences, context, in.kv_type.name())
-                       : "does not fit");
+    std::string fits = f.memory.fits ? parallel == 1 ? text("fits with ", context, " tokens of ", kv_type, " KV")
+                                                     : text("fits with ", parallel, " x ", context, " tokens of ", kv_type, " KV")
+                                     : std::string("does not fit");
+    line(text("weights ", f.format->name), text(Fixed{f.weights.bytes / units::kGB, 2}, " GB"), std::move(fits));
   }
   const FormatPlan& mine = plan.chosen();
-  result("fits", mine.memory.fits);
-  result("weights_bytes", io::Node::count(mine.weights.bytes));
-  if (report) runtime_results(mine.runtime.buffers, in.runtime, device, report->results);
-  result("decode_tok_per_s", mine.decode.tok_per_s);
-  const std::string mark = marks_uncalibrated(device) ? " *" : "";
-  line("decode", fmt::format(FMT_COMPILE("{:.2f} tok/s{}"), mine.decode.tok_per_s, mark),
-       fmt::format(FMT_COMPILE("{} at context {}"), quant, context));
-  result("spec_tok_per_s", optional_json(mine.spec_tok_per_s));
+  const std::string_view mark = marks_uncalibrated(device) ? " *" : "";
+  line("decode", text(Fixed{mine.decode.tok_per_s, 2}, " tok/s", mark), text(quant, " at context ", context));
   if (mine.spec_tok_per_s) {
-    line("decode with speculation", fmt::format(FMT_COMPILE("{:.2f} tok/s"), *mine.spec_tok_per_s),
-         fmt::format(FMT_COMPILE("{:.2f}x ({})"), *plan.spec_speedup, o.spec));
+    line("decode with speculation", text(Fixed{*mine.spec_tok_per_s, 2}, " tok/s"),
+         text(Fixed{*plan.spec_speedup, 2}, "x (", o.spec, ")"));
   }
-  result("prefill_tok_per_s", mine.prefill ? io::Node(mine.prefill->tok_per_s) : io::Node());
-  result("ttft_s", optional_json(mine.ttft_s));
-  result("prefill_source", mine.prefill ? io::Node(to_string(mine.prefill->source)) : io::Node());
-  result("prefill_basis", mine.prefill ? prefill_basis_json(*mine.prefill) : io::Node());
-  result("calibrated", calibrated(device.provenance));
-  result("provenance", provenance_json(device));
-  const std::string mismatch = runtime_mismatch(device, model);
-  result("runtime_mismatch", mismatch.empty() ? io::Node() : io::Node(mismatch));
   if (mine.prefill) {
-    line("prefill", fmt::format(FMT_COMPILE("{:.1f} tok/s{}"), mine.prefill->tok_per_s, mark),
-         fmt::format(FMT_COMPILE("{}-token prompt"), o.prompt));
-    line("time to first token", fmt::format(FMT_COMPILE("{:.2f} s"), *mine.ttft_s), "prefill + one decode step");
+    line("prefill", text(Fixed{mine.prefill->tok_per_s, 1}, " tok/s", mark), text(o.prompt, "-token prompt"));
+    line("time to first token", text(Fixed{*mine.ttft_s, 2}, " s"), "prefill + one decode step");
   } else {
     line("prefill", "--", mine.prefill.error().message);
   }
 
-  // KV cache.
-  result("kv_budget_bytes", io::Node::count(plan.kv_budget_bytes));
-  for (const KvTypePlan& k : plan.kv) {
-    if (k.type == in.kv_type) result("max_context", io::Node::count(k.max_context));
-  }
   // llama.cpp's buffers, where the device counts them.
   if (device.runtime.buffers) {
     const RuntimeBuffers& b = mine.runtime.buffers;
-    line("compute buffer", fmt::format(FMT_COMPILE("{:.2f} MiB"), b.compute_bytes / units::kMiB),
-         fmt::format(FMT_COMPILE("llama.cpp, ubatch {}, flash attention {}"), device.kv_cache.ubatch_tokens,
-                     b.flash_attn ? "on" : "off"));
-    line("output buffer", fmt::format(FMT_COMPILE("{:.2f} MiB"), b.output_bytes / units::kMiB),
-         fmt::format(FMT_COMPILE("logits of {} sequence{}"), parallel, parallel == 1 ? "" : "s"));
-    line("repack buffer", fmt::format(FMT_COMPILE("{:.2f} MiB"), b.repack_bytes / units::kMiB),
-         fmt::format(FMT_COMPILE("repack ISA {}{}"), to_string(device.runtime.repack),
-                     in.runtime.mmap ? "" : ", in place of the weights it holds (--no-mmap)"));
+    line("compute buffer", text(Fixed{b.compute_bytes / units::kMiB, 2}, " MiB"),
+         text("llama.cpp, ubatch ", device.kv_cache.ubatch_tokens, ", flash attention ", b.flash_attn ? "on" : "off"));
+    line("output buffer", text(Fixed{b.output_bytes / units::kMiB, 2}, " MiB"),
+         text("logits of ", parallel, " sequence", parallel == 1 ? "" : "s"));
+    line("repack buffer", text(Fixed{b.repack_bytes / units::kMiB, 2}, " MiB"),
+         text("repack ISA ", to_string(device.runtime.repack),
+              in.runtime.mmap ? "" : ", in place of the weights it holds (--no-mmap)"));
   }
-  line("KV budget", fmt::format(FMT_COMPILE("{:.2f} GiB"), plan.kv_budget_bytes / units::kGiB),
+  // KV cache.
+  line("KV budget", text(Fixed{plan.kv_budget_bytes / units::kGiB, 2}, " GiB"),
        device.runtime.buffers ? "memory - reserved - weights - buffers" : "memory - reserved - weights");
-  result("trained_context", model.context_tokens ? io::Node(*model.context_tokens) : io::Node());
-  result("beyond_trained", beyond_trained(model, o.context));
   if (model.context_tokens) {
-    line("trained context", with_thousands(*model.context_tokens) + " tokens",
-         beyond_trained(model, o.context)
-             ? fmt::format(FMT_COMPILE("context {} is beyond it: the model does not support it"), context)
-             : fmt::format(FMT_COMPILE("context {} is within it"), context));
+    line("trained context", text(Grouped{*model.context_tokens}, " tokens"),
+         beyond_trained(model, o.context) ? text("context ", context, " is beyond it: the model does not support it")
+                                          : text("context ", context, " is within it"));
   }
   for (const KvTypePlan& k : plan.kv) {
-    line(fmt::format(FMT_COMPILE("max context {}"), k.type.name()), with_thousands(k.max_context) + " tokens",
-         fmt::format(FMT_COMPILE("{:.0f} B/token"), k.bytes_per_token));
+    line(text("max context ", k.type.name()), text(Grouped{k.max_context}, " tokens"),
+         text(Fixed{k.bytes_per_token, 0}, " B/token"));
   }
 
   // Cold load from storage.
   if (plan.load) {
-    result("load_s", plan.load->total_s);
     const std::string assumption = storage_assumption(device);
-    line("cold load", fmt::format(FMT_COMPILE("{:.2f} s"), plan.load->total_s),
+    line("cold load", text(Fixed{plan.load->total_s, 2}, " s"),
          assumption.empty() ? "whole file read (mlock)" : "whole file read (mlock); " + assumption);
   } else {
-    result("load_s", nullptr);
     line("cold load", "--", plan.load.error().message);
   }
 
   // LoRA adapters.
   if (plan.lora) {
-    result("lora_resident_adapters", plan.lora->result.resident_adapters);
-    line("LoRA adapters resident", std::to_string(plan.lora->result.resident_adapters),
-         fmt::format(FMT_COMPILE("rank {}, {:.1f} MiB each, swap {:.0f} us"), o.rank,
-                     plan.lora->adapter.adapter_bytes / units::kMiB,
-                     plan.lora->result.swap_s * units::kUsPerS));
+    line("LoRA adapters resident", text(plan.lora->result.resident_adapters),
+         text("rank ", o.rank, ", ", Fixed{plan.lora->adapter.adapter_bytes / units::kMiB, 1}, " MiB each, swap ",
+              Fixed{plan.lora->result.swap_s * units::kUsPerS, 0}, " us"));
   } else {
-    result("lora_resident_adapters", nullptr);
     line("LoRA adapters resident", "--", plan.lora.error().message);
   }
 
   // Operator fallbacks on the NPU.
   if (device.units.contains(UnitKind::npu)) {
     const PlacePlan& place = *plan.place;
-    result("npu_fallbacks", place.fallbacks);
-    result("npu_tax_percent", place.tax_percent);
-    line("NPU fallbacks", std::to_string(place.fallbacks),
-         fmt::format(FMT_COMPILE("transfer tax {:.1f}% of a layer"), place.tax_percent));
+    line("NPU fallbacks", text(place.fallbacks), text("transfer tax ", Fixed{place.tax_percent, 1}, "% of a layer"));
   } else {
-    result("npu_fallbacks", nullptr);
-    result("npu_tax_percent", nullptr);
     line("NPU fallbacks", "--", "device profile has no [units.npu]: no NPU with a published peak rate (int8_tops)");
   }
 
   // Share of a request mix that stays on the device.
   if (plan.route) {
-    result("device_share", static_cast<double>(plan.route->to_device) / static_cast<double>(plan.route->requests));
-    line("requests on device", fmt::format(FMT_COMPILE("{} of {}"), plan.route->to_device, plan.route->requests),
-         fmt::format(FMT_COMPILE("mix {}, cloud {}"), o.requests, o.cloud));
+    line("requests on device", text(plan.route->to_device, " of ", plan.route->requests),
+         text("mix ", o.requests, ", cloud ", o.cloud));
   } else {
-    result("device_share", nullptr);
     line("requests on device", "--", plan.route.error().message);
   }
   // Energy of a request the device keeps, with [power] (a device without it has no row, as before the section).
   if (device.power) {
-    const std::string measured = device.power->source.empty() ? "" : "; measured: " + device.power->source;
     if (plan.route && plan.route->energy_per_request_j) {
-      result("energy_per_request_j", *plan.route->energy_per_request_j);
-      line("energy per request", fmt::format(FMT_COMPILE("{:.1f} J"), *plan.route->energy_per_request_j),
-           fmt::format(FMT_COMPILE("mean of the {} on the device, prefill and decode{}"), plan.route->to_device, measured));
+      line("energy per request", text(Fixed{*plan.route->energy_per_request_j, 1}, " J"),
+           text("mean of the ", plan.route->to_device, " on the device, prefill and decode",
+                device.power->source.empty() ? "" : "; measured: ", device.power->source));
     } else {
-      result("energy_per_request_j", nullptr);
       line("energy per request", "--",
            plan.route ? "no request of the mix stays on the device" : plan.route.error().message);
     }
   }
+}
+
+// The page's results and notes (the figures table holds the rows; a sweep prints only those).
+void page_results(const ReportOptions& o, const DeviceSpec& device, const ModelSpec& model, const PlanInputs& in,
+                  const PlanResult& plan, io::Report& report) {
+  io::Node& results = report.results;
+  const FormatPlan& mine = plan.chosen();
+  results["fits"] = mine.memory.fits;
+  results["weights_bytes"] = io::Node::count(mine.weights.bytes);
+  runtime_results(mine.runtime.buffers, in.runtime, device, results);
+  results["decode_tok_per_s"] = mine.decode.tok_per_s;
+  results["spec_tok_per_s"] = optional_json(mine.spec_tok_per_s);
+  results["prefill_tok_per_s"] = mine.prefill ? io::Node(mine.prefill->tok_per_s) : io::Node();
+  results["ttft_s"] = optional_json(mine.ttft_s);
+  results["prefill_source"] = mine.prefill ? io::Node(to_string(mine.prefill->source)) : io::Node();
+  results["prefill_basis"] = mine.prefill ? prefill_basis_json(*mine.prefill) : io::Node();
+  results["calibrated"] = calibrated(device.provenance);
+  results["provenance"] = provenance_json(device);
+  const std::string mismatch = runtime_mismatch(device, model);
+  results["runtime_mismatch"] = mismatch.empty() ? io::Node() : io::Node(mismatch);
+  results["kv_budget_bytes"] = io::Node::count(plan.kv_budget_bytes);
+  for (const KvTypePlan& k : plan.kv) {
+    if (k.type == in.kv_type) results["max_context"] = io::Node::count(k.max_context);
+  }
+  results["trained_context"] = model.context_tokens ? io::Node(*model.context_tokens) : io::Node();
+  results["beyond_trained"] = beyond_trained(model, o.context);
+  results["load_s"] = plan.load ? io::Node(plan.load->total_s) : io::Node(nullptr);
+  results["lora_resident_adapters"] = plan.lora ? io::Node(plan.lora->result.resident_adapters) : io::Node(nullptr);
+  const bool npu = device.units.contains(UnitKind::npu);
+  results["npu_fallbacks"] = npu ? io::Node(plan.place->fallbacks) : io::Node(nullptr);
+  results["npu_tax_percent"] = npu ? io::Node(plan.place->tax_percent) : io::Node(nullptr);
+  results["device_share"] =
+      plan.route ? io::Node(static_cast<double>(plan.route->to_device) / static_cast<double>(plan.route->requests))
+                 : io::Node(nullptr);
+  if (device.power) {
+    results["energy_per_request_j"] = plan.route && plan.route->energy_per_request_j
+                                          ? io::Node(*plan.route->energy_per_request_j)
+                                          : io::Node(nullptr);
+  }
 
   // How far to trust the figures, then which prefill estimate the page shows, when the device gives two.
-  if (!report) return;
-  std::vector<std::string>& notes = report->notes;
-  if (!mark.empty()) notes.push_back(uncalibrated_note(device));
+  std::vector<std::string>& notes = report.notes;
+  if (marks_uncalibrated(device)) notes.push_back(uncalibrated_note(device));
   if (!mismatch.empty()) notes.push_back(mismatch);
   if (mine.prefill && mine.prefill->source == PrefillSource::profile && plan.place && plan.place->prefill) {
     notes.push_back(fmt::format(
@@ -302,7 +306,8 @@ io::Report report(const ReportOptions& o, const Context& ctx) {
   const ModelFigures derived = unwrap(model_figures(in.model, in.plan));
   const PlanResult plan = unwrap(page_plan(in.device, in.model, in.plan, derived));
   io::Table t{"figures", {{"figure", "figure"}, {"value", "value"}, {"note", "note"}}, {}};
-  figures(o, in.device, in.model, in.plan, plan, {}, t.rows, &r);
+  figures(o, in.device, in.model, in.plan, plan, {}, t.rows);
+  page_results(o, in.device, in.model, in.plan, plan, r);
   r.tables.push_back(std::move(t));
   if (ctx.charts()) charts(o, in, derived, plan, r);
   r.title = fmt::format("report: {} ({}) on {}", in.model.name, plan.chosen().format->name, in.device.name);
@@ -345,12 +350,17 @@ Runner setup_report(Options& opts) {
                               const std::vector<io::Cell>& prefix, Rows& rows) {
             const ModelFigures* f = figures_of(m, model_id);
             if (!f) throw UsageError("report: a swept model was not checked (a bug)");
-            const DeviceSpec device = with_runtime(*o, d);
-            figures(*o, device, m, in->plan, unwrap(page_plan(device, m, in->plan, *f)), prefix, rows, nullptr);
+            DeviceSpec copy;
+            const DeviceSpec& device = with_ubatch(o->runtime, d, copy);
+            // Checked by `evaluable` below: the plan alone, without checking it again.
+            figures(*o, device, m, in->plan, unwrap(edgeplan::plan(device, m, in->plan, *f)), prefix, rows);
           },
           [o, in, figures_of](const DeviceSpec& d, const ModelSpec& m, std::uint64_t model_id) {
             const ModelFigures* f = figures_of(m, model_id);
-            return f && page_plan(with_runtime(*o, d), m, in->plan, *f).ok();
+            if (!f) return false;
+            DeviceSpec copy;
+            const DeviceSpec& device = with_ubatch(o->runtime, d, copy);
+            return page_plan(device, m, in->plan, *f, failing_parts(device)).ok();
           }};
     };
     return out;

@@ -126,9 +126,10 @@ class ModelCache {
   std::optional<T> last_;
 };
 
-// Appends a row holding `prefix`, with room for `cells` more: how row builders start a row.
+// Appends a row holding `prefix`, with room for `cells` more: how row builders start a row (in the storage of a
+// row a sweep's block has already written, where there is one: io::recycled_row).
 inline std::vector<io::Cell>& start_row(Rows& rows, const std::vector<io::Cell>& prefix, std::size_t cells) {
-  std::vector<io::Cell>& row = rows.emplace_back();
+  std::vector<io::Cell>& row = rows.emplace_back(io::recycled_row());
   row.reserve(prefix.size() + cells);
   row.insert(row.end(), prefix.begin(), prefix.end());
   return row;
@@ -208,6 +209,9 @@ struct RuntimeFlags {
 void add_runtime_options(Options& opts, RuntimeFlags& f);
 // The options as core takes them; --ubatch set on the device's cache settings.
 RuntimeOptions runtime_options(const RuntimeFlags& f, DeviceSpec& device);
+// A device with --ubatch set, for sweeps: `d` itself without one (no copy per combination), else `copy`, made d
+// with it.
+const DeviceSpec& with_ubatch(const RuntimeFlags& f, const DeviceSpec& d, DeviceSpec& copy);
 // llama.cpp's buffers and settings as results (kv, report): compute_bytes, output_bytes, repack_bytes,
 // runtime_bytes (what they add), flash_attn, parallel, ubatch (the device's micro-batch).
 void runtime_results(const RuntimeBuffers& b, const RuntimeOptions& o, const DeviceSpec& device, io::Node& results);

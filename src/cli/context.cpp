@@ -100,6 +100,13 @@ RuntimeOptions runtime_options(const RuntimeFlags& f, DeviceSpec& device) {
   return o;
 }
 
+const DeviceSpec& with_ubatch(const RuntimeFlags& f, const DeviceSpec& d, DeviceSpec& copy) {
+  if (!f.ubatch) return d;
+  copy = d;
+  copy.kv_cache.ubatch_tokens = *f.ubatch;
+  return copy;
+}
+
 void runtime_results(const RuntimeBuffers& b, const RuntimeOptions& o, const DeviceSpec& device, io::Node& results) {
   results["compute_bytes"] = io::Node::count(b.compute_bytes);
   results["output_bytes"] = io::Node::count(b.output_bytes);

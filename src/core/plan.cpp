@@ -209,7 +209,7 @@ Result<ModelFigures> model_figures(const ModelSpec& model, const PlanInputs& in)
 }
 
 Result<PlanResult> plan(const DeviceSpec& device, const ModelSpec& model, const PlanInputs& in,
-                        const ModelFigures& figures) {
+                        const ModelFigures& figures, const PlanParts& parts) {
   if (in.formats.empty() || !in.kv_type.k || figures.sizes.size() != in.formats.size()) {
     return Error{"a plan needs at least one format, its weight size and a KV type"};
   }
@@ -221,16 +221,16 @@ Result<PlanResult> plan(const DeviceSpec& device, const ModelSpec& model, const 
   r.formats = std::move(*formats);
   if (in.spec) r.spec_speedup = spec_speedup(*in.spec);
   const WeightSize& weights = r.chosen().weights;
-  r.kv = plan_kv(device, model, r.chosen().runtime.fixed_bytes, in.context_tokens, in.kv_type);
+  if (parts.kv) r.kv = plan_kv(device, model, r.chosen().runtime.fixed_bytes, in.context_tokens, in.kv_type);
   r.kv_budget_bytes = r.chosen().runtime.budget_bytes;
-  if (device.storage) {
+  if (parts.load && device.storage) {
     r.load = load_time(*device.storage, {weights.bytes, 1, LoadMode::preload, 1});
-  } else {
+  } else if (parts.load) {
     r.load = Error{"device profile has no [storage]: no published read rate (read_gbps) and page size of its storage"};
   }
-  r.lora = plan_lora(device, model, in, r.kv_budget_bytes);
-  r.place = plan_place(device, model, in);
-  r.route = plan_route(device, model, in, weights);
+  if (parts.lora) r.lora = plan_lora(device, model, in, r.kv_budget_bytes);
+  if (parts.place) r.place = plan_place(device, model, in);
+  if (parts.route) r.route = plan_route(device, model, in, weights);
   return r;
 }
 

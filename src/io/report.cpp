@@ -26,6 +26,18 @@ std::string group_thousands(std::int64_t v) {
 // Items per block: large enough to keep a thread busy, small enough to bound the memory.
 constexpr std::uint64_t kBlockItems = 8192;
 
+// The rows of this thread's last block, emptied, for recycled_row (for_each_block fills and releases it).
+thread_local std::vector<std::vector<Cell>> spare_rows;
+
+// Empties `rows`, keeping each row's storage in spare_rows.
+void recycle(std::vector<std::vector<Cell>>& rows) {
+  for (std::vector<Cell>& row : rows) {
+    row.clear();
+    spare_rows.push_back(std::move(row));
+  }
+  rows.clear();
+}
+
 // Makes the rows of `source` on all cores: worker w takes blocks w, w + workers, ... and each(w, rows, text)
 // appends the block's rows to its text; `write` gets the blocks' texts in block order (the workers take turns,
 // so the output is the same whatever the number of threads).
@@ -41,9 +53,13 @@ void for_each_block(const RowSource& source, unsigned workers, Each each, Write 
       auto rows_of = source.worker();
       std::vector<std::vector<Cell>> rows;
       std::string text;
+      // The spare rows go when this worker is done (the thread may be the caller's, which goes on).
+      const struct Release {
+        ~Release() { std::vector<std::vector<Cell>>().swap(spare_rows); }
+      } release;
       for (std::uint64_t b = w; b < blocks; b += workers) {
         text.clear();
-        rows.clear();
+        recycle(rows);
         for (std::uint64_t i = b * kBlockItems; i < std::min(source.items, (b + 1) * kBlockItems); ++i) rows_of(i, rows);
         each(w, rows, text);
         std::unique_lock lock(mutex);
@@ -63,6 +79,13 @@ void for_each_block(const RowSource& source, unsigned workers, Each each, Write 
 }
 
 }  // namespace
+
+std::vector<Cell> recycled_row() {
+  if (spare_rows.empty()) return {};
+  std::vector<Cell> row = std::move(spare_rows.back());
+  spare_rows.pop_back();
+  return row;
+}
 
 std::string_view version() { return EDGEPLAN_VERSION; }
 

@@ -208,12 +208,23 @@ struct ModelFigures {
   double token_flops = 0;         // prefill_flops(model, 1)
 };
 
+// The parts of a plan besides the formats (always computed: the plan fails through them) that plan() computes;
+// a part left out keeps PlanResult's default (no kv rows, a zero budget of none of them, Error "not computed").
+// A sweep's check pass asks only for the parts that can fail, report's rows for all of them.
+struct PlanParts {
+  bool kv = true;     // PlanResult::kv
+  bool load = true;   // PlanResult::load
+  bool lora = true;   // PlanResult::lora
+  bool place = true;  // PlanResult::place
+  bool route = true;  // PlanResult::route
+};
+
 // Fails when a format's weight size cannot be derived (weight_size).
 Result<ModelFigures> model_figures(const ModelSpec& model, const PlanInputs& in);
 
 // The plan of `device` and `model`; `figures` must be model_figures(model, in). Fails when an input is missing.
 Result<PlanResult> plan(const DeviceSpec& device, const ModelSpec& model, const PlanInputs& in,
-                        const ModelFigures& figures);
+                        const ModelFigures& figures, const PlanParts& parts = {});
 // The same with the model's figures derived here; fails also as model_figures does.
 Result<PlanResult> plan(const DeviceSpec& device, const ModelSpec& model, const PlanInputs& in);
 

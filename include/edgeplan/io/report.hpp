@@ -109,6 +109,11 @@ struct RowSource {
   std::function<std::function<void(std::uint64_t item, std::vector<std::vector<Cell>>& rows)>()> worker;
 };
 
+// An empty row for a RowSource's worker to fill: with the storage of a row of a block this thread made and
+// rendered before when there is one (render_rows hands each block's rows back once it has formatted them, until
+// the sweep ends), so a sweep does not allocate every row anew.
+std::vector<Cell> recycled_row();
+
 // Writes what render(head, f) would if head's only table held the rows of `source`: the rows are made and
 // formatted on all cores a block at a time, so memory stays bounded whatever the number of rows.
 void render_rows(const Report& head, const RowSource& source, const Format& f, std::ostream& out);

@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <array>
 #include <bit>
+#include <cstdint>
+#include <cstring>
+#include <string_view>
 
 #include <fmt/compile.h>
 #include <fmt/format.h>
@@ -32,10 +35,39 @@ void append_shortest(std::string& out, double v) {
   out.append(e.text, e.size);
 }
 
+// Whether `text` is printable ASCII (0x20 .. 0x7E) without a comma or a quote: written as it is, neither escaped
+// nor quoted. Eight bytes at a time: the bytes of a word below 0x20 or above 0x7E, and the commas and quotes
+// (each a zero byte of the word xor that character), set the high bit of their byte in `flagged`.
+bool plain_field(std::string_view text) {
+  constexpr std::uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
+  const auto flagged = [](std::uint64_t w) {
+    const auto zero_byte = [](std::uint64_t x) { return (x - ones) & ~x & highs; };
+    const std::uint64_t below = (w - ones * 0x20) & ~w & highs;  // a byte < 0x20 (exact as a test of the word)
+    const std::uint64_t above = ((w + ones * (0x7F - 0x7E)) | w) & highs;  // a byte > 0x7E
+    return below | above | zero_byte(w ^ (ones * ',')) | zero_byte(w ^ (ones * '"'));
+  };
+  std::size_t i = 0;
+  for (; i + 8 <= text.size(); i += 8) {
+    std::uint64_t w;
+    std::memcpy(&w, text.data() + i, 8);
+    if (flagged(w)) return false;
+  }
+  if (i < text.size()) {
+    std::uint64_t w = ones * 'a';  // the tail, padded with a plain byte
+    std::memcpy(&w, text.data() + i, text.size() - i);
+    if (flagged(w)) return false;
+  }
+  return true;
+}
+
 void append_csv_field(std::string& out, const Cell& c) {
   if (const std::string* text = std::get_if<std::string>(&c)) {
+    if (plain_field(*text)) {
+      out += *text;
+      return;
+    }
     // Escaping writes neither commas nor quotes: a text without them needs no quotes.
-    if (std::none_of(text->begin(), text->end(), [](char ch) { return ch == ',' || ch == '"'; })) {
+    if (std::memchr(text->data(), ',', text->size()) == nullptr && std::memchr(text->data(), '"', text->size()) == nullptr) {
       append_escaped(out, *text);
       return;
     }
@@ -49,8 +81,8 @@ void append_csv_field(std::string& out, const Cell& c) {
   } else if (std::holds_alternative<double>(c)) {
     append_shortest(out, std::get<double>(c));
   } else if (std::holds_alternative<std::int64_t>(c)) {
-    char digits[24];
-    out.append(digits, fmt::format_to(digits, FMT_COMPILE("{}"), std::get<std::int64_t>(c)));
+    char digits[24];  // appended by length: append(first, last) goes through replace()
+    out.append(digits, static_cast<std::size_t>(fmt::format_to(digits, FMT_COMPILE("{}"), std::get<std::int64_t>(c)) - digits));
   } else if (std::holds_alternative<bool>(c)) {
     out += std::get<bool>(c) ? "true" : "false";
   }
