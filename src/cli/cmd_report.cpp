@@ -144,6 +144,12 @@ void figures(const ReportOptions& o, const DeviceSpec& device, const ModelSpec& 
     line("repack buffer", fmt::format(FMT_COMPILE("{:.2f} MiB"), b.repack_bytes / units::kMiB),
          fmt::format(FMT_COMPILE("repack ISA {}{}"), to_string(device.runtime.repack),
                      in.runtime.mmap ? "" : ", in place of the weights it holds (--no-mmap)"));
+    if (device.runtime.repack == RepackIsa::x86_amx) {
+      line("AMX buffer", fmt::format(FMT_COMPILE("{:.2f} MiB"), b.amx_bytes / units::kMiB),
+           in.runtime.mmap ? fmt::format(FMT_COMPILE("beside the mapped file; {:.2f} MiB of moved weights not mapped"),
+                                         b.unmapped_bytes / units::kMiB)
+                           : std::string("in place of the weights it holds (--no-mmap)"));
+    }
   }
   line("KV budget", fmt::format(FMT_COMPILE("{:.2f} GiB"), plan.kv_budget_bytes / units::kGiB),
        device.runtime.buffers ? "memory - reserved - weights - buffers" : "memory - reserved - weights");
