@@ -28,7 +28,9 @@
 // parallel x context).
 // Source: llama.cpp as bundled with node-llama-cpp 3.21.1: src/llama-context.cpp (llama_context constructor,
 // sched_reserve, graph_reserve, output_reserve, llama_init_from_model), src/llama-graph.cpp (the KQ mask),
-// ggml/src/ggml-cpu/repack.cpp (ggml_repack_get_optimal_repack_type); the phase widths were read from the
+// ggml/src/ggml-cpu/repack.cpp (ggml_repack_get_optimal_repack_type), ggml/src/ggml-cpu/amx (amx.cpp supports_op,
+// mmq.cpp ggml_backend_amx_get_alloc_size), src/llama-model-loader.cpp (select_weight_buft, get_mapping_range,
+// weight_name_comparer); the phase widths were read from the
 // compute buffer llama.cpp reserves for generated models (tests/llamacpp/check-runtime, docs/accuracy.md).
 // Documented in docs/model.md, "Runtime buffers".
 #pragma once
