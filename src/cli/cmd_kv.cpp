@@ -190,10 +190,15 @@ Runner setup_kv(Options& opts) {
           buffers.added_bytes / units::kGiB, budget / units::kGiB));
       r.header.push_back(fmt::format(
           "runtime (llama.cpp, ubatch {}, flash attention {}, {} sequence{}{}): compute {:.2f} MiB, output {:.2f} MiB, "
-          "repack {:.2f} MiB{}", device.kv_cache.ubatch_tokens, buffers.flash_attn ? "on" : "off", ro.parallel,
+          "repack {:.2f} MiB{}{}", device.kv_cache.ubatch_tokens, buffers.flash_attn ? "on" : "off", ro.parallel,
           ro.parallel == 1 ? "" : "s", in.context > 0 ? "" : ", at one micro-batch of context",
           buffers.compute_bytes / units::kMiB, buffers.output_bytes / units::kMiB, buffers.repack_bytes / units::kMiB,
-          ro.mmap ? "" : " (in place of the weights it holds: --no-mmap)"));
+          ro.mmap ? "" : " (in place of the weights it holds: --no-mmap)",
+          device.runtime.repack != RepackIsa::x86_amx
+              ? std::string()
+              : fmt::format(", AMX {:.2f} MiB{}", buffers.amx_bytes / units::kMiB,
+                            ro.mmap ? fmt::format(" ({:.2f} MiB of moved weights not mapped)", buffers.unmapped_bytes / units::kMiB)
+                                    : std::string())));
     } else {
       r.header.push_back(fmt::format("memory {:.2f} GiB - reserved {:.2f} GiB - weights {:.2f} GiB = KV budget {:.2f} GiB",
                                      device.memory_bytes / units::kGiB, device.reserved_bytes / units::kGiB,

@@ -126,6 +126,12 @@ void figures(const ReportOptions& o, const DeviceSpec& device, const ModelSpec& 
     line("repack buffer", text(Fixed{b.repack_bytes / units::kMiB, 2}, " MiB"),
          text("repack ISA ", to_string(device.runtime.repack),
               in.runtime.mmap ? "" : ", in place of the weights it holds (--no-mmap)"));
+    if (device.runtime.repack == RepackIsa::x86_amx) {
+      line("AMX buffer", text(Fixed{b.amx_bytes / units::kMiB, 2}, " MiB"),
+           in.runtime.mmap ? text("beside the mapped file; ", Fixed{b.unmapped_bytes / units::kMiB, 2},
+                                  " MiB of moved weights not mapped")
+                           : std::string("in place of the weights it holds (--no-mmap)"));
+    }
   }
   // KV cache.
   line("KV budget", text(Fixed{plan.kv_budget_bytes / units::kGiB, 2}, " GiB"),

@@ -249,9 +249,13 @@ void gemma3n_layer_tensors(const ModelSpec& m, int i, std::vector<TensorShape>& 
   out.push_back({block(i, "laurel_post_norm.weight"), TensorRole::norm, i, h, 1});
 }
 
-// Sets the layer count of the tensors from `from` on.
-void stand_for(std::vector<TensorShape>& out, std::size_t from, std::uint32_t count) {
-  for (std::size_t k = from; k < out.size(); ++k) out[k].layer_count = count;
+// Sets the layer count of the tensors from `from` on, and whether they stand for the last of `layers`.
+void stand_for(std::vector<TensorShape>& out, std::size_t from, const LayerClass& c, std::uint32_t layers) {
+  const bool last = c.count > 0 && c.first + (c.count - 1) * c.step + 1 == layers;
+  for (std::size_t k = from; k < out.size(); ++k) {
+    out[k].layer_count = c.count;
+    out[k].last_layer = last;
+  }
 }
 
 }  // namespace
@@ -282,18 +286,18 @@ std::vector<TensorShape> llama_tensors(const ModelSpec& m) {
     ffn_tensors(m, a, i, out);
     if (a.post_norms) out.push_back({block(i, "post_ffw_norm.weight"), TensorRole::norm, i, h, 1});
     if (m.arch == "gemma3n") gemma3n_layer_tensors(m, i, out);
-    stand_for(out, from, c.count);
+    stand_for(out, from, c, m.layers);
   }
   if (hybrid) {
     // Attention layers numbered among themselves, as llama-quant counts attn_v (i_attention_wv of n_attention_wv).
     for (const LayerClass& c : layer_classes(attention_layers(m), 0)) {
       const std::size_t from = out.size();
       attention_tensors(m, a, static_cast<int>(c.first), out);
-      stand_for(out, from, c.count);
+      stand_for(out, from, c, attention_layers(m));  // the last block taken to attend (Qwen3-Next's interval does)
     }
     const std::size_t from = out.size();
     state_tensors(m, 0, out);
-    stand_for(out, from, m.state->layers);
+    stand_for(out, from, {0, m.state->layers, 1}, m.state->layers + 1);  // never the last block
   }
   // LFM2 stores its final norm as token_embd_norm (llama-arch.cpp LLM_TENSOR_OUTPUT_NORM_LFM2).
   const bool lfm2 = m.arch == "lfm2" || m.arch == "lfm2moe";

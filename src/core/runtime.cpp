@@ -14,9 +14,10 @@ struct IsaName {
   std::string_view name;
   RepackIsa isa;
 };
-constexpr std::array<IsaName, 5> kIsas{{{"none", RepackIsa::none},
+constexpr std::array<IsaName, 6> kIsas{{{"none", RepackIsa::none},
                                          {"x86-avx2", RepackIsa::x86_avx2},
                                          {"x86-avx512", RepackIsa::x86_avx512},
+                                         {"x86-amx", RepackIsa::x86_amx},
                                          {"arm-dotprod", RepackIsa::arm_dotprod},
                                          {"arm-i8mm", RepackIsa::arm_i8mm}}};
 
@@ -36,6 +37,7 @@ std::uint32_t interleave(RepackIsa isa, std::string_view type) {
   };
   switch (isa) {
     case RepackIsa::none: return 0;
+    case RepackIsa::x86_amx:  // what AMX does not take is repacked as on AVX-512
     case RepackIsa::x86_avx512:
       if (type == "Q2_K") return 8;
       [[fallthrough]];
@@ -67,6 +69,43 @@ bool matmul_weight(TensorRole r) {
     case TensorRole::ffn_down: return true;
     default: return false;
   }
+}
+
+// The AMX buffer's bytes for t when llama.cpp's AMX buffer type takes it, else 0.
+// ggml/src/ggml-cpu/amx/amx.cpp (extra_buffer_type::supports_op: a MUL_MAT, src0 contiguous, op->ne[0] (the
+// weight's rows) a multiple of TILE_N x 2 = 32, src0->ne[0] a multiple of TILE_K = 32 for Q4_0/Q4_1/Q8_0, QK_K =
+// 256 for Q4_K/Q5_K/Q6_K/IQ4_XS, 16 for F16) and amx/mmq.cpp (ggml_backend_amx_get_alloc_size, get_row_size: F16
+// as stored; Q8_0 adds an int32 compensation per block, Q4_K and Q5_K 4 bytes per 256, IQ4_XS 2 per 256).
+double amx_bytes(const TypedTensor& t) {
+  if (!t.type || t.shape.routed_experts > 0) return 0;  // an expert stack is a MUL_MAT_ID
+  if (!matmul_weight(t.shape.role) && t.shape.role != TensorRole::kept_f16) return 0;
+  const std::string_view type = t.type->name;
+  const std::uint64_t k = t.shape.row_length, rows = t.shape.rows;
+  std::uint64_t align = 0, extra = 0;  // extra: bytes a row gains
+  if (type == "F16") {
+    align = 16;
+  } else if (type == "Q4_0" || type == "Q4_1") {
+    align = 32;
+  } else if (type == "Q8_0") {
+    align = 32, extra = k / 32 * 4;
+  } else if (type == "Q4_K" || type == "Q5_K") {
+    align = 256, extra = k / 256 * 4;
+  } else if (type == "Q6_K") {
+    align = 256;
+  } else if (type == "IQ4_XS") {
+    align = 256, extra = k / 256 * 2;
+  } else {
+    return 0;
+  }
+  if (rows % 32 != 0 || k % align != 0) return 0;
+  return t.bytes + static_cast<double>(rows * extra) * t.shape.layer_count;
+}
+
+// A block tensor's name past its "blk.N.", which llama.cpp orders within the block.
+std::string_view in_block(std::string_view name) {
+  if (!name.starts_with("blk.")) return name;
+  const std::size_t dot = name.find('.', 4);
+  return dot == std::string_view::npos ? name : name.substr(dot + 1);
 }
 
 }  // namespace
@@ -101,16 +140,53 @@ Result<bool> flash_attn_on(FlashAttn f, const KvCacheType& t) {
   return false;
 }
 
-double repack_bytes(const ModelSpec& m, const FileType& ft, RepackIsa isa) {
-  if (isa == RepackIsa::none || !m.vocab) return 0;
-  double bytes = 0;
-  for (const TypedTensor& t : typed_tensors(m, ft)) {
-    if (!t.type || !matmul_weight(t.shape.role)) continue;
-    const std::uint32_t group = interleave(isa, t.type->name);
-    const std::uint64_t rows = t.shape.rows / std::max<std::uint64_t>(1, t.shape.routed_experts);  // ne[1]
-    if (group > 0 && rows % group == 0) bytes += t.bytes;
+WeightBuffers weight_buffers(const ModelSpec& m, const FileType& ft, RepackIsa isa) {
+  WeightBuffers w;
+  if (isa == RepackIsa::none || !m.vocab) return w;
+  // Each tensor's home: llama_model_loader's select_weight_buft takes the first buffer type of the CPU's list
+  // that supports the op (ggml-cpu.cpp, ggml_backend_cpu_get_extra_buffer_types: AMX before CPU_REPACK).
+  struct Placed {
+    std::string_view name;  // within its block
+    bool moved;
+    double bytes;
+  };
+  const std::vector<TypedTensor> tensors = typed_tensors(m, ft);  // Placed names point into it
+  std::vector<Placed> outside, last;  // the tensors outside the blocks; the last block's
+  for (const TypedTensor& t : tensors) {
+    bool moved = false;
+    const double amx = isa == RepackIsa::x86_amx ? amx_bytes(t) : 0;
+    if (amx > 0) {
+      w.amx_bytes += amx;
+      w.amx_weights += t.bytes;
+      moved = true;
+    } else if (t.type && matmul_weight(t.shape.role)) {
+      const std::uint32_t group = interleave(isa, t.type->name);
+      const std::uint64_t rows = t.shape.rows / std::max<std::uint64_t>(1, t.shape.routed_experts);  // ne[1]
+      if (group > 0 && rows % group == 0) {
+        w.repack_bytes += t.bytes;
+        moved = true;
+      }
+    }
+    const double one = t.bytes / std::max<std::uint32_t>(1, t.shape.layer_count);  // one block's
+    if (t.shape.layer < 0) outside.push_back({t.shape.name, moved, t.bytes});
+    else if (t.shape.last_layer) last.push_back({in_block(t.shape.name), moved, one});
   }
-  return bytes;
+  // The mapped span (llama_model_loader::get_mapping_range: first to last offset of the CPU buffer's tensors) in
+  // the file order of llama_model_loader's weights_map (weight_name_comparer), which llama-quantize writes: the
+  // tensors outside the blocks first, by name; the last block last, by name.
+  const auto by_name = [](const Placed& a, const Placed& b) { return a.name < b.name; };
+  std::ranges::sort(outside, by_name);
+  std::ranges::sort(last, by_name);
+  for (const Placed& p : outside) {
+    if (!p.moved) break;
+    w.unmapped_bytes += p.bytes;
+  }
+  for (auto p = last.rbegin(); p != last.rend() && p->moved; ++p) w.unmapped_bytes += p->bytes;
+  return w;
+}
+
+double repack_bytes(const ModelSpec& m, const FileType& ft, RepackIsa isa) {
+  return weight_buffers(m, ft, isa).repack_bytes;
 }
 
 Result<RuntimeBuffers> runtime_buffers(const ModelSpec& m, const FileType& ft, const KvCacheType& t,
@@ -147,8 +223,14 @@ Result<RuntimeBuffers> runtime_buffers(const ModelSpec& m, const FileType& ft, c
   const double ffn_phase = mask + 4 * tokens * (3 * f + 4 * h);
   b.compute_bytes = std::max({output_phase, attention_phase, ffn_phase});
   b.output_bytes = 4 * vocab * o.parallel;
-  b.repack_bytes = repack_bytes(m, ft, spec.repack);
-  b.added_bytes = b.compute_bytes + b.output_bytes + (o.mmap ? b.repack_bytes : 0);
+  const WeightBuffers w = weight_buffers(m, ft, spec.repack);
+  b.repack_bytes = w.repack_bytes;
+  b.amx_bytes = w.amx_bytes;
+  // With mmap the file span of the CPU's weights is mapped and the moved weights are copied beside it; without,
+  // the CPU buffer holds the weights not moved and the moved ones are in their buffers instead.
+  b.unmapped_bytes = o.mmap ? w.unmapped_bytes : 0;
+  b.added_bytes = b.compute_bytes + b.output_bytes +
+                  (o.mmap ? w.repack_bytes + w.amx_bytes - w.unmapped_bytes : w.amx_bytes - w.amx_weights);
   return b;
 }
 

@@ -2,7 +2,8 @@
 // the prebuilt libraries of node-llama-cpp 3.21.1 (llama.h, ggml.h, gguf.h of that release).
 //
 //   kvctx-llama write OUT.gguf LAYERS HIDDEN HEADS KV_HEADS HEAD_DIM FFN VOCAB [SHARDS]
-//       A llama-shaped model with random F16 weights (F32 norms), no vocabulary (tokenizer.ggml.model "none", llama.vocab_size).
+//       A llama-shaped model with random F16 weights (F32 norms), no vocabulary (tokenizer.ggml.model "none", llama.vocab_size),
+//       its tensors in the order llama.cpp's tools write them (by block, then by name; weight_name_comparer).
 //       With SHARDS > 1 also writes it split as llama.cpp's gguf-split does (tools/gguf-split/gguf-split.cpp,
 //       split_strategy): OUT minus ".gguf" + "-0000i-of-0000n.gguf" (llama_split_path), every metadata key in
 //       shard 1 only, split.no (u16), split.count (u16) and split.tensors.count (i32) in each, the tensors
@@ -67,6 +68,18 @@ static void add_tensor(struct model_writer* w, const char* name, enum ggml_type 
   w->tensors[w->n++] = t;
 }
 
+// llama.cpp's tensor order (llama_model_loader's weight_name_comparer, the order llama-quantize writes): by block
+// (those outside the blocks first), then by name.
+static int llama_order(const void* a, const void* b) {
+  const char* x = ggml_get_name(*(struct ggml_tensor* const*)a);
+  const char* y = ggml_get_name(*(struct ggml_tensor* const*)b);
+  int lx = -1, ly = -1;
+  sscanf(x, "blk.%d.", &lx);
+  sscanf(y, "blk.%d.", &ly);
+  if (lx != ly) return lx < ly ? -1 : 1;
+  return strcmp(x, y);
+}
+
 static void set_metadata(struct gguf_context* g, int layers, int hidden, int heads, int kv_heads, int head_dim, int ffn,
                          int vocab) {
   gguf_set_val_str(g, "general.architecture", "llama");
@@ -127,6 +140,7 @@ static int write_model(int argc, char** argv) {
   add_tensor(&w, "output_norm.weight", GGML_TYPE_F32, hidden, 0);
   add_tensor(&w, "output.weight", GGML_TYPE_F16, hidden, vocab);
 
+  qsort(w.tensors, (size_t)w.n, sizeof w.tensors[0], llama_order);  // the order llama.cpp's tools write
   struct gguf_context* whole = gguf_init_empty();
   set_metadata(whole, layers, hidden, heads, kv_heads, head_dim, ffn, vocab);
   for (int i = 0; i < w.n; ++i) gguf_add_tensor(whole, w.tensors[i]);

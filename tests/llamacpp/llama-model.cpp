@@ -1,5 +1,6 @@
 // Driver for the llama.cpp ground-truth checks (scripts/llama-check compiles it against llama.h, ggml.h and
-// gguf.h of the pinned llama.cpp and links its prebuilt libraries). Subcommands:
+// gguf.h of the pinned llama.cpp and links its prebuilt libraries). The files it writes hold their tensors in the
+// order llama.cpp's tools write them (by block, then by name). Subcommands:
 //   write OUT.gguf LAYERS HIDDEN HEADS KV_HEADS FFN VOCAB TIED WTYPE [all-types]
 //       a llama-shaped GGUF with random weights (WTYPE f16 or f32 for the matrices; norms f32); TIED 1 leaves
 //       out output.weight; all-types adds one 256 x 2 tensor of every ggml type llama.cpp defines (data zero)
@@ -14,6 +15,7 @@
 //       of ones for every quantized tensor (llama.cpp refuses some targets without one)
 //   bytes FILE
 //       the file's tensors as gguf.h reads them: "total BYTES", then "TYPE COUNT BYTES" per ggml type
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -81,6 +83,7 @@ int save(const char* out, gguf_context* g, const std::vector<Spec>& specs) {
   ggml_context* ctx = ggml_init(params);
   std::mt19937 rng(15);
   std::normal_distribution<float> normal(0.0f, 0.02f);
+  std::vector<ggml_tensor*> tensors;
   for (const Spec& s : specs) {
     ggml_tensor* t = s.ne2 > 1   ? ggml_new_tensor_3d(ctx, s.type, s.ne0, s.ne1, s.ne2)
                      : s.ne1 == 1 ? ggml_new_tensor_1d(ctx, s.type, s.ne0)
@@ -96,8 +99,20 @@ int save(const char* out, gguf_context* g, const std::vector<Spec>& specs) {
     } else {
       std::memset(t->data, 0, ggml_nbytes(t));
     }
-    gguf_add_tensor(g, t);
+    tensors.push_back(t);
   }
+  // In the order llama.cpp's tools write (llama_model_loader's weight_name_comparer, as llama-quantize writes
+  // every file): by block (those outside the blocks first), then by name.
+  const auto block_of = [](const char* name) {
+    int b = -1;
+    std::sscanf(name, "blk.%d.", &b);
+    return b;
+  };
+  std::stable_sort(tensors.begin(), tensors.end(), [&](const ggml_tensor* a, const ggml_tensor* b) {
+    const int x = block_of(a->name), y = block_of(b->name);
+    return x != y ? x < y : std::strcmp(a->name, b->name) < 0;
+  });
+  for (ggml_tensor* t : tensors) gguf_add_tensor(g, t);
   const bool ok = gguf_write_to_file(g, out, false);
   gguf_free(g);
   ggml_free(ctx);

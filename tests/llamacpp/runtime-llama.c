@@ -8,12 +8,15 @@
 //         kv BYTES compute BYTES output BYTES repack BYTES model BYTES n_ctx N
 //       the sizes llama.cpp logs as "KV buffer size" (src/llama-kv-cache.cpp), "compute buffer size" and
 //       "output buffer size" (src/llama-context.cpp, sched_reserve and the constructor) and "model buffer size"
-//       (src/llama-model.cpp; CPU_REPACK's line is the repack buffer, the others the model), each summed over
+//       (src/llama-model.cpp; CPU_REPACK's line is the repack buffer, AMX's the amx buffer printed last, the others
+//       the model), each summed over
 //       buffers and converted from the MiB it prints with two decimals (so to within 5,243 bytes), then
 //         rs BYTES
 //       the recurrent-state buffer of a hybrid model (the one llama.cpp logs as "RS buffer size",
 //       src/llama-memory-recurrent.cpp) to the byte: the size of the buffer allocated just before that line; 0
-//       for a model without state layers.
+//       for a model without state layers, and
+//         amx BYTES
+//       the AMX buffer (ggml-cpu/amx: on a CPU with AMX, the sapphirerapids build of ggml-cpu), 0 without.
 // Exit 0 on success; 1 with a message on stderr otherwise.
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -28,7 +31,7 @@
 
 #include "load_backends.h"
 
-static double g_kv, g_output, g_repack, g_model;
+static double g_kv, g_output, g_repack, g_model, g_amx;
 
 static double g_sched;  // the compute buffer to the byte: what the scheduler last reported
 
@@ -76,7 +79,9 @@ static void capture(enum ggml_log_level level, const char* text, void* user) {
   take(text, " KV buffer size", &g_kv);
   take(text, " output buffer size", &g_output);
   if (strstr(text, " RS buffer size")) g_rs += g_last_alloc;
-  if (strstr(text, "model buffer size")) take(text, "model buffer size", strstr(text, "CPU_REPACK") ? &g_repack : &g_model);
+  if (strstr(text, "model buffer size")) {
+    take(text, "model buffer size", strstr(text, "CPU_REPACK") ? &g_repack : strstr(text, " AMX ") ? &g_amx : &g_model);
+  }
 }
 
 static enum ggml_type type_named(const char* name) {
@@ -109,8 +114,8 @@ int main(int argc, char** argv) {
                                                      : LLAMA_FLASH_ATTN_TYPE_AUTO;
   struct llama_context* c = llama_init_from_model(m, cp);
   if (!c) return fail("llama.cpp refused the context");
-  printf("kv %.0f compute %.0f output %.0f repack %.0f model %.0f n_ctx %u rs %.0f\n", g_kv, g_sched, g_output, g_repack,
-         g_model, llama_n_ctx(c), g_rs);
+  printf("kv %.0f compute %.0f output %.0f repack %.0f model %.0f n_ctx %u rs %.0f amx %.0f\n", g_kv, g_sched, g_output,
+         g_repack, g_model, llama_n_ctx(c), g_rs, g_amx);
   llama_free(c);
   llama_model_free(m);
   return 0;

@@ -140,7 +140,71 @@ TEST(Runtime, RepackTakesTheMatmulWeightsOfTheTypesTheIsaRepacks) {
   o.mmap = false;
   const auto loaded = runtime_buffers(m, q4, kv("f16"), 512, {}, spec, o);
   ASSERT_TRUE(mapped.ok() && loaded.ok());
-  EXPECT_DOUBLE_EQ(mapped->added_bytes - loaded->added_bytes, mapped->repack_bytes);
+  // The last block's ffn_up (last by name in llama.cpp's file order) is repacked, so the mapped span ends
+  // before it: 768 rows x 256 / 32 x 18 = 110,592 B are not mapped.
+  EXPECT_DOUBLE_EQ(mapped->unmapped_bytes, 110592);
+  EXPECT_DOUBLE_EQ(loaded->unmapped_bytes, 0);
+  EXPECT_DOUBLE_EQ(mapped->added_bytes - loaded->added_bytes, mapped->repack_bytes - 110592);
+}
+
+TEST(Runtime, AmxTakesThePlainMatmulWeightsBeforeTheRepack) {
+  // F16 on x86-amx (check-runtime's v32k): every 2-D matmul weight has rows a multiple of 32 and a row length a
+  // multiple of 16, so AMX holds output 256 x 32,000 (16,384,000 B) and 6 layers x (q, o 256 x 256 + k, v
+  // 256 x 64 + gate, up, down 256 x 768) x 2 B = 9,043,968 B: 25,427,968 B (llama.cpp logged an AMX buffer
+  // of 24.25 MiB). With mmap the span of the CPU's weights starts after output.weight (first by name) and ends
+  // before the last block's ffn_up (256 x 768 x 2 = 393,216 B): 16,777,216 B are not mapped.
+  const ModelSpec m = small_model();
+  const WeightBuffers f = weight_buffers(m, f16(), RepackIsa::x86_amx);
+  EXPECT_DOUBLE_EQ(f.amx_bytes, 25427968);
+  EXPECT_DOUBLE_EQ(f.amx_weights, 25427968);  // F16 is not packed
+  EXPECT_DOUBLE_EQ(f.repack_bytes, 0);
+  EXPECT_DOUBLE_EQ(f.unmapped_bytes, 16384000 + 393216);
+  RuntimeSpec spec;
+  spec.repack = RepackIsa::x86_amx;
+  RuntimeOptions o;
+  const auto plain = runtime_buffers(m, f16(), kv("f16"), 512, {}, {}, o);
+  const auto mapped = runtime_buffers(m, f16(), kv("f16"), 512, {}, spec, o);
+  o.mmap = false;
+  const auto loaded = runtime_buffers(m, f16(), kv("f16"), 512, {}, spec, o);
+  ASSERT_TRUE(plain.ok() && mapped.ok() && loaded.ok());
+  EXPECT_DOUBLE_EQ(mapped->amx_bytes, 25427968);
+  EXPECT_DOUBLE_EQ(mapped->added_bytes - plain->added_bytes, 25427968.0 - 16777216);
+  EXPECT_DOUBLE_EQ(loaded->added_bytes, plain->added_bytes);  // the loaded copy replaces the tensors
+  // Q4_0: the Q4_0 layers (4,521,984 weights at 18 B per 32 = 2,543,616 B) and the Q6_K output (256 x 32,000
+  // at 210 B per 256 = 6,720,000 B) go to AMX unpacked in size; nothing is left for the repack.
+  const FileType& q4 = *find_file_type("Q4_0");
+  const WeightBuffers q = weight_buffers(m, q4, RepackIsa::x86_amx);
+  EXPECT_DOUBLE_EQ(q.amx_bytes, 2543616 + 6720000);
+  EXPECT_DOUBLE_EQ(q.amx_weights, q.amx_bytes);
+  EXPECT_DOUBLE_EQ(q.repack_bytes, 0);
+  EXPECT_DOUBLE_EQ(q.unmapped_bytes, 6720000 + 110592);
+  // Q8_0 adds an int32 per block of 32: (4,521,984 + 8,192,000) weights / 32 x 4 = 1,589,248 B.
+  const WeightBuffers q8 = weight_buffers(m, *find_file_type("Q8_0"), RepackIsa::x86_amx);
+  EXPECT_DOUBLE_EQ(q8.amx_weights, 12713984.0 / 32 * 34);
+  EXPECT_DOUBLE_EQ(q8.amx_bytes - q8.amx_weights, 1589248);
+}
+
+TEST(Runtime, AmxLeavesWhatItCannotTakeToTheRepack) {
+  // Heads of 48: q 256 x 192 and o 192 x 256 go to AMX, but k and v have 48 rows, not a multiple of 32; as Q4_0
+  // they go to the AVX-512 repack (rows a multiple of 8): 6 layers x 2 x 256 x 48 weights at 18 B per 32.
+  ModelSpec m = small_model();
+  m.head_dim = 48;  // q 256 x 192, k, v 256 x 48
+  const WeightBuffers q = weight_buffers(m, *find_file_type("Q4_0"), RepackIsa::x86_amx);
+  EXPECT_DOUBLE_EQ(q.repack_bytes, 6 * 2 * 256.0 * 48 / 32 * 18);
+}
+
+TEST(Runtime, AmxOnAHybrid) {
+  // llama-model write-hybrid h-lfm2.gguf lfm2 6 256 4 2 768 32000 3 (F16): AMX takes output, the 6 FFNs, the 2
+  // attention layers' q, o 256 x 256 and k, v 256 x 128 and the 4 conv layers' in_proj 256 x 768 and out_proj
+  // 256 x 256: (8,192,000 + 3,538,944 + 393,216 + 1,048,576) x 2 = 26,345,472 B (llama.cpp: 25.12 MiB). Not
+  // mapped: output.weight and layer 5's ffn_up (393,216 B).
+  ModelSpec m = small_model();
+  m.arch = "lfm2";
+  m.kv_heads = 2;
+  m.state = StateSpec{StateKind::shortconv, 4, 3};
+  const WeightBuffers f = weight_buffers(m, f16(), RepackIsa::x86_amx);
+  EXPECT_DOUBLE_EQ(f.amx_bytes, 26345472);
+  EXPECT_DOUBLE_EQ(f.unmapped_bytes, 16384000 + 393216);
 }
 
 TEST(Runtime, RepackTakesAHybridsStateLayerProjections) {
@@ -160,6 +224,7 @@ TEST(Runtime, Names) {
   EXPECT_EQ(find_repack_isa("ARM-i8mm"), RepackIsa::arm_i8mm);
   EXPECT_FALSE(find_repack_isa("sse"));
   EXPECT_EQ(to_string(RepackIsa::x86_avx512), "x86-avx512");
+  EXPECT_EQ(find_repack_isa("x86-amx"), RepackIsa::x86_amx);
   EXPECT_EQ(find_flash_attn("auto"), FlashAttn::automatic);
   EXPECT_FALSE(find_flash_attn("yes"));
 }

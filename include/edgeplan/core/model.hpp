@@ -125,6 +125,7 @@ struct TensorShape {
   std::uint64_t rows;        // product of the other dimensions
   std::uint32_t routed_experts = 0;  // > 0: a stack of that many routed experts, of which moe->used are read
   std::uint32_t layer_count = 1;     // layers this tensor stands for (1 outside the blocks)
+  bool last_layer = false;           // it stands for the last block's (a hybrid's taken to be an attention layer)
 };
 
 // Weights of t in all the layers it stands for.
