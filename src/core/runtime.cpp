@@ -185,10 +185,6 @@ WeightBuffers weight_buffers(const ModelSpec& m, const FileType& ft, RepackIsa i
   return w;
 }
 
-double repack_bytes(const ModelSpec& m, const FileType& ft, RepackIsa isa) {
-  return weight_buffers(m, ft, isa).repack_bytes;
-}
-
 Result<RuntimeBuffers> runtime_buffers(const ModelSpec& m, const FileType& ft, const KvCacheType& t,
                                        std::uint64_t context_tokens, const KvCacheSettings& s, const RuntimeSpec& spec,
                                        const RuntimeOptions& o) {

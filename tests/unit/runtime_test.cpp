@@ -127,11 +127,11 @@ TEST(Runtime, RepackTakesTheMatmulWeightsOfTheTypesTheIsaRepacks) {
   const ModelSpec m = small_model();
   const FileType& q4 = *find_file_type("Q4_0");
   const double layer_weights = 256.0 * 256 * 2 + 256.0 * 64 * 2 + 256.0 * 768 * 3;
-  EXPECT_DOUBLE_EQ(repack_bytes(m, q4, RepackIsa::x86_avx2), 6 * layer_weights / 32 * 18);
-  EXPECT_DOUBLE_EQ(repack_bytes(m, q4, RepackIsa::arm_dotprod),
+  EXPECT_DOUBLE_EQ(weight_buffers(m, q4, RepackIsa::x86_avx2).repack_bytes, 6 * layer_weights / 32 * 18);
+  EXPECT_DOUBLE_EQ(weight_buffers(m, q4, RepackIsa::arm_dotprod).repack_bytes,
                    6 * layer_weights / 32 * 18 + 256.0 * 32000 / 256 * 210);
-  EXPECT_DOUBLE_EQ(repack_bytes(m, q4, RepackIsa::none), 0);
-  EXPECT_DOUBLE_EQ(repack_bytes(m, f16(), RepackIsa::x86_avx512), 0);
+  EXPECT_DOUBLE_EQ(weight_buffers(m, q4, RepackIsa::none).repack_bytes, 0);
+  EXPECT_DOUBLE_EQ(weight_buffers(m, f16(), RepackIsa::x86_avx512).repack_bytes, 0);
   // With mmap the repacked copy sits beside the mapped file; without mmap it replaces those tensors.
   RuntimeSpec spec;
   spec.repack = RepackIsa::x86_avx2;
@@ -217,7 +217,7 @@ TEST(Runtime, RepackTakesAHybridsStateLayerProjections) {
   m.arch = "lfm2";
   m.kv_heads = 2;
   m.state = StateSpec{StateKind::shortconv, 4, 3};
-  EXPECT_DOUBLE_EQ(repack_bytes(m, *find_file_type("Q4_0"), RepackIsa::x86_avx2), 2801664);
+  EXPECT_DOUBLE_EQ(weight_buffers(m, *find_file_type("Q4_0"), RepackIsa::x86_avx2).repack_bytes, 2801664);
 }
 
 TEST(Runtime, Names) {

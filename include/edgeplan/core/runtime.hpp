@@ -93,9 +93,6 @@ struct WeightBuffers {
 };
 WeightBuffers weight_buffers(const ModelSpec& m, const FileType& ft, RepackIsa isa);
 
-// Bytes of the weights llama.cpp repacks on isa for m stored as ft (weight_buffers' repack_bytes).
-double repack_bytes(const ModelSpec& m, const FileType& ft, RepackIsa isa);
-
 // The buffers for a context of context_tokens per sequence; all zero when spec.buffers is false. Requires vocab
 // for the output phase (a model without one counts no logits).
 Result<RuntimeBuffers> runtime_buffers(const ModelSpec& m, const FileType& ft, const KvCacheType& t,
