@@ -95,8 +95,7 @@ Runner setup_kv(Options& opts) {
     io::Node inputs;
     DeviceSpec device = ctx.device(o->device, inputs);
     auto in = std::make_shared<const KvInputs>(kv_inputs(*o, ctx, inputs));
-    DeviceSpec scratch = device;  // runtime_options sets --ubatch on it; each combination's device gets it below
-    const RuntimeOptions ro = runtime_options(in->runtime, scratch);
+    const RuntimeOptions ro = runtime_options(in->runtime);  // each combination's device gets --ubatch below
     StructRows out{std::move(device), in->model, {}};
     out.worker = [in, ro] {
       // The weight bytes of the model this worker saw last.

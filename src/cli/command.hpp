@@ -207,7 +207,9 @@ struct RuntimeFlags {
   bool no_mmap = false;
 };
 void add_runtime_options(Options& opts, RuntimeFlags& f);
-// The options as core takes them; --ubatch set on the device's cache settings.
+// The options as core takes them.
+RuntimeOptions runtime_options(const RuntimeFlags& f);
+// The same, with --ubatch set on the device's cache settings.
 RuntimeOptions runtime_options(const RuntimeFlags& f, DeviceSpec& device);
 // A device with --ubatch set, for sweeps: `d` itself without one (no copy per combination), else `copy`, made d
 // with it.

@@ -91,6 +91,10 @@ void add_runtime_options(Options& opts, RuntimeFlags& f) {
 
 RuntimeOptions runtime_options(const RuntimeFlags& f, DeviceSpec& device) {
   if (f.ubatch) device.kv_cache.ubatch_tokens = *f.ubatch;
+  return runtime_options(f);
+}
+
+RuntimeOptions runtime_options(const RuntimeFlags& f) {
   RuntimeOptions o;
   const std::optional<FlashAttn> fa = find_flash_attn(f.flash_attn);
   if (!fa) throw UsageError(fmt::format("--flash-attn: '{}' is not auto, on or off", f.flash_attn));

@@ -31,6 +31,7 @@
 #include "llama.h"
 
 #include "load_backends.h"
+#include "tensor_order.h"
 
 static int fail(const char* what) {
   fprintf(stderr, "kvctx-llama: %s\n", what);
@@ -68,16 +69,9 @@ static void add_tensor(struct model_writer* w, const char* name, enum ggml_type 
   w->tensors[w->n++] = t;
 }
 
-// llama.cpp's tensor order (llama_model_loader's weight_name_comparer, the order llama-quantize writes): by block
-// (those outside the blocks first), then by name.
+// llama.cpp's tensor order (tensor_order.h), for qsort.
 static int llama_order(const void* a, const void* b) {
-  const char* x = ggml_get_name(*(struct ggml_tensor* const*)a);
-  const char* y = ggml_get_name(*(struct ggml_tensor* const*)b);
-  int lx = -1, ly = -1;
-  sscanf(x, "blk.%d.", &lx);
-  sscanf(y, "blk.%d.", &ly);
-  if (lx != ly) return lx < ly ? -1 : 1;
-  return strcmp(x, y);
+  return llama_tensor_order(ggml_get_name(*(struct ggml_tensor* const*)a), ggml_get_name(*(struct ggml_tensor* const*)b));
 }
 
 static void set_metadata(struct gguf_context* g, int layers, int hidden, int heads, int kv_heads, int head_dim, int ffn,

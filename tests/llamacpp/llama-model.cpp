@@ -28,6 +28,8 @@
 #include "gguf.h"
 #include "llama.h"
 
+#include "tensor_order.h"
+
 namespace {
 
 struct FtypeName {
@@ -101,16 +103,9 @@ int save(const char* out, gguf_context* g, const std::vector<Spec>& specs) {
     }
     tensors.push_back(t);
   }
-  // In the order llama.cpp's tools write (llama_model_loader's weight_name_comparer, as llama-quantize writes
-  // every file): by block (those outside the blocks first), then by name.
-  const auto block_of = [](const char* name) {
-    int b = -1;
-    std::sscanf(name, "blk.%d.", &b);
-    return b;
-  };
-  std::stable_sort(tensors.begin(), tensors.end(), [&](const ggml_tensor* a, const ggml_tensor* b) {
-    const int x = block_of(a->name), y = block_of(b->name);
-    return x != y ? x < y : std::strcmp(a->name, b->name) < 0;
+  // In the order llama.cpp's tools write (tensor_order.h).
+  std::stable_sort(tensors.begin(), tensors.end(), [](const ggml_tensor* a, const ggml_tensor* b) {
+    return llama_tensor_order(a->name, b->name) < 0;
   });
   for (ggml_tensor* t : tensors) gguf_add_tensor(g, t);
   const bool ok = gguf_write_to_file(g, out, false);

@@ -5,6 +5,7 @@
 #include <bit>
 #include <cstdint>
 #include <cstring>
+#include <span>
 #include <string_view>
 
 #include <fmt/compile.h>
@@ -90,25 +91,24 @@ void append_csv_field(std::string& out, const Cell& c) {
 
 class CsvRenderer final : public Renderer {
  public:
-  explicit CsvRenderer(const Report& head) : head_(head) {
-    if (head.tables.empty()) return;
-    for (const Column& c : head.tables.front().columns) whole_.push_back(c.count);
+  explicit CsvRenderer(const Report& head) {
+    if (!head.tables.empty()) columns_ = head.tables.front().columns;
   }
 
   void begin(std::ostream& out) override {
-    if (head_.tables.empty()) return;
+    if (columns_.empty()) return;
     std::string titles;
-    for (const Column& c : head_.tables.front().columns) titles += (titles.empty() ? "" : ",") + c.key;
+    for (const Column& c : columns_) titles += (titles.empty() ? "" : ",") + c.key;
     out << titles << '\n';
   }
   void rows(unsigned, std::span<const Row> block, std::string& text) override {
     for (const Row& row : block) {
-      for (std::size_t i = 0; i < whole_.size(); ++i) {
+      for (std::size_t i = 0; i < columns_.size(); ++i) {
         if (i) text += ',';
         if (i >= row.size()) continue;
         // A whole count is a double made an integer (output_cell); any other cell is written as it is.
-        if (whole_[i] && std::holds_alternative<double>(row[i])) {
-          append_csv_field(text, output_cell(row[i], head_.tables.front().columns[i]));
+        if (columns_[i].count && std::holds_alternative<double>(row[i])) {
+          append_csv_field(text, output_cell(row[i], columns_[i]));
         } else {
           append_csv_field(text, row[i]);
         }
@@ -119,8 +119,7 @@ class CsvRenderer final : public Renderer {
   void end(std::ostream&) override {}
 
  private:
-  const Report& head_;
-  std::vector<bool> whole_;  // per column: Column::count
+  std::span<const Column> columns_;  // the first table's (none without a table)
 };
 
 }  // namespace
