@@ -37,6 +37,30 @@ std::vector<io::GemmShape> layer_shapes(const ModelSpec& m, std::uint64_t tokens
           {"ffn_down", tokens, m.hidden, m.ffn}};
 }
 
+// The matmuls of one decoder layer as llama.cpp's graph runs them on `tokens` prompt tokens: Q, K, V and the
+// output projection (build_attn), the FFN's gate, up and down (build_ffn), each a weight of its own; shapes that
+// repeat are measured once and counted.
+std::vector<io::LayerMatmul> llama_layer(const ModelSpec& m, std::uint64_t tokens) {
+  const std::uint64_t q = std::uint64_t{m.heads} * m.head_dim, kv = std::uint64_t{m.kv_heads} * m.head_dim;
+  const std::uint64_t ffn = m.ffn;
+  const io::GemmShape all[] = {{"attn_q", tokens, q, m.hidden},     {"attn_k", tokens, kv, m.hidden},
+                               {"attn_v", tokens, kv, m.hidden},    {"attn_output", tokens, m.hidden, q},
+                               {"ffn_gate", tokens, ffn, m.hidden}, {"ffn_up", tokens, ffn, m.hidden},
+                               {"ffn_down", tokens, m.hidden, ffn}};
+  std::vector<io::LayerMatmul> layer;
+  for (const io::GemmShape& s : all) {
+    auto same = std::find_if(layer.begin(), layer.end(),
+                             [&](const io::LayerMatmul& l) { return l.shape.n == s.n && l.shape.k == s.k; });
+    if (same == layer.end()) {
+      layer.push_back({s, 1});
+    } else {
+      same->shape.name += ", " + s.name;
+      ++same->count;
+    }
+  }
+  return layer;
+}
+
 // Measurements of a busy machine read low: bench measures up to this many times, keeping each figure's best.
 constexpr unsigned kBenchAttempts = 3;
 
@@ -80,7 +104,8 @@ Runner setup_bench(Options& opts) {
     for (std::uint64_t n : o->sizes) shapes.push_back({fmt::format("square {}", n), n, n, n});
     const std::vector<io::GemmShape> layer = layer_shapes(model, o->prompt);
     shapes.insert(shapes.end(), layer.begin(), layer.end());
-    const io::GemmShape& quant_shape = layer[1];  // attn_output: hidden x (heads x head_dim)
+    const std::vector<io::LayerMatmul> quant_layer = llama_layer(model, o->prompt);
+    const std::uint64_t gemv_k = model.hidden;  // the rows of the decoded token's Q, K, V, gate and up
 
     // Each attempt measures everything; a busy machine is measured again, each figure keeping its best.
     io::ReadRate read;
@@ -101,13 +126,13 @@ Runner setup_bench(Options& opts) {
         matmul_kernel = m.kernel;
       }
       for (std::size_t i = 0; i < std::size(io::kQuantKinds); ++i) {
-        io::QuantRate q = io::measure_quant_matmul(io::kQuantKinds[i], quant_shape, threads, o->repeats);
+        io::QuantRate q = io::measure_quant_layer(io::kQuantKinds[i], quant_layer, threads, o->repeats);
         if (quant.size() <= i) {
           quant.push_back(std::move(q));
         } else if (q.flops_per_s > quant[i].flops_per_s) {
           quant[i] = std::move(q);
         }
-        io::QuantRate v = io::measure_quant_gemv(io::kQuantKinds[i], quant_shape.k, gemv_bytes, threads, o->repeats);
+        io::QuantRate v = io::measure_quant_gemv(io::kQuantKinds[i], gemv_k, gemv_bytes, threads, o->repeats);
         if (gemv.size() <= i) {
           gemv.push_back(std::move(v));
         } else if (v.flops_per_s > gemv[i].flops_per_s) {
@@ -183,14 +208,19 @@ Runner setup_bench(Options& opts) {
     r.header.push_back(fmt::format("matmul: edgeplan's kernel of llama.cpp's CPU fp16 matmul ({}), {} threads, best of "
                                    "{} after a warm-up; layer shapes of {} at {} tokens", matmul_kernel, threads,
                                    o->repeats, model.name, o->prompt));
-    r.header.push_back(fmt::format("quantized matmul: edgeplan's kernels of llama.cpp's CPU dot products ({}), {} x {} "
-                                   "weights (attn_output of {}) at {} tokens, {} threads, best of {} after a warm-up",
-                                   io::quant_isa(), quant_shape.n, quant_shape.k, model.name, quant_shape.m, threads,
-                                   o->repeats));
+    std::vector<std::string> quant_shapes;
+    for (const io::LayerMatmul& l : quant_layer) {
+      quant_shapes.push_back(fmt::format("{} {}x{}{}", l.shape.name, l.shape.n, l.shape.k,
+                                         l.count > 1 ? fmt::format(" (x{})", l.count) : ""));
+    }
+    r.header.push_back(fmt::format("quantized matmul: edgeplan's kernels of llama.cpp's CPU dot products ({}) over one "
+                                   "layer of {} as llama.cpp runs it ({}) at {} tokens: the layer's FLOPs over its "
+                                   "time, {} threads, best of {} after a warm-up for each shape", io::quant_isa(),
+                                   model.name, fmt::join(quant_shapes, "; "), o->prompt, threads, o->repeats));
     r.header.push_back(fmt::format("matrix-vector products (one decoded token): the same kernels in tiles of one token, "
                                    "{:.0f} MiB of weights each (half the read buffer: read from DRAM), rows of {}, {} "
                                    "threads, best of {} after a warm-up; GB/s is the weights streamed",
-                                   static_cast<double>(gemv_bytes) / units::kMiB, quant_shape.k, threads, o->repeats));
+                                   static_cast<double>(gemv_bytes) / units::kMiB, gemv_k, threads, o->repeats));
     if (attempts > 1 && busy.empty()) {
       r.notes.push_back(fmt::format("the machine was busy at first: measured {} times, the best of each figure kept",
                                     attempts));

@@ -11,6 +11,7 @@
 #include <thread>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <time.h>
 
 #include "edgeplan/util/units.hpp"
@@ -142,11 +143,17 @@ MatmulTime measure_f16_matmul(const GemmShape& shape, unsigned threads, unsigned
   return {mm.kernel(), seconds};
 }
 
-QuantRate measure_quant_matmul(QuantKind kind, const GemmShape& shape, unsigned threads, unsigned repeats) {
-  const std::uint64_t tokens = (shape.m + 7) / 8 * 8, k = std::max<std::uint64_t>(256, shape.k / 256 * 256);
-  QuantMatmul mm(kind, shape.n, k, tokens);
-  const double seconds = best_matmul_s(mm, threads, repeats);
-  return {kind, mm.kernel(), mm.flops() / seconds};
+QuantRate measure_quant_layer(QuantKind kind, std::span<const LayerMatmul> layer, unsigned threads, unsigned repeats) {
+  double flops = 0, seconds = 0;
+  std::vector<std::string> kernels;
+  for (const LayerMatmul& l : layer) {
+    const std::uint64_t tokens = (l.shape.m + 31) / 32 * 32, k = std::max<std::uint64_t>(256, l.shape.k / 256 * 256);
+    QuantMatmul mm(kind, l.shape.n, k, tokens);
+    flops += l.count * mm.flops();
+    seconds += l.count * best_matmul_s(mm, threads, repeats);
+    if (std::find(kernels.begin(), kernels.end(), mm.kernel()) == kernels.end()) kernels.push_back(mm.kernel());
+  }
+  return {kind, fmt::format("{}", fmt::join(kernels, " + ")), flops / seconds};
 }
 
 QuantRate measure_quant_gemv(QuantKind kind, std::uint64_t k, std::uint64_t weight_bytes, unsigned threads,

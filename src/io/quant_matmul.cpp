@@ -1,5 +1,14 @@
 #include "edgeplan/io/quant_matmul.hpp"
 
+// GCC 12's AVX-512 intrinsics start conversions from a self-initialised "undefined" vector, which -Wuninitialized
+// and -Wmaybe-uninitialized report inside its own headers (a false positive): silenced for this file, before any
+// header brings them in.
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
+
+#include <cstring>
 #include <stdexcept>
 #include <vector>
 
@@ -12,6 +21,10 @@
 #include <cpuid.h>
 #include <immintrin.h>
 #define EDGEPLAN_QDOT_X86 1
+#ifdef __linux__
+#include <sys/syscall.h>
+#include <unistd.h>
+#endif
 #endif
 
 namespace edgeplan::io {
@@ -43,7 +56,7 @@ static_assert(sizeof(BlockQ4_0) == 18 && sizeof(BlockQ8_0) == 34 && sizeof(Block
 constexpr std::uint64_t kTileTokens = 8;  // prompt tokens one unpacked weight block is multiplied with
 // A tile's tokens: kTileTokens for a matmul; 1 for a matrix-vector product (a decoded token, bench's GEMV).
 
-enum class Isa { scalar, avx2, vnni512 };  // what a kernel runs with (kernel_isa)
+enum class Isa { scalar, avx2, vnni512, amx };  // what a kernel runs with (kernel_isa, matmul_isa)
 
 // ggml's get_scale_min_k4: the scale and min of sub-block j (0..7) of a Q4_K block.
 void scale_min(int j, const std::uint8_t* q, int& scale, int& min) {
@@ -247,6 +260,229 @@ EDGEPLAN_QDOT_AVX2 void tile_q4_k_avx2(const void* wv, const void* av, std::uint
   for (std::uint64_t t = 0; t < T; ++t) out[t] = hsum(acc[t]) - hsum(mins[t]);
 }
 
+#endif  // EDGEPLAN_QDOT_X86
+
+// AMX: llama.cpp's prompt GEMMs on CPUs with AMX-INT8 (ggml-cpu/amx/mmq.cpp, tinygemm_kernel_amx, which
+// ggml_backend_amx_mul_mat runs for more than one token: one token takes its AVX-512 VNNI kernels). Weights are
+// packed once per 16 rows x one block into VNNI order (4 consecutive weights of a row per 32-bit lane, as
+// convert_B_packed_format does), with the 16 rows' scales beside them; each call multiplies 32 tokens by 32 rows
+// as 2 x 2 tiles of 16 x 16 int32 (_tile_dpbssd, 32 weights deep), stores the tiles and scales them into the fp32
+// output with AVX-512, as acc_C does. Q4_0 is kept as nibbles and unpacked into a tile per block (unpack_B, less
+// 8); Q4_K multiplies its eight 32-weight groups one by one, weights each group's int32 tile by its 6-bit scales
+// (scale_C) and subtracts the mins through the activations' group sums (acc_C of block_q4_K, _mm512_dpwssds_epi32).
+// The tile shapes are ggml_tile_config_init's. This is edgeplan's own code of that arithmetic and data movement.
+constexpr std::uint64_t kAmxTile = 16;   // TILE_M = TILE_N: tokens and rows of one tile
+constexpr std::uint64_t kAmxBlock = 32;  // tokens and rows of one kernel call (2 x 2 tiles)
+
+// The byte of weight k (0..31) of row n (0..15) in a VNNI-ordered B tile of 8 rows of 64 bytes.
+constexpr std::size_t vnni_index(std::size_t k, std::size_t n) { return (k / 4) * 64 + n * 4 + k % 4; }
+
+// Bytes of the packed record of 16 rows x one block: the int8 tile (Q8_0: 512) or its nibbles (Q4_0: 256; Q4_K:
+// 256 per group of 32), then the per-row scales: Q4_0, Q8_0: 16 fp16; Q4_K: 8 x 16 int8 scales, 4 x 32 int8 mins
+// (groups 2j and 2j + 1 of a row side by side), 16 fp16 d, 16 fp16 dmin.
+constexpr std::uint64_t kQ4KScales = 8 * 256, kQ4KMins = kQ4KScales + 128, kQ4KD = kQ4KMins + 128,
+                        kQ4KDmin = kQ4KD + 32;
+std::uint64_t amx_record_bytes(QuantKind kind) {
+  switch (kind) {
+    case QuantKind::q4_0: return 256 + 32;
+    case QuantKind::q8_0: return 512 + 32;
+    case QuantKind::q4_k: return kQ4KDmin + 32;
+  }
+  return 0;
+}
+
+// A 512-byte tile of values 0..15 as 256 bytes of nibbles: byte j of chunk c holds tile bytes 128c + j (low) and
+// 128c + 64 + j (high), the order unpack_nibbles restores with two 512-bit masks.
+void pack_nibbles(const std::uint8_t* tile, std::uint8_t* out) {
+  for (std::size_t c = 0; c < 4; ++c) {
+    for (std::size_t j = 0; j < 64; ++j) {
+      out[64 * c + j] = static_cast<std::uint8_t>(tile[128 * c + j] | (tile[128 * c + 64 + j] << 4));
+    }
+  }
+}
+
+#if EDGEPLAN_QDOT_X86
+#define EDGEPLAN_QDOT_AMX \
+  __attribute__((target("avx2,fma,f16c,avx512f,avx512vl,avx512bw,avx512vnni,amx-tile,amx-int8")))
+
+// GCC's tile loads are asm statements without a memory input: the unpacked tiles written just before must reach
+// memory first.
+#define EDGEPLAN_AMX_LOAD(tmm, base, stride) \
+  do {                                       \
+    __asm__ volatile("" ::: "memory");       \
+    _tile_loadd(tmm, base, stride);          \
+  } while (0)
+
+struct alignas(64) TileConfig {  // the 64-byte operand of ldtilecfg (palette 1)
+  std::uint8_t palette = 1, start_row = 0, reserved[14] = {};
+  std::uint16_t colsb[16] = {64, 64, 32, 32, 64, 64, 64, 64};  // bytes per row: B, B, A, A, C x 4
+  std::uint8_t rows[16] = {8, 8, 16, 16, 16, 16, 16, 16};
+};
+
+EDGEPLAN_QDOT_AMX void amx_configure() {
+  static const TileConfig config;
+  _tile_loadconfig(&config);
+}
+
+// Q4_0's nibbles (less 8) or Q4_K's (as they are) into a 512-byte int8 tile (pack_nibbles' order).
+template <bool kLess8>
+EDGEPLAN_QDOT_AMX void unpack_nibbles(const std::uint8_t* packed, std::int8_t* tile) {
+  const __m512i low = _mm512_set1_epi8(0xF), eight = _mm512_set1_epi8(kLess8 ? 8 : 0);
+  for (std::size_t c = 0; c < 4; ++c) {
+    const __m512i bytes = _mm512_loadu_si512(packed + 64 * c);
+    _mm512_storeu_si512(tile + 128 * c, _mm512_sub_epi8(_mm512_and_si512(bytes, low), eight));
+    _mm512_storeu_si512(tile + 128 * c + 64,
+                        _mm512_sub_epi8(_mm512_and_si512(_mm512_srli_epi16(bytes, 4), low), eight));
+  }
+}
+
+// c[m][0..16) (+)= tile[m] x d_w x d_a for the 16 tokens of a tile (acc_C of block_q4_0 / block_q8_0); a is the
+// first token's activation block, the next token's nb blocks on.
+EDGEPLAN_QDOT_AMX void amx_scale_q8(float* c, std::uint64_t ldc, const std::int32_t* tile, const BlockQ8_0* a,
+                                    std::uint64_t nb, const std::uint8_t* scales, bool accumulate) {
+  const __m512 dw = _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(scales)));
+  for (std::uint64_t m = 0; m < kAmxTile; ++m) {
+    const __m512 d = _mm512_mul_ps(dw, _mm512_set1_ps(_cvtsh_ss(a[m * nb].d)));
+    const __m512 sum = accumulate ? _mm512_loadu_ps(c + m * ldc) : _mm512_setzero_ps();
+    _mm512_storeu_ps(c + m * ldc, _mm512_fmadd_ps(_mm512_cvtepi32_ps(_mm512_loadu_si512(tile + m * kAmxTile)), d, sum));
+  }
+}
+
+// 32 tokens x 32 rows of Q4_0 or Q8_0: w0 and w1 are the packed records of the two 16-row groups at block 0 (the
+// next block `record` bytes on), a the first token's activation blocks. As tinygemm_kernel_amx, the tiles of block
+// b are stored while those of block b - 1 are scaled (two C buffers), so AMX and AVX-512 work overlap.
+template <bool kNibbles>
+EDGEPLAN_QDOT_AMX void amx_block_q8(const std::uint8_t* w0, const std::uint8_t* w1, std::uint64_t record,
+                                    const BlockQ8_0* a, std::uint64_t nb, float* c, std::uint64_t ldc) {
+  constexpr std::uint64_t kScales = kNibbles ? 256 : 512, kTileInts = kAmxTile * kAmxTile;
+  alignas(64) std::int8_t b0[512], b1[512];
+  alignas(64) std::int32_t buffers[2][4 * kTileInts];
+  std::int32_t* cur = buffers[0];
+  std::int32_t* pre = buffers[1];
+  const BlockQ8_0* a1 = a + kAmxTile * nb;  // tokens 16..31
+  const long lda = static_cast<long>(nb * sizeof(BlockQ8_0));
+  const auto scale = [&](std::uint64_t b, const std::int32_t* tiles, bool accumulate) {
+    const std::uint8_t* s0 = w0 + b * record + kScales;
+    const std::uint8_t* s1 = w1 + b * record + kScales;
+    amx_scale_q8(c, ldc, tiles, a + b, nb, s0, accumulate);
+    amx_scale_q8(c + kAmxTile * ldc, ldc, tiles + kTileInts, a1 + b, nb, s0, accumulate);
+    amx_scale_q8(c + kAmxTile, ldc, tiles + 2 * kTileInts, a + b, nb, s1, accumulate);
+    amx_scale_q8(c + kAmxTile * ldc + kAmxTile, ldc, tiles + 3 * kTileInts, a1 + b, nb, s1, accumulate);
+  };
+  for (std::uint64_t b = 0; b < nb; ++b) {
+    if constexpr (kNibbles) {
+      unpack_nibbles<true>(w0 + b * record, b0);
+      unpack_nibbles<true>(w1 + b * record, b1);
+      EDGEPLAN_AMX_LOAD(0, b0, 64);
+      EDGEPLAN_AMX_LOAD(1, b1, 64);
+    } else {
+      _tile_loadd(0, w0 + b * record, 64);
+      _tile_loadd(1, w1 + b * record, 64);
+    }
+    _tile_loadd(2, a[b].qs, lda);
+    _tile_loadd(3, a1[b].qs, lda);
+    _tile_zero(4);
+    _tile_zero(5);
+    _tile_zero(6);
+    _tile_zero(7);
+    _tile_dpbssd(4, 2, 0);
+    _tile_dpbssd(5, 3, 0);
+    _tile_dpbssd(6, 2, 1);
+    _tile_dpbssd(7, 3, 1);
+    _tile_stored(4, cur, 64);
+    _tile_stored(5, cur + kTileInts, 64);
+    _tile_stored(6, cur + 2 * kTileInts, 64);
+    _tile_stored(7, cur + 3 * kTileInts, 64);
+    if (b > 0) scale(b - 1, pre, b > 1);
+    std::swap(cur, pre);
+  }
+  scale(nb - 1, pre, nb > 1);
+}
+
+// sumi[m] (+)= tile[m] x the group's 16 scales (scale_C).
+EDGEPLAN_QDOT_AMX void amx_scale_group(const std::int32_t* tile, std::int32_t* sumi, const std::uint8_t* scales,
+                                       bool accumulate) {
+  const __m512i s = _mm512_cvtepi8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(scales)));
+  for (std::uint64_t m = 0; m < kAmxTile; ++m) {
+    const __m512i prod = _mm512_mullo_epi32(_mm512_loadu_si512(tile + m * kAmxTile), s);
+    _mm512_storeu_si512(sumi + m * kAmxTile,
+                        accumulate ? _mm512_add_epi32(_mm512_loadu_si512(sumi + m * kAmxTile), prod) : prod);
+  }
+}
+
+// c[m] (+)= d_a (d x sumi[m] - dmin x sum_j min_j bsum_j) for the 16 tokens of a tile (acc_C of block_q4_K).
+EDGEPLAN_QDOT_AMX void amx_scale_q4_k(float* c, std::uint64_t ldc, const std::int32_t* sumi, const BlockQ8K* a,
+                                      std::uint64_t nb, const std::uint8_t* record, bool accumulate) {
+  const __m512 d = _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(record + kQ4KD)));
+  const __m512 dmin = _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(record + kQ4KDmin)));
+  for (std::uint64_t m = 0; m < kAmxTile; ++m) {
+    const BlockQ8K& y = a[m * nb];
+    const __m256i bsums = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(y.bsums));
+    const __m512i groups = _mm512_castsi128_si512(  // the eight group sums of 32, as int16 pairs (2j, 2j + 1)
+        _mm_hadd_epi16(_mm256_extracti128_si256(bsums, 0), _mm256_extracti128_si256(bsums, 1)));
+    __m512i mins = _mm512_setzero_si512();
+    for (int j = 0; j < 4; ++j) {
+      const __m512i pair = _mm512_permutexvar_epi32(_mm512_set1_epi32(j), groups);
+      const __m512i m16 =
+          _mm512_cvtepi8_epi16(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(record + kQ4KMins + 32 * j)));
+      mins = _mm512_dpwssds_epi32(mins, pair, m16);
+    }
+    __m512 sum = accumulate ? _mm512_loadu_ps(c + m * ldc) : _mm512_setzero_ps();
+    sum = _mm512_fmadd_ps(_mm512_cvtepi32_ps(_mm512_loadu_si512(sumi + m * kAmxTile)),
+                          _mm512_mul_ps(d, _mm512_set1_ps(y.d)), sum);
+    sum = _mm512_fmadd_ps(_mm512_cvtepi32_ps(mins), _mm512_mul_ps(dmin, _mm512_set1_ps(-y.d)), sum);
+    _mm512_storeu_ps(c + m * ldc, sum);
+  }
+}
+
+// 32 tokens x 32 rows of Q4_K (tinygemm_kernel_amx of the K-quants): per block, the eight groups' products are
+// summed in int32 under their scales, then scaled into c with the mins subtracted.
+EDGEPLAN_QDOT_AMX void amx_block_q4_k(const std::uint8_t* w0, const std::uint8_t* w1, std::uint64_t record,
+                                      const BlockQ8K* a, std::uint64_t nb, float* c, std::uint64_t ldc) {
+  constexpr std::uint64_t kTileInts = kAmxTile * kAmxTile;
+  alignas(64) std::int8_t b0[512], b1[512], act[kAmxTile * 32];
+  alignas(64) std::int32_t tiles[4][kTileInts], sumi[4][kTileInts];
+  const BlockQ8K* a1 = a + kAmxTile * nb;
+  // The 16 tokens' 32 activations of group j into a tile (unpack_A: a Q8_K block is 292 bytes).
+  const auto gather = [&](const BlockQ8K* first, std::uint64_t b, int j) {
+    for (std::uint64_t m = 0; m < kAmxTile; ++m) std::memcpy(act + 32 * m, first[m * nb + b].qs + 32 * j, 32);
+  };
+  for (std::uint64_t b = 0; b < nb; ++b) {
+    const std::uint8_t* r0 = w0 + b * record;
+    const std::uint8_t* r1 = w1 + b * record;
+    for (int j = 0; j < 8; ++j) {
+      unpack_nibbles<false>(r0 + 256 * j, b0);
+      unpack_nibbles<false>(r1 + 256 * j, b1);
+      EDGEPLAN_AMX_LOAD(0, b0, 64);
+      EDGEPLAN_AMX_LOAD(1, b1, 64);
+      gather(a, b, j);
+      EDGEPLAN_AMX_LOAD(2, act, 32);
+      _tile_zero(4);
+      _tile_zero(6);
+      _tile_dpbssd(4, 2, 0);
+      _tile_dpbssd(6, 2, 1);
+      _tile_stored(4, tiles[0], 64);
+      _tile_stored(6, tiles[2], 64);
+      amx_scale_group(tiles[0], sumi[0], r0 + kQ4KScales + 16 * j, j > 0);
+      amx_scale_group(tiles[2], sumi[2], r1 + kQ4KScales + 16 * j, j > 0);
+      gather(a1, b, j);
+      EDGEPLAN_AMX_LOAD(3, act, 32);
+      _tile_zero(5);
+      _tile_zero(7);
+      _tile_dpbssd(5, 3, 0);
+      _tile_dpbssd(7, 3, 1);
+      _tile_stored(5, tiles[1], 64);
+      _tile_stored(7, tiles[3], 64);
+      amx_scale_group(tiles[1], sumi[1], r0 + kQ4KScales + 16 * j, j > 0);
+      amx_scale_group(tiles[3], sumi[3], r1 + kQ4KScales + 16 * j, j > 0);
+    }
+    amx_scale_q4_k(c, ldc, sumi[0], a + b, nb, r0, b > 0);
+    amx_scale_q4_k(c + kAmxTile * ldc, ldc, sumi[1], a1 + b, nb, r0, b > 0);
+    amx_scale_q4_k(c + kAmxTile, ldc, sumi[2], a + b, nb, r1, b > 0);
+    amx_scale_q4_k(c + kAmxTile * ldc + kAmxTile, ldc, sumi[3], a1 + b, nb, r1, b > 0);
+  }
+}
+
 // AVX-512 F, VL, BW and VNNI, with the OS saving their state (what __builtin_cpu_supports checks).
 bool have_vnni512() {
   return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") &&
@@ -259,9 +495,28 @@ bool have_avx2() {
   const bool f16c = __get_cpuid(1, &eax, &ebx, &ecx, &edx) != 0 && (ecx & bit_F16C) != 0;
   return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && f16c;
 }
+
+// AMX-TILE and AMX-INT8 (CPUID leaf 7, EDX bits 24 and 25) with AVX-512 VNNI for the scaling, and the kernel's
+// leave to use the tile data (Linux: arch_prctl ARCH_REQ_XCOMP_PERM for XFEATURE_XTILEDATA, as ggml's AMX backend
+// asks in amx.cpp); asked once per process.
+bool have_amx() {
+  static const bool usable = [] {
+    unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+    if (__get_cpuid_count(7, 0, &eax, &ebx, &ecx, &edx) == 0) return false;
+    if ((edx & (1u << 24)) == 0 || (edx & (1u << 25)) == 0 || !have_vnni512()) return false;
+#ifdef __linux__
+    constexpr long kArchReqXcompPerm = 0x1023, kXfeatureXtiledata = 18;
+    return syscall(SYS_arch_prctl, kArchReqXcompPerm, kXfeatureXtiledata) == 0;
+#else
+    return false;
+#endif
+  }();
+  return usable;
+}
 #else
 bool have_avx2() { return false; }
 bool have_vnni512() { return false; }
+bool have_amx() { return false; }
 #endif
 
 // The instruction set a kind's kernel runs with under `isa`: AVX-512 VNNI only for the Q8_0-activation kernels (the
@@ -269,8 +524,15 @@ bool have_vnni512() { return false; }
 // faster than one).
 Isa kernel_isa(QuantKind kind, QuantIsa isa) {
   if (isa == QuantIsa::scalar || !have_avx2()) return Isa::scalar;
-  if (isa == QuantIsa::best && kind != QuantKind::q4_k && have_vnni512()) return Isa::vnni512;
+  if (isa != QuantIsa::avx2 && kind != QuantKind::q4_k && have_vnni512()) return Isa::vnni512;
   return Isa::avx2;
+}
+
+// A matmul's instruction set: AMX under `best` where the CPU has it and the tokens and rows fill its 32 x 32
+// calls (llama.cpp's AMX buffer takes weights of rows % 32 == 0 only: ggml-cpu/amx/amx.cpp), else kernel_isa's.
+Isa matmul_isa(QuantKind kind, QuantIsa isa, std::uint64_t rows, std::uint64_t tokens) {
+  if (isa == QuantIsa::best && tokens % kAmxBlock == 0 && rows % kAmxBlock == 0 && have_amx()) return Isa::amx;
+  return kernel_isa(kind, isa);
 }
 
 // The one-row kernel of `kind` under `isa` for tiles of T tokens.
@@ -310,6 +572,7 @@ Tile2 tile2_for(QuantKind kind, Isa isa) {
 
 const char* isa_name(Isa isa) {
   switch (isa) {
+    case Isa::amx: return "AMX";
     case Isa::vnni512: return "AVX-512 VNNI";
     case Isa::avx2: return "AVX2";
     case Isa::scalar: return "scalar";
@@ -363,8 +626,60 @@ struct QuantMatmul::Data {
   std::vector<qdot::BlockQ8_0> q8_0, act8;
   std::vector<qdot::BlockQ4K> q4_k;
   std::vector<qdot::BlockQ8K> act_k;
+  std::vector<std::uint8_t> packed;  // isa amx: the weights in 16-row records (pack_amx)
   std::vector<float> out;
 };
+
+namespace qdot {
+
+// The weights into AMX records, 16 rows x one block each, row group g's block b at (g x blocks + b) x record
+// bytes (PACKED_INDEX of mmq.cpp).
+void pack_amx(QuantMatmul::Data& d) {
+  const std::uint64_t nb = d.weight_blocks, record = amx_record_bytes(d.kind);
+  d.packed.assign(d.rows / kAmxTile * nb * record, 0);
+  std::uint8_t tile[512];
+  for (std::uint64_t g = 0; g < d.rows / kAmxTile; ++g) {
+    for (std::uint64_t b = 0; b < nb; ++b) {
+      std::uint8_t* p = d.packed.data() + (g * nb + b) * record;
+      for (std::size_t n = 0; n < kAmxTile; ++n) {
+        const std::uint64_t w = (g * kAmxTile + n) * nb + b;
+        switch (d.kind) {
+          case QuantKind::q4_0:
+            for (int k = 0; k < 32; ++k) {
+              tile[vnni_index(k, n)] = static_cast<std::uint8_t>(q4_0_weight(d.q4_0[w], k) + 8);
+            }
+            std::memcpy(p + 256 + 2 * n, &d.q4_0[w].d, 2);
+            break;
+          case QuantKind::q8_0:
+            for (std::size_t k = 0; k < 32; ++k) p[vnni_index(k, n)] = static_cast<std::uint8_t>(d.q8_0[w].qs[k]);
+            std::memcpy(p + 512 + 2 * n, &d.q8_0[w].d, 2);
+            break;
+          case QuantKind::q4_k:
+            for (int j = 0; j < 8; ++j) {
+              int scale = 0, min = 0;
+              scale_min(j, d.q4_k[w].scales, scale, min);
+              p[kQ4KScales + 16 * j + n] = static_cast<std::uint8_t>(scale);
+              p[kQ4KMins + 32 * (j / 2) + 2 * n + j % 2] = static_cast<std::uint8_t>(min);
+            }
+            std::memcpy(p + kQ4KD + 2 * n, &d.q4_k[w].d, 2);
+            std::memcpy(p + kQ4KDmin + 2 * n, &d.q4_k[w].dmin, 2);
+            break;
+        }
+      }
+      if (d.kind == QuantKind::q4_0) pack_nibbles(tile, p);
+      if (d.kind != QuantKind::q4_k) continue;
+      for (int j = 0; j < 8; ++j) {  // group j: the low nibbles of bytes 32 (j / 2).. for even j, the high for odd
+        for (std::size_t n = 0; n < kAmxTile; ++n) {
+          const std::uint8_t* q = d.q4_k[(g * kAmxTile + n) * nb + b].qs + 32 * (j / 2);
+          for (std::size_t k = 0; k < 32; ++k) tile[vnni_index(k, n)] = j % 2 == 0 ? q[k] & 0xF : q[k] >> 4;
+        }
+        pack_nibbles(tile, p + 256 * j);
+      }
+    }
+  }
+}
+
+}  // namespace qdot
 
 std::string_view weight_type(QuantKind k) {
   switch (k) {
@@ -389,7 +704,8 @@ std::uint64_t quant_row_bytes(QuantKind kind, std::uint64_t k) {
 bool cpu_has_avx2() { return qdot::have_avx2(); }
 
 std::string_view quant_isa() {
-  return qdot::isa_name(qdot::kernel_isa(QuantKind::q4_0, QuantIsa::best));
+  return qdot::have_amx() ? qdot::isa_name(qdot::Isa::amx)
+                          : qdot::isa_name(qdot::kernel_isa(QuantKind::q4_0, QuantIsa::best));
 }
 
 QuantMatmul::QuantMatmul(QuantKind kind, std::uint64_t rows, std::uint64_t k, std::uint64_t tokens, QuantIsa isa)
@@ -400,7 +716,7 @@ QuantMatmul::QuantMatmul(QuantKind kind, std::uint64_t rows, std::uint64_t k, st
   }
   Data& d = *data_;
   d.kind = kind;
-  d.isa = qdot::kernel_isa(kind, isa);
+  d.isa = qdot::matmul_isa(kind, isa, rows, tokens);
   d.rows = rows;
   d.k = k;
   d.tokens = tokens;
@@ -419,6 +735,7 @@ QuantMatmul::QuantMatmul(QuantKind kind, std::uint64_t rows, std::uint64_t k, st
     d.act8 = qdot::random_blocks<qdot::BlockQ8_0>(tokens * d.activation_blocks, bytes);
   }
   d.out.assign(tokens * rows, 0.0f);
+  if (d.isa == qdot::Isa::amx) qdot::pack_amx(d);
 }
 
 QuantMatmul::~QuantMatmul() = default;
@@ -461,9 +778,35 @@ void run_tiles(QuantMatmul::Data& d, std::uint64_t row_begin, std::uint64_t row_
   }
 }
 
+#if EDGEPLAN_QDOT_X86
+// The 32-row blocks of `d` that start in [row_begin, row_end), for every 32 tokens, through the AMX kernels.
+EDGEPLAN_QDOT_AMX void run_amx(QuantMatmul::Data& d, std::uint64_t row_begin, std::uint64_t row_end) {
+  amx_configure();
+  const std::uint64_t nb = d.weight_blocks, record = amx_record_bytes(d.kind), group = nb * record;
+  const std::uint64_t end = std::min(row_end, d.rows);
+  for (std::uint64_t t = 0; t < d.tokens; t += kAmxBlock) {
+    for (std::uint64_t r = (row_begin + kAmxBlock - 1) / kAmxBlock * kAmxBlock; r < end; r += kAmxBlock) {
+      const std::uint8_t* w0 = d.packed.data() + r / kAmxTile * group;
+      float* c = d.out.data() + t * d.rows + r;
+      switch (d.kind) {
+        case QuantKind::q4_0: amx_block_q8<true>(w0, w0 + group, record, d.act8.data() + t * nb, nb, c, d.rows); break;
+        case QuantKind::q8_0: amx_block_q8<false>(w0, w0 + group, record, d.act8.data() + t * nb, nb, c, d.rows); break;
+        case QuantKind::q4_k: amx_block_q4_k(w0, w0 + group, record, d.act_k.data() + t * nb, nb, c, d.rows); break;
+      }
+    }
+  }
+}
+#endif
+
 }  // namespace qdot
 
 void QuantMatmul::run(std::uint64_t row_begin, std::uint64_t row_end) {
+#if EDGEPLAN_QDOT_X86
+  if (data_->isa == qdot::Isa::amx) {
+    qdot::run_amx(*data_, row_begin, row_end);
+    return;
+  }
+#endif
   if (data_->tokens == 1) {
     qdot::run_tiles<1>(*data_, row_begin, row_end);
   } else {
@@ -478,6 +821,10 @@ double QuantMatmul::flops() const {
 std::uint64_t QuantMatmul::rows() const { return data_->rows; }
 
 std::string QuantMatmul::kernel() const {
+  if (data_->isa == qdot::Isa::amx) {
+    return fmt::format("{} x {} int8 dot products, {}x{} tile, AMX", weight_type(data_->kind),
+                       activation_type(data_->kind), qdot::kAmxBlock, qdot::kAmxBlock);
+  }
   const bool two = data_->tokens == 1 ? qdot::tile2_for<1>(data_->kind, data_->isa) != nullptr
                                       : qdot::tile2_for<qdot::kTileTokens>(data_->kind, data_->isa) != nullptr;
   return fmt::format("{} x {} int8 dot products, {}x{} tile, {}", weight_type(data_->kind), activation_type(data_->kind),

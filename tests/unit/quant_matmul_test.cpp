@@ -21,7 +21,7 @@ TEST(QuantMatmul, CountsFlopsAndNamesItsKernel) {
   EXPECT_EQ(weight_type(QuantKind::q8_0), "Q8_0");
   EXPECT_EQ(activation_type(QuantKind::q4_k), "Q8_K");
   const std::string isa(quant_isa());
-  EXPECT_TRUE(isa == "AVX-512 VNNI" || isa == "AVX2" || isa == "scalar") << isa;
+  EXPECT_TRUE(isa == "AMX" || isa == "AVX-512 VNNI" || isa == "AVX2" || isa == "scalar") << isa;
   const std::string q4k = QuantMatmul(QuantKind::q4_k, 8, 256, 8).kernel();  // no VNNI kernel of Q4_K
   EXPECT_EQ(q4k.find("VNNI"), std::string::npos) << q4k;
   EXPECT_THROW(QuantMatmul(QuantKind::q8_0, 8, 100, 4), std::invalid_argument);  // k not a multiple of 256
@@ -47,7 +47,7 @@ TEST(QuantMatmul, IsaKernelsAgreeWithThePortableLoop) {
     const QuantMatmul& scalar = ref.mm;
     const double largest = ref.largest;
     EXPECT_GT(largest, 0.1) << weight_type(kind);
-    for (QuantIsa isa : {QuantIsa::best, QuantIsa::avx2}) {
+    for (QuantIsa isa : {QuantIsa::best, QuantIsa::vnni512, QuantIsa::avx2}) {
       QuantMatmul fast(kind, 32, 1024, 8, isa);
       fast.run(0, 15);  // two slices, as two threads run them; odd ones, so a two-row tile leaves one row over
       fast.run(15, 32);
@@ -55,6 +55,30 @@ TEST(QuantMatmul, IsaKernelsAgreeWithThePortableLoop) {
       for (std::size_t i = 0; i < scalar.output().size(); ++i) {
         EXPECT_NEAR(fast.output()[i], scalar.output()[i], 1e-5 * largest) << fast.kernel() << " output " << i;
       }
+    }
+  }
+}
+
+// A prompt of 32 tokens over 64 rows: where the CPU has AMX, `best` runs the AMX tiles (32 x 32 calls) and gives
+// the portable loop's products; the slices start inside a block, as bench's threads' may (each block runs once,
+// in the slice it starts in). Without AMX `best` names another kernel, and the test says it skipped.
+TEST(QuantMatmul, AmxTilesAgreeWithThePortableLoop) {
+  for (QuantKind kind : kQuantKinds) {
+    QuantMatmul scalar(kind, 64, 1024, 32, QuantIsa::scalar), amx(kind, 64, 1024, 32);
+    if (amx.kernel().find("AMX") == std::string::npos) GTEST_SKIP() << "no AMX here: " << amx.kernel();
+    EXPECT_EQ(amx.kernel(), std::string(weight_type(kind)) + " x " + std::string(activation_type(kind)) +
+                                " int8 dot products, 32x32 tile, AMX");
+    EXPECT_EQ(QuantMatmul(kind, 64, 1024, 32, QuantIsa::vnni512).kernel().find("AMX"), std::string::npos);
+    EXPECT_EQ(QuantMatmul(kind, 48, 1024, 32).kernel().find("AMX"), std::string::npos);  // rows not a multiple of 32
+    scalar.run(0, 64);
+    amx.run(0, 20);
+    amx.run(20, 64);
+    double largest = 0;
+    for (float v : scalar.output()) largest = std::max(largest, static_cast<double>(std::fabs(v)));
+    EXPECT_GT(largest, 0.1) << weight_type(kind);
+    ASSERT_EQ(amx.output().size(), 32u * 64);
+    for (std::size_t i = 0; i < scalar.output().size(); ++i) {
+      EXPECT_NEAR(amx.output()[i], scalar.output()[i], 1e-5 * largest) << amx.kernel() << " output " << i;
     }
   }
 }

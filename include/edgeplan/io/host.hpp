@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -58,15 +59,23 @@ struct MatmulTime {
 };
 MatmulTime measure_f16_matmul(const GemmShape& shape, unsigned threads, unsigned repeats);
 
-// Best rate of `repeats` quantized multiplies of shape (M tokens, N rows, K) after one warm-up, `threads` threads
-// each running a contiguous slice of the rows, FLOP/s; with the kernel that ran. M is rounded up to a multiple of 8
-// and K down to a multiple of 256 (at least 256), as the kernels need.
+// A matmul of a decoder layer and how many times the layer runs that shape.
+struct LayerMatmul {
+  GemmShape shape;
+  unsigned count = 1;
+};
+// The rate of quantized multiplies over a layer's matmuls, FLOP/s: each shape's best time of `repeats` after one
+// warm-up, `threads` threads each running a contiguous slice of the rows, and the layer's FLOPs over its time
+// (sum of count x FLOPs over sum of count x seconds); with the kernels that ran ("K1 + K2" where shapes ran
+// different ones). M is rounded up to a multiple of 32 (the AMX kernels' calls; the others need 8) and K down to a
+// multiple of 256 (at least 256), as the kernels need. The shapes matter: on AMX an output 1024 floats wide
+// (4 KiB rows) runs at a third of the rate of one 1056 wide, its tiles' rows falling in the same L1 sets.
 struct QuantRate {
   QuantKind kind = QuantKind::q4_0;
   std::string kernel;      // QuantMatmul::kernel(): "Q4_0 x Q8_0 int8 dot products, 2x8 tile, AVX-512 VNNI"
   double flops_per_s = 0;
 };
-QuantRate measure_quant_matmul(QuantKind kind, const GemmShape& shape, unsigned threads, unsigned repeats);
+QuantRate measure_quant_layer(QuantKind kind, std::span<const LayerMatmul> layer, unsigned threads, unsigned repeats);
 // The same for one token (a matrix-vector product, what each decoded token runs) over weights of at least
 // `weight_bytes` in rows of K (rounded down to a multiple of 256), read from DRAM when that is far larger than the
 // caches: how fast the kernel streams the weights it multiplies, against the plain read rate above.

@@ -11,7 +11,10 @@
 // mul_sum_us8_pairs_float and the repack GEMMs under __AVX512VNNI__ and __AVX512VL__); elsewhere a portable scalar
 // loop. Like llama.cpp's prefill paths on AVX2 (the repacked Q4_0 / Q4_K GEMMs of
 // ggml-cpu/repack.cpp and llamafile's tinyBLAS for Q8_0), a weight block is unpacked once and multiplied by the
-// blocks of 8 prompt tokens, two weight rows at a time with AVX-512 VNNI (Q4_0, Q8_0). FLOPs = 2 x rows x k x tokens (docs/model.md, "bench").
+// blocks of 8 prompt tokens, two weight rows at a time with AVX-512 VNNI (Q4_0, Q8_0). On CPUs with AMX-INT8 a
+// prompt (tokens and rows multiples of 32) runs as llama.cpp's AMX GEMMs do (ggml-cpu/amx/mmq.cpp): weights packed
+// in VNNI order per 16 rows, 32 x 32 calls of four int8 tiles, scaled into fp32 with AVX-512.
+// FLOPs = 2 x rows x k x tokens (docs/model.md, "bench").
 #pragma once
 
 #include <cstdint>
@@ -31,19 +34,21 @@ std::string_view activation_type(QuantKind k);  // "Q8_0" or "Q8_K"
 // for Q8_0, 144 per 256 for Q4_K (ggml-common.h).
 std::uint64_t quant_row_bytes(QuantKind kind, std::uint64_t k);
 
-// The instruction set the Q4_0 and Q8_0 kernels run with on this machine: "AVX-512 VNNI" (AVX-512 F, VL, BW and
-// VNNI: vpdpbusd on 256-bit vectors, two weight rows per tile), "AVX2" (AVX2, FMA and F16C) or "scalar". The Q4_K
-// kernel runs AVX2 on both of the first two.
+// The instruction set the prompt kernels of Q4_0 and Q8_0 run with on this machine: "AMX" (AMX-TILE and AMX-INT8
+// granted by the OS, with AVX-512 VNNI: every type's prompt tiles; one token runs AVX-512 VNNI), "AVX-512 VNNI"
+// (AVX-512 F, VL, BW and VNNI: vpdpbusd on 256-bit vectors, two weight rows per tile), "AVX2" (AVX2, FMA and F16C)
+// or "scalar". Without AMX the Q4_K kernel runs AVX2 on both of the AVX ones.
 std::string_view quant_isa();
 // x86-64 with AVX2, FMA and F16C, checked at run time: what the AVX2 kernels here and in io/f16_matmul.hpp need.
 bool cpu_has_avx2();
-// best: quant_isa()'s; avx2: AVX2 without VNNI; scalar: the portable loop (tests compare them). A request the
-// machine cannot run falls back to the next below it.
-enum class QuantIsa { best, avx2, scalar };
+// best: quant_isa()'s (AMX where the shape allows it); vnni512: AVX-512 VNNI, not AMX; avx2: AVX2 without VNNI;
+// scalar: the portable loop (tests compare them). A request the machine cannot run falls back to the next below it.
+enum class QuantIsa { best, vnni512, avx2, scalar };
 
 // Weights of `rows` x `k` in type kind and activations of `tokens` x `k` in its activation type, filled with fixed
 // pseudo-random values (the speed does not depend on them); k is a multiple of 256 and tokens 1 (a matrix-vector
 // product: one decoded token, tiles of one token) or a multiple of 8 (both checked: std::invalid_argument otherwise).
+// AMX runs when tokens and rows are multiples of 32 (kernel() names it).
 class QuantMatmul {
  public:
   QuantMatmul(QuantKind kind, std::uint64_t rows, std::uint64_t k, std::uint64_t tokens, QuantIsa isa = QuantIsa::best);
@@ -51,7 +56,8 @@ class QuantMatmul {
   QuantMatmul(QuantMatmul&&) noexcept;
   QuantMatmul& operator=(QuantMatmul&&) noexcept;
 
-  // Output rows [row_begin, row_end) for every token; threads may run disjoint ranges at once.
+  // Output rows [row_begin, row_end) for every token (under AMX: the 32-row blocks that start in the range, so
+  // ranges that cover the rows cover every block once); threads may run disjoint ranges at once.
   void run(std::uint64_t row_begin, std::uint64_t row_end);
   [[nodiscard]] double flops() const;                 // 2 x rows x k x tokens
   [[nodiscard]] std::uint64_t rows() const;
