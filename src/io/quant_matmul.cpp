@@ -8,6 +8,8 @@
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #endif
 
+#include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <stdexcept>
 #include <vector>
@@ -125,8 +127,77 @@ void tile_q4_k_scalar(const void* wv, const void* av, std::uint64_t stride, std:
   }
 }
 
+// The activations' quantization, which llama.cpp's mul_mat runs on every call before its GEMM (each thread its
+// share of the tokens): ggml's quantize_row_q8_0 (d = max|x| / 127, q = round(x / d)) and quantize_row_q8_K_ref
+// (d = -max / 127 for the x of largest magnitude, q = min(127, nearest(x / d)), the sums of 16), which ggml runs
+// as it is on x86 (ggml-quants.c; ggml-cpu/arch/x86/quants.c).
+void quantize_q8_0_scalar(const float* x, BlockQ8_0* y, std::uint64_t nb) {
+  for (std::uint64_t b = 0; b < nb; ++b, x += 32) {
+    float amax = 0;
+    for (int i = 0; i < 32; ++i) amax = std::max(amax, std::fabs(x[i]));
+    const float d = amax / 127, id = amax != 0 ? 127 / amax : 0;
+    y[b].d = f32_to_f16(d);
+    for (int i = 0; i < 32; ++i) y[b].qs[i] = static_cast<std::int8_t>(std::nearbyint(x[i] * id));
+  }
+}
+
+int nearest_int(float f) {  // ggml's: round to nearest even through the float's mantissa
+  const float v = f + 12582912.f;
+  std::int32_t i = 0;
+  std::memcpy(&i, &v, sizeof i);
+  return (i & 0x007fffff) - 0x00400000;
+}
+
+void quantize_q8_k(const float* x, BlockQ8K* y, std::uint64_t nb) {
+  for (std::uint64_t b = 0; b < nb; ++b, x += 256) {
+    float max = 0, amax = 0;
+    for (int j = 0; j < 256; ++j) {
+      if (std::fabs(x[j]) > amax) {
+        amax = std::fabs(x[j]);
+        max = x[j];
+      }
+    }
+    if (amax == 0) {
+      y[b] = BlockQ8K{};
+      continue;
+    }
+    const float iscale = -127.f / max;
+    for (int j = 0; j < 256; ++j) y[b].qs[j] = static_cast<std::int8_t>(std::min(127, nearest_int(iscale * x[j])));
+    for (int g = 0; g < 16; ++g) {
+      int sum = 0;
+      for (int i = 0; i < 16; ++i) sum += y[b].qs[16 * g + i];
+      y[b].bsums[g] = static_cast<std::int16_t>(sum);
+    }
+    y[b].d = 1 / iscale;
+  }
+}
+
 #if EDGEPLAN_QDOT_X86
 #define EDGEPLAN_QDOT_AVX2 __attribute__((target("avx2,fma,f16c")))
+
+// quantize_row_q8_0's AVX2 path: the block's max |x| across four vectors, x x 127 / max rounded, packed to bytes.
+EDGEPLAN_QDOT_AVX2 void quantize_q8_0_avx2(const float* x, BlockQ8_0* y, std::uint64_t nb) {
+  const __m256 sign = _mm256_set1_ps(-0.0f);
+  const __m256i order = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);  // undoes packs' lane interleave
+  for (std::uint64_t b = 0; b < nb; ++b, x += 32) {
+    __m256 v[4];
+    __m256 amax = _mm256_setzero_ps();
+    for (int i = 0; i < 4; ++i) {
+      v[i] = _mm256_loadu_ps(x + 8 * i);
+      amax = _mm256_max_ps(amax, _mm256_andnot_ps(sign, v[i]));
+    }
+    __m128 m4 = _mm_max_ps(_mm256_extractf128_ps(amax, 1), _mm256_castps256_ps128(amax));
+    m4 = _mm_max_ps(m4, _mm_movehl_ps(m4, m4));
+    m4 = _mm_max_ss(m4, _mm_movehdup_ps(m4));
+    const float max = _mm_cvtss_f32(m4);
+    y[b].d = static_cast<std::uint16_t>(_cvtss_sh(max / 127, 0));
+    const __m256 mul = _mm256_set1_ps(max != 0 ? 127 / max : 0);
+    __m256i q[4];
+    for (int i = 0; i < 4; ++i) q[i] = _mm256_cvtps_epi32(_mm256_round_ps(_mm256_mul_ps(v[i], mul), _MM_ROUND_NEAREST));
+    const __m256i bytes = _mm256_packs_epi16(_mm256_packs_epi32(q[0], q[1]), _mm256_packs_epi32(q[2], q[3]));
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(y[b].qs), _mm256_permutevar8x32_epi32(bytes, order));
+  }
+}
 
 using kernel_parts::hsum;
 
@@ -584,7 +655,7 @@ const char* isa_name(Isa isa) {
 using kernel_parts::Bytes;
 
 // The scales made finite and small, int8 weights kept off -128 (as ggml's quantizers do: the sign trick of
-// dot_i8 needs |q| <= 127), Q8_K's group sums made to agree with its weights.
+// dot_i8 needs |q| <= 127).
 void settle(BlockQ4_0& b, Bytes& bytes) { b.d = bytes.half_scale(); }
 void settle(BlockQ4K& b, Bytes& bytes) {
   b.d = bytes.half_scale();
@@ -593,15 +664,6 @@ void settle(BlockQ4K& b, Bytes& bytes) {
 void settle(BlockQ8_0& b, Bytes& bytes) {
   b.d = bytes.half_scale();
   for (std::int8_t& q : b.qs) q = q == -128 ? -127 : q;
-}
-void settle(BlockQ8K& b, Bytes&) {
-  b.d = 0.01f;
-  for (std::int8_t& q : b.qs) q = q == -128 ? -127 : q;
-  for (int g = 0; g < 16; ++g) {
-    int s = 0;
-    for (int i = 0; i < 16; ++i) s += b.qs[16 * g + i];
-    b.bsums[g] = static_cast<std::int16_t>(s);
-  }
 }
 
 template <class Block>
@@ -626,11 +688,44 @@ struct QuantMatmul::Data {
   std::vector<qdot::BlockQ8_0> q8_0, act8;
   std::vector<qdot::BlockQ4K> q4_k;
   std::vector<qdot::BlockQ8K> act_k;
+  std::vector<float> act_f32;  // the activations before quantization, tokens x k
   std::vector<std::uint8_t> packed;  // isa amx: the weights in 16-row records (pack_amx)
   std::vector<float> out;
 };
 
 namespace qdot {
+
+// `tokens` rows of fp32 activations from x into y8 (Q8_0) or yk (Q8_K), as d's kind takes them: Q8_0 with AVX2
+// where the kernels run it (ggml's path), Q8_K by the reference loop (ggml's on x86).
+void quantize_activations(const QuantMatmul::Data& d, const float* x, std::uint64_t tokens, BlockQ8_0* y8,
+                          BlockQ8K* yk) {
+  const std::uint64_t blocks = tokens * d.activation_blocks;
+  if (d.kind == QuantKind::q4_k) {
+    quantize_q8_k(x, yk, blocks);
+    return;
+  }
+#if EDGEPLAN_QDOT_X86
+  if (d.isa != Isa::scalar) {
+    quantize_q8_0_avx2(x, y8, blocks);
+    return;
+  }
+#endif
+  quantize_q8_0_scalar(x, y8, blocks);
+}
+
+// The activations' quantization of a call's share of the tokens (in proportion to its rows, as llama.cpp's threads
+// split the tokens), into a buffer of the call's own: the kernels read the operands quantized once (the same
+// values), so threads never write what others read; the compiler is told the result is used.
+void requantize_share(const QuantMatmul::Data& d, std::uint64_t row_begin, std::uint64_t row_end) {
+  const std::uint64_t t0 = d.tokens * std::min(row_begin, d.rows) / d.rows;
+  const std::uint64_t t1 = d.tokens * std::min(row_end, d.rows) / d.rows;
+  if (t1 <= t0) return;
+  std::vector<BlockQ8_0> y8(d.kind == QuantKind::q4_k ? 0 : (t1 - t0) * d.activation_blocks);
+  std::vector<BlockQ8K> yk(d.kind == QuantKind::q4_k ? (t1 - t0) * d.activation_blocks : 0);
+  quantize_activations(d, d.act_f32.data() + t0 * d.k, t1 - t0, y8.data(), yk.data());
+  const void* kept = y8.empty() ? static_cast<const void*>(yk.data()) : static_cast<const void*>(y8.data());
+  __asm__ volatile("" : : "r"(kept) : "memory");
+}
 
 // The weights into AMX records, 16 rows x one block each, row group g's block b at (g x blocks + b) x record
 // bytes (PACKED_INDEX of mmq.cpp).
@@ -729,11 +824,14 @@ QuantMatmul::QuantMatmul(QuantKind kind, std::uint64_t rows, std::uint64_t k, st
     case QuantKind::q8_0: d.q8_0 = qdot::random_blocks<qdot::BlockQ8_0>(rows * d.weight_blocks, bytes); break;
     case QuantKind::q4_k: d.q4_k = qdot::random_blocks<qdot::BlockQ4K>(rows * d.weight_blocks, bytes); break;
   }
+  d.act_f32.resize(tokens * k);
+  for (float& x : d.act_f32) x = static_cast<float>(static_cast<int>(bytes.next()) - 128) / 64;
   if (k_quant) {
-    d.act_k = qdot::random_blocks<qdot::BlockQ8K>(tokens * d.activation_blocks, bytes);
+    d.act_k.resize(tokens * d.activation_blocks);
   } else {
-    d.act8 = qdot::random_blocks<qdot::BlockQ8_0>(tokens * d.activation_blocks, bytes);
+    d.act8.resize(tokens * d.activation_blocks);
   }
+  qdot::quantize_activations(d, d.act_f32.data(), tokens, d.act8.data(), d.act_k.data());
   d.out.assign(tokens * rows, 0.0f);
   if (d.isa == qdot::Isa::amx) qdot::pack_amx(d);
 }
@@ -801,6 +899,7 @@ EDGEPLAN_QDOT_AMX void run_amx(QuantMatmul::Data& d, std::uint64_t row_begin, st
 }  // namespace qdot
 
 void QuantMatmul::run(std::uint64_t row_begin, std::uint64_t row_end) {
+  qdot::requantize_share(*data_, row_begin, row_end);
 #if EDGEPLAN_QDOT_X86
   if (data_->isa == qdot::Isa::amx) {
     qdot::run_amx(*data_, row_begin, row_end);

@@ -40,7 +40,8 @@ struct Reference {
 };
 
 // The same operands through the ISA's kernels and the portable loop give the same products (to fp32 rounding:
-// the AVX2 kernels sum in another order), and every output is written.
+// the AVX2 kernels sum in another order; each quantizes the activations with its own ISA's code), and every
+// output is written.
 TEST(QuantMatmul, IsaKernelsAgreeWithThePortableLoop) {
   for (QuantKind kind : kQuantKinds) {
     const Reference ref(kind);
