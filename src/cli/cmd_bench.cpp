@@ -198,6 +198,8 @@ Runner setup_bench(Options& opts) {
     r.results["busy"] = busy.empty() ? io::Node() : io::Node(busy);
     r.results["attempts"] = attempts;
     r.results["quant_isa"] = std::string(io::quant_isa());
+    const RepackIsa repack = io::host_repack_isa();
+    r.results["repack_isa"] = std::string(to_string(repack));
     if (!busy.empty()) r.notes.push_back(busy);
     r.title = fmt::format("bench: this host, {} threads", threads);
     r.header.push_back(fmt::format("memory {:.2f} GiB, {:.2f} GiB available", memory.total_bytes / units::kGiB,
@@ -221,6 +223,7 @@ Runner setup_bench(Options& opts) {
                                    "{:.0f} MiB of weights each (half the read buffer: read from DRAM), rows of {}, {} "
                                    "threads, best of {} after a warm-up; GB/s is the weights streamed",
                                    static_cast<double>(gemv_bytes) / units::kMiB, gemv_k, threads, o->repeats));
+    r.header.push_back(fmt::format("llama.cpp's CPU repack on this host: {} (its [runtime] repack)", to_string(repack)));
     if (attempts > 1 && busy.empty()) {
       r.notes.push_back(fmt::format("the machine was busy at first: measured {} times, the best of each figure kept",
                                     attempts));
@@ -239,6 +242,7 @@ Runner setup_bench(Options& opts) {
       p.read_bytes_per_s = read_bps;
       p.gemm_flops_per_s = best_layer_flops;
       p.quant_rates = quant;
+      p.repack = repack;
       if (storage) p.storage_bytes_per_s = storage->bytes / storage->seconds;
       std::vector<std::string> kernels{fmt::format("read: {}", read_kernel), fmt::format("matmul: {}", matmul_kernel)};
       for (const io::QuantRate& q : quant) kernels.push_back(fmt::format("{}: {}", io::weight_type(q.kind), q.kernel));

@@ -14,6 +14,13 @@
 #include <fmt/ranges.h>
 #include <time.h>
 
+#if defined(__x86_64__)
+#include <cpuid.h>
+#elif defined(__aarch64__) && defined(__linux__)
+#include <asm/hwcap.h>
+#include <sys/auxv.h>
+#endif
+
 #include "edgeplan/util/units.hpp"
 #include "edgeplan/io/schema/kinds.hpp"
 #include "edgeplan/io/toml_text.hpp"
@@ -92,6 +99,21 @@ ReadRate measure_read_bandwidth(std::uint64_t buffer_bytes, unsigned threads, un
   }
   rate.cpu_s = process_cpu_s() - cpu_before;
   return rate;
+}
+
+RepackIsa host_repack_isa() {
+#if defined(__x86_64__)
+  unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+  const bool vbmi = __get_cpuid_count(7, 0, &eax, &ebx, &ecx, &edx) != 0 && (ecx & bit_AVX512VBMI) != 0;
+  const bool bf16 = __get_cpuid_count(7, 1, &eax, &ebx, &ecx, &edx) != 0 && (eax & (1u << 5)) != 0;  // AVX512_BF16
+  if (cpu_has_amx() && vbmi && bf16) return RepackIsa::x86_amx;
+  if (__builtin_cpu_supports("avx512f")) return RepackIsa::x86_avx512;
+  if (__builtin_cpu_supports("avx2")) return RepackIsa::x86_avx2;
+#elif defined(__aarch64__) && defined(__linux__)
+  if ((getauxval(AT_HWCAP2) & HWCAP2_I8MM) != 0) return RepackIsa::arm_i8mm;
+  if ((getauxval(AT_HWCAP) & HWCAP_ASIMDDP) != 0) return RepackIsa::arm_dotprod;
+#endif
+  return RepackIsa::none;
 }
 
 std::string read_kernel() {
@@ -255,6 +277,9 @@ std::string device_profile_toml(const HostProfile& p) {
       comments.emplace_back(schema::prefill_type_key(*i), texts.back());
     }
   }
+  d.runtime.repack = p.repack;
+  comments.emplace_back("buffers", "llama.cpp's compute, output and repack buffers are counted");
+  comments.emplace_back("repack", "the CPU features llama.cpp's prebuilt CPU library repacks for on this host");
   d.provenance.emplace();
   d.provenance->method = Calibration::measured;
   d.provenance->kernels = p.kernels;
@@ -264,6 +289,7 @@ std::string device_profile_toml(const HostProfile& p) {
   const auto& device = schema::device_schema();
   schema::write_rows(schema::section(device, ""), d, t, comments);
   schema::write_rows(schema::section(device, "prefill"), d, t, comments);
+  schema::write_rows(schema::section(device, "runtime"), d, t, comments);
   schema::write_rows(schema::section(device, "provenance"), d, t, comments);
   std::string out = t.text();
   if (p.storage_bytes_per_s) {

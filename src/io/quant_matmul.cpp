@@ -797,6 +797,7 @@ std::uint64_t quant_row_bytes(QuantKind kind, std::uint64_t k) {
 }
 
 bool cpu_has_avx2() { return qdot::have_avx2(); }
+bool cpu_has_amx() { return qdot::have_amx(); }
 
 std::string_view quant_isa() {
   return qdot::have_amx() ? qdot::isa_name(qdot::Isa::amx)

@@ -27,11 +27,26 @@ HostProfile test_host() {
   return p;
 }
 
+// The repack ISA bench writes names one llama.cpp has, and AMX only where the AMX kernels run here.
+TEST(Host, RepackIsaOfThisHost) {
+  const RepackIsa isa = host_repack_isa();
+  EXPECT_EQ(find_repack_isa(to_string(isa)), isa);
+  if (!cpu_has_amx()) {
+    EXPECT_NE(isa, RepackIsa::x86_amx);
+  }
+#if defined(__x86_64__)
+  if (cpu_has_avx2()) {
+    EXPECT_NE(isa, RepackIsa::none);
+  }
+#endif
+}
+
 TEST(Host, WrittenProfileLoads) {
   HostProfile p = test_host();
   p.storage_bytes_per_s = 1.5e9;
   p.comments = {"measured for a test"};
   p.kernels = "read: 8-accumulator uint64 sum, x86-64 SSE2; matmul: F16 x F16 fp32 FMA, 4x3 tile, AVX2";
+  p.repack = RepackIsa::x86_amx;
   const std::string text = device_profile_toml(p);
   EXPECT_EQ(text,
             "# measured for a test\n"
@@ -44,6 +59,9 @@ TEST(Host, WrittenProfileLoads) {
             "\n[prefill]\n"
             "tflops = 0.25               # measured: best fp16 matmul (F16 weights) at LLM layer sizes\n"
             "efficiency = 1.0            # the rate above is measured, not a peak\n"
+            "\n[runtime]\n"
+            "buffers = \"llama.cpp\"       # llama.cpp's compute, output and repack buffers are counted\n"
+            "repack = \"x86-amx\"          # the CPU features llama.cpp's prebuilt CPU library repacks for on this host\n"
             "\n[provenance]\n"
             "method = \"measured\"         # measured by `edgeplan bench`, nothing fitted to a runtime\n"
             "kernels = \"read: 8-accumulator uint64 sum, x86-64 SSE2; matmul: F16 x F16 fp32 FMA, 4x3 tile, AVX2\"\n"
@@ -56,6 +74,7 @@ TEST(Host, WrittenProfileLoads) {
   EXPECT_DOUBLE_EQ(d->reserved_bytes, 4.0 * 1073741824);
   EXPECT_DOUBLE_EQ(d->bandwidth_bytes_per_s, 21.5e9);
   EXPECT_DOUBLE_EQ(d->utilization, 1.0);
+  EXPECT_EQ(d->runtime.repack, RepackIsa::x86_amx);
   ASSERT_TRUE(d->prefill.has_value());
   EXPECT_DOUBLE_EQ(d->prefill->peak_flops, 0.25e12);
   ASSERT_TRUE(d->provenance.has_value());

@@ -15,6 +15,7 @@
 #include <string_view>
 #include <vector>
 
+#include "edgeplan/core/runtime.hpp"
 #include "edgeplan/io/f16_matmul.hpp"
 #include "edgeplan/io/quant_matmul.hpp"
 #include "edgeplan/util/result.hpp"
@@ -29,6 +30,12 @@ struct ReadRate {
   double wall_s = 0;
 };
 ReadRate measure_read_bandwidth(std::uint64_t buffer_bytes, unsigned threads, unsigned repeats);
+
+// Which weights llama.cpp's CPU library repacks on this host (a device profile's [runtime] repack), from the CPU's
+// features as its prebuilt variants need them (ggml/src/CMakeLists.txt, cpu-feats.cpp): x86-amx where the
+// sapphirerapids variant loads (AVX-512 F, VBMI, VNNI and BF16, AMX-TILE and AMX-INT8, the tile state granted),
+// x86-avx512 with AVX-512 F, x86-avx2 with AVX2; on ARM Linux arm-i8mm or arm-dotprod from the hwcaps; else none.
+RepackIsa host_repack_isa();
 
 // The read loop and the instruction set this edgeplan was compiled for: "8-accumulator uint64 sum, x86-64 SSE2".
 std::string read_kernel();
@@ -107,6 +114,7 @@ struct HostProfile {
   std::optional<double> storage_bytes_per_s;      // measured file read rate: a commented-out [storage]
   std::vector<std::string> comments;              // extra lines put at the top ("measured on ...")
   std::string kernels;                            // [provenance] kernels: the kernel and ISA of each figure
+  RepackIsa repack = RepackIsa::none;             // [runtime] repack: host_repack_isa()
 };
 // [prefill]: tflops the fastest measured rate (fp16 or quantized), efficiency fp16's share of it, each measured
 // weight type's share as its <type>_efficiency, and quantized_efficiency the slowest of those (for the types bench

@@ -41,6 +41,8 @@ std::uint64_t quant_row_bytes(QuantKind kind, std::uint64_t k);
 std::string_view quant_isa();
 // x86-64 with AVX2, FMA and F16C, checked at run time: what the AVX2 kernels here and in io/f16_matmul.hpp need.
 bool cpu_has_avx2();
+// AMX-TILE and AMX-INT8 with AVX-512 VNNI, the tile state granted by the OS: what the AMX kernels here need.
+bool cpu_has_amx();
 // best: quant_isa()'s (AMX where the shape allows it); vnni512: AVX-512 VNNI, not AMX; avx2: AVX2 without VNNI;
 // scalar: the portable loop (tests compare them). A request the machine cannot run falls back to the next below it.
 enum class QuantIsa { best, vnni512, avx2, scalar };
