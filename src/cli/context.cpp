@@ -115,6 +115,8 @@ void runtime_results(const RuntimeBuffers& b, const RuntimeOptions& o, const Dev
   results["compute_bytes"] = io::Node::count(b.compute_bytes);
   results["output_bytes"] = io::Node::count(b.output_bytes);
   results["repack_bytes"] = io::Node::count(b.repack_bytes);
+  results["amx_bytes"] = io::Node::count(b.amx_bytes);
+  results["unmapped_bytes"] = io::Node::count(b.unmapped_bytes);
   results["runtime_bytes"] = io::Node::count(b.added_bytes);
   results["flash_attn"] = b.flash_attn;
   results["parallel"] = o.parallel;
