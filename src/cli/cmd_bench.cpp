@@ -114,6 +114,8 @@ Runner setup_bench(Options& opts) {
     std::vector<double> gemm_s(shapes.size(), 0);
     std::string matmul_kernel;
     std::vector<io::QuantRate> quant, gemv;
+    std::optional<io::AttentionRate> attention;  // none for a model without attention layers
+    const bool attends = attention_layers(model) > 0 && model.heads > 0 && model.kv_heads > 0;
     const std::uint64_t gemv_bytes = buffer_bytes / 2;  // weights of each matrix-vector product: read from DRAM
     unsigned attempts = 0;
     while (attempts < kBenchAttempts) {
@@ -138,6 +140,10 @@ Runner setup_bench(Options& opts) {
         } else if (v.flops_per_s > gemv[i].flops_per_s) {
           gemv[i] = std::move(v);
         }
+      }
+      if (attends) {
+        io::AttentionRate a = io::measure_attention(model, o->prompt, threads, o->repeats);
+        if (!attention || a.flops_per_s > attention->flops_per_s) attention = std::move(a);
       }
       if (attempts == 1 || read_now.bytes_per_s > read.bytes_per_s) {
         read = read_now;
@@ -198,6 +204,8 @@ Runner setup_bench(Options& opts) {
     r.results["busy"] = busy.empty() ? io::Node() : io::Node(busy);
     r.results["attempts"] = attempts;
     r.results["quant_isa"] = std::string(io::quant_isa());
+    r.results["attention_gflops"] = attention ? io::Node(attention->flops_per_s / units::kGiga) : io::Node();
+    r.results["attention_kernel"] = attention ? io::Node(attention->kernel) : io::Node();
     const RepackIsa repack = io::host_repack_isa();
     r.results["repack_isa"] = std::string(to_string(repack));
     if (!busy.empty()) r.notes.push_back(busy);
@@ -219,6 +227,13 @@ Runner setup_bench(Options& opts) {
                                    "layer of {} as llama.cpp runs it ({}) at {} tokens: the layer's FLOPs over its "
                                    "time, {} threads, best of {} after a warm-up for each shape", io::quant_isa(),
                                    model.name, fmt::join(quant_shapes, "; "), o->prompt, threads, o->repeats));
+    if (attention) {
+      r.header.push_back(fmt::format("attention: {:.1f} GFLOPS, edgeplan's kernel of llama.cpp's CPU flash attention "
+                                     "({}), one layer of {} ({} heads, {} KV heads of {}) over {} tokens, causal "
+                                     "FLOPs, {} threads, best of {} after a warm-up", attention->flops_per_s / units::kGiga,
+                                     attention->kernel, model.name, model.heads, model.kv_heads, model.head_dim,
+                                     o->prompt, threads, o->repeats));
+    }
     r.header.push_back(fmt::format("matrix-vector products (one decoded token): the same kernels in tiles of one token, "
                                    "{:.0f} MiB of weights each (half the read buffer: read from DRAM), rows of {}, {} "
                                    "threads, best of {} after a warm-up; GB/s is the weights streamed",
@@ -242,6 +257,7 @@ Runner setup_bench(Options& opts) {
       p.read_bytes_per_s = read_bps;
       p.gemm_flops_per_s = best_layer_flops;
       p.quant_rates = quant;
+      p.attention = attention;
       p.repack = repack;
       if (storage) p.storage_bytes_per_s = storage->bytes / storage->seconds;
       std::vector<std::string> kernels{fmt::format("read: {}", read_kernel), fmt::format("matmul: {}", matmul_kernel)};

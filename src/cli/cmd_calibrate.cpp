@@ -194,7 +194,10 @@ Runner setup_calibrate(Options& opts) {
           throw UsageError(fmt::format("{}: cannot tell the weight format from model_type '{}' (needed for prefill)",
                                        row.where, row.model_type));
         }
-        const PrefillSample sample = prefill_sample(prefill_flops(p.model, row.n_prompt), row.n_prompt, row.avg_tok_per_s);
+        PrefillSample sample = prefill_sample(prefill_flops(p.model, row.n_prompt), row.n_prompt, row.avg_tok_per_s);
+        if (device.prefill) {
+          sample = need(row.where, weights_part(sample, attention_flops(p.model, row.n_prompt), *device.prefill));
+        }
         if (is_quantized(*p.format)) {
           quantized_samples.push_back({sample, p.format});
         } else {

@@ -93,6 +93,17 @@ PrefillSample prefill_sample(double flops, std::uint64_t prompt_tokens, double m
   return {flops, static_cast<double>(prompt_tokens) / measured_tok_per_s};
 }
 
+Result<PrefillSample> weights_part(const PrefillSample& sample, double attention_flops, const PrefillSpec& unit) {
+  if (!unit.attention_efficiency) return sample;
+  const double attention_s = attention_flops / (unit.peak_flops * *unit.attention_efficiency);
+  if (attention_s >= sample.seconds) {
+    return Error{"the prompt's attention alone takes " + number(attention_s) + " s at prefill.attention_efficiency " +
+                 number(*unit.attention_efficiency) + ", at least the measured " + number(sample.seconds) +
+                 " s: the attention efficiency is too low for these measurements"};
+  }
+  return PrefillSample{sample.flops - attention_flops, sample.seconds - attention_s};
+}
+
 Result<DecodeFit> fit_decode(std::span<const DecodeSample> samples, double bandwidth_bytes_per_s, double overhead_s,
                              bool capped) {
   return fit_decode_keeping(samples, bandwidth_bytes_per_s, overhead_s, 0, capped);
@@ -192,6 +203,7 @@ void raise_measured_peaks(DeviceSpec& fitted) {
   for (std::optional<double>& e : p.type_efficiency) {
     if (e) *e /= most;
   }
+  if (p.attention_efficiency) *p.attention_efficiency /= most;  // the attention keeps its measured rate
 }
 
 }  // namespace edgeplan

@@ -50,7 +50,9 @@ Result<Prefill> unit_roofline_prefill(const ModelSpec& m, const DeviceSpec& devi
 Result<PrefillEstimate> prefill_estimate(const DeviceSpec& device, const ModelSpec& m, double prompt_flops,
                                          const FileType& ft, std::uint64_t prompt_tokens) {
   if (device.prefill) {
-    const PrefillResult p = prefill(*device.prefill, prompt_flops, ft, prompt_tokens);
+    const PrefillSpec& unit = *device.prefill;
+    const double attention = unit.attention_efficiency ? attention_flops(m, prompt_tokens) : 0;  // else unused
+    const PrefillResult p = prefill(unit, prompt_flops, attention, ft, prompt_tokens);
     return PrefillEstimate{PrefillSource::profile, p.seconds, p.tok_per_s, nullptr};
   }
   if (device.units.empty()) {
@@ -110,8 +112,9 @@ Result<std::vector<FormatPlan>> plan_decode(const DeviceSpec& device, const Deco
     if (!runtime) return runtime.error();
     f.runtime = *runtime;
     f.memory = memory_fit(device.memory_bytes, device.reserved_bytes, f.runtime.fixed_bytes, kv_bytes);
-    const double compute_s =
-        device.prefill ? prefill(*device.prefill, in.token_flops, *f.format, 1).seconds : 0;  // 0 when not derived
+    const double attention = device.prefill && device.prefill->attention_efficiency ? attention_flops(m, 1) : 0;
+    const double compute_s =  // 0 when not derived
+        device.prefill ? prefill(*device.prefill, in.token_flops, attention, *f.format, 1).seconds : 0;
     f.decode = decode(device, {f.weights.active_bytes, kv_bytes, compute_s});
     f.relative = f.decode.tok_per_s / baseline;
     if (in.spec) f.spec_tok_per_s = f.decode.tok_per_s * speedup;

@@ -11,11 +11,14 @@ double matmul_params(const ModelSpec& m) {
   return n;
 }
 
-double prefill_flops(const ModelSpec& m, std::uint64_t prompt_tokens) {
+double attention_flops(const ModelSpec& m, std::uint64_t prompt_tokens) {
   const double s = static_cast<double>(prompt_tokens);
   // Only the layers with attention attend (a hybrid's state layers cost their projections alone).
-  const double attention = 2.0 * s * (s + 1) * attention_layers(m) * m.heads * m.head_dim;
-  return 2.0 * s * matmul_params(m) + attention;
+  return 2.0 * s * (s + 1) * attention_layers(m) * m.heads * m.head_dim;
+}
+
+double prefill_flops(const ModelSpec& m, std::uint64_t prompt_tokens) {
+  return 2.0 * static_cast<double>(prompt_tokens) * matmul_params(m) + attention_flops(m, prompt_tokens);
 }
 
 std::optional<std::size_t> prefill_type_index(std::string_view ggml_type) {
@@ -32,13 +35,18 @@ double prefill_efficiency(const PrefillSpec& unit, const FileType& ft) {
 }
 
 PrefillResult prefill(const PrefillSpec& unit, const ModelSpec& m, const FileType& ft, std::uint64_t prompt_tokens) {
-  return prefill(unit, prefill_flops(m, prompt_tokens), ft, prompt_tokens);
+  return prefill(unit, prefill_flops(m, prompt_tokens), attention_flops(m, prompt_tokens), ft, prompt_tokens);
 }
 
-PrefillResult prefill(const PrefillSpec& unit, double flops, const FileType& ft, std::uint64_t prompt_tokens) {
+PrefillResult prefill(const PrefillSpec& unit, double flops, double attention, const FileType& ft,
+                      std::uint64_t prompt_tokens) {
   PrefillResult r;
   r.flops = flops;
-  r.seconds = r.flops / (unit.peak_flops * prefill_efficiency(unit, ft));
+  const double efficiency = prefill_efficiency(unit, ft);
+  r.seconds = unit.attention_efficiency
+                  ? (flops - attention) / (unit.peak_flops * efficiency) +
+                        attention / (unit.peak_flops * *unit.attention_efficiency)
+                  : flops / (unit.peak_flops * efficiency);
   r.tok_per_s = static_cast<double>(prompt_tokens) / r.seconds;
   return r;
 }

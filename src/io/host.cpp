@@ -21,6 +21,7 @@
 #include <sys/auxv.h>
 #endif
 
+#include "edgeplan/core/prefill.hpp"
 #include "edgeplan/util/units.hpp"
 #include "edgeplan/io/schema/kinds.hpp"
 #include "edgeplan/io/toml_text.hpp"
@@ -159,6 +160,12 @@ std::string busy_reason(const ReadRate& read, unsigned threads, std::optional<do
   return fmt::format("busy machine: {}; the figures read low: measure again on an idle machine", fmt::join(why, ", and "));
 }
 
+AttentionRate measure_attention(const ModelSpec& m, std::uint64_t tokens, unsigned threads, unsigned repeats) {
+  FlashAttention fa(m.heads, m.kv_heads, std::max<std::uint64_t>(8, m.head_dim / 8 * 8), tokens);
+  const double seconds = best_matmul_s(fa, threads, repeats);
+  return {fa.kernel(), attention_flops(m, tokens) / attention_layers(m) / seconds};
+}
+
 MatmulTime measure_f16_matmul(const GemmShape& shape, unsigned threads, unsigned repeats) {
   F16Matmul mm(shape.n, shape.k, shape.m);
   const double seconds = best_matmul_s(mm, threads, repeats);
@@ -251,11 +258,13 @@ std::string device_profile_toml(const HostProfile& p) {
       {"method", "measured by `edgeplan bench`, nothing fitted to a runtime"},
   };
   std::vector<std::string> texts;  // the per-type comments, which the span of `comments` points into
-  texts.reserve(p.quant_rates.size() + 1);
+  texts.reserve(p.quant_rates.size() + 2);
   if (p.gemm_flops_per_s || !p.quant_rates.empty()) {
     double peak = p.gemm_flops_per_s.value_or(0), slowest = 0;
     for (const QuantRate& q : p.quant_rates) peak = std::max(peak, q.flops_per_s);
-    PrefillSpec& prefill = d.prefill.emplace(PrefillSpec{peak, 1, 1});
+    if (p.attention) peak = std::max(peak, p.attention->flops_per_s);
+    PrefillSpec& prefill = d.prefill.emplace();
+    prefill.peak_flops = peak;
     if (p.gemm_flops_per_s) prefill.efficiency = prefill.quantized_efficiency = *p.gemm_flops_per_s / peak;
     for (const QuantRate& q : p.quant_rates) {
       const std::optional<std::size_t> i = prefill_type_index(weight_type(q.kind));
@@ -264,12 +273,15 @@ std::string device_profile_toml(const HostProfile& p) {
       slowest = slowest > 0 ? std::min(slowest, q.flops_per_s) : q.flops_per_s;
     }
     if (slowest > 0) prefill.quantized_efficiency = slowest / peak;
+    if (p.attention) prefill.attention_efficiency = p.attention->flops_per_s / peak;
     const bool quantized_peak = !p.gemm_flops_per_s || peak > *p.gemm_flops_per_s;
     comments.emplace_back("tflops", quantized_peak ? "measured: the fastest of the rates below"
                                                    : "measured: best fp16 matmul (F16 weights) at LLM layer sizes");
     comments.emplace_back("efficiency", quantized_peak ? "fp16 matmul (F16 weights) at LLM layer sizes, of tflops"
                                                        : "the rate above is measured, not a peak");
     if (slowest > 0) comments.emplace_back("quantized_efficiency", "types not measured: as the slowest measured");
+    if (p.attention) texts.push_back(fmt::format("measured: {}", p.attention->kernel));
+    if (p.attention) comments.emplace_back("attention_efficiency", texts.back());
     for (const QuantRate& q : p.quant_rates) {
       const std::optional<std::size_t> i = prefill_type_index(weight_type(q.kind));
       if (!i) continue;

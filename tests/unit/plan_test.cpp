@@ -368,5 +368,20 @@ TEST(Calibrate, SampleSelection) {
   EXPECT_EQ(prefill_sample(1e12, 512, 256).seconds, 2.0);
 }
 
+// A profile with an attention efficiency fits the weights' efficiency on what the attention leaves of each sample.
+TEST(Calibrate, AttentionIsTakenOutAtItsOwnEfficiency) {
+  PrefillSpec unit{1e12, 0.5, 0.5};
+  const PrefillSample s{1e12, 2.0};
+  EXPECT_EQ(weights_part(s, 0.1e12, unit)->seconds, 2.0);  // no attention efficiency: the sample as it is
+  unit.attention_efficiency = 0.1;                          // 0.1e12 FLOPs at 1e11 FLOP/s: 1 s
+  const Result<PrefillSample> w = weights_part(s, 0.1e12, unit);
+  ASSERT_TRUE(w.ok());
+  EXPECT_DOUBLE_EQ(w->flops, 0.9e12);
+  EXPECT_DOUBLE_EQ(w->seconds, 1.0);
+  EXPECT_EQ(weights_part(s, 0.2e12, unit).error().message,
+            "the prompt's attention alone takes 2 s at prefill.attention_efficiency 0.1, at least the measured 2 s: "
+            "the attention efficiency is too low for these measurements");
+}
+
 }  // namespace
 }  // namespace edgeplan

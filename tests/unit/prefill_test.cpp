@@ -47,8 +47,23 @@ TEST(Prefill, WeightTypesMayHaveTheirOwnEfficiency) {
   EXPECT_DOUBLE_EQ(prefill_efficiency(unit, *find_file_type("Q4_K_M")), 0.4);  // its base type, Q4_K
   EXPECT_DOUBLE_EQ(prefill_efficiency(unit, *find_file_type("Q4_0")), 0.5);    // none of its own
   // 1e11 FLOP/s: a 0.25e12-FLOP prompt of 512 tokens takes 0.25e12 / 0.8e11 = 3.125 s in Q8_0, 6.25 s in Q4_K_M.
-  EXPECT_DOUBLE_EQ(prefill(unit, 0.25e12, *find_file_type("Q8_0"), 512).seconds, 3.125);
-  EXPECT_DOUBLE_EQ(prefill(unit, 0.25e12, *find_file_type("Q4_K_M"), 512).tok_per_s, 512 / 6.25);
+  EXPECT_DOUBLE_EQ(prefill(unit, 0.25e12, 0.05e12, *find_file_type("Q8_0"), 512).seconds, 3.125);
+  EXPECT_DOUBLE_EQ(prefill(unit, 0.25e12, 0.05e12, *find_file_type("Q4_K_M"), 512).tok_per_s, 512 / 6.25);
+}
+
+// With an attention efficiency the attention term runs at it, the rest at the weights' efficiency; without one,
+// the whole prompt runs at the weights' (above).
+TEST(Prefill, AttentionMayHaveItsOwnEfficiency) {
+  PrefillSpec unit{1e11, 0.9, 0.5};
+  unit.attention_efficiency = 0.1;
+  // 0.2e12 FLOPs of weights at 0.5e11 FLOP/s (4 s) and 0.05e12 of attention at 1e10 (5 s).
+  EXPECT_DOUBLE_EQ(prefill(unit, 0.25e12, 0.05e12, *find_file_type("Q4_0"), 512).seconds, 9.0);
+  // The model form: attention_flops is prefill_flops' attention term, 2 S (S + 1) x layers x heads x head_dim.
+  const ModelSpec m = llama2_7b();
+  EXPECT_DOUBLE_EQ(attention_flops(m, 512), 2.0 * 512 * 513 * 32 * 32 * 128);
+  EXPECT_DOUBLE_EQ(prefill_flops(m, 512) - attention_flops(m, 512), 2.0 * 512 * matmul_params(m));
+  const PrefillResult r = prefill(unit, m, *find_file_type("Q4_0"), 512);
+  EXPECT_DOUBLE_EQ(r.seconds, 2.0 * 512 * matmul_params(m) / 0.5e11 + attention_flops(m, 512) / 1e10);
 }
 
 TEST(Prefill, ExpertsCountAtTheirActiveShare) {

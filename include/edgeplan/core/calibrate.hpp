@@ -76,6 +76,10 @@ struct PrefillSample {
 // A pp result as a sample: a prompt of `prompt_tokens` costing `flops` at the measured rate
 // (seconds = prompt tokens / tok/s). Float and quantized weights are fitted apart (their own efficiency).
 PrefillSample prefill_sample(double flops, std::uint64_t prompt_tokens, double measured_tok_per_s);
+// The part of a sample the efficiency fits are about: with the profile's attention_efficiency, the prompt's
+// attention FLOPs (attention_flops) and their time at that efficiency taken out; the sample itself without one.
+// Fails when the attention alone would take as long as the measured prompt.
+Result<PrefillSample> weights_part(const PrefillSample& sample, double attention_flops, const PrefillSpec& unit);
 
 // The fitted efficiency. Fails without samples or when it would exceed 1 (the peak is too low).
 Result<double> fit_prefill_efficiency(std::span<const PrefillSample> samples, double peak_flops, bool capped = true);

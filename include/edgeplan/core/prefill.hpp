@@ -11,6 +11,10 @@
 // product, ggml_vec_dot_q4_0_q8_0, ..._q8_0_q8_0, ..._q4_K_q8_K in ggml/src/ggml-cpu/arch/*/quants.c, whose
 // speeds differ 1.6x between Q4_0 and Q8_0 on an AVX2 core. The weight type is the file type's base type,
 // the type of most 2-D weights: Q4_K for Q4_K_M.)
+// With an attention_efficiency, the attention term runs at it instead (a runtime's attention over the KV cache
+// runs in fp16/fp32 whatever the weights, llama.cpp's CPU flash attention at a fraction of its quantized GEMMs'
+// rate; bench measures it):
+//   time = (FLOPs - attention) / (peak_flops x efficiency) + attention / (peak_flops x attention_efficiency)
 // Source: the walkthrough's FLOP table (QKV 6SD^2, attention output 2SD^2, FFN 16SD^2 for MHA) generalised to
 // GQA; efficiency fitted to llama-bench pp512 (docs/accuracy.md). Documented in docs/model.md, "prefill".
 #pragma once
@@ -35,6 +39,8 @@ struct PrefillSpec {
   double quantized_efficiency = 1;  // the same with quantized weights (dequantization costs), (0, 1]
   // Per ggml weight type (kPrefillTypes, same order): an efficiency overriding quantized_efficiency, (0, 1].
   std::array<std::optional<double>, kPrefillTypes.size()> type_efficiency{};
+  // The attention term's own efficiency, (0, 1]; unset: attention runs at the weights' efficiency.
+  std::optional<double> attention_efficiency{};
 };
 
 // Index of a ggml type name in kPrefillTypes; nullopt for a type without an efficiency of its own.
@@ -50,6 +56,8 @@ double prefill_efficiency(const PrefillSpec& unit, const FileType& ft);
 double matmul_params(const ModelSpec& m);
 
 double prefill_flops(const ModelSpec& m, std::uint64_t prompt_tokens);
+// The attention term of prefill_flops: 2 x S x (S + 1) x attention layers x heads x head_dim.
+double attention_flops(const ModelSpec& m, std::uint64_t prompt_tokens);
 
 struct PrefillResult {
   double flops = 0;      // for the whole prompt
@@ -59,7 +67,9 @@ struct PrefillResult {
 
 // Prefill of m stored as ft, at prefill_efficiency(unit, ft).
 PrefillResult prefill(const PrefillSpec& unit, const ModelSpec& m, const FileType& ft, std::uint64_t prompt_tokens);
-// The same from the prompt's FLOPs (prefill_flops), for callers that evaluate one model on many devices.
-PrefillResult prefill(const PrefillSpec& unit, double flops, const FileType& ft, std::uint64_t prompt_tokens);
+// The same from the prompt's FLOPs (prefill_flops) and their attention term (attention_flops), for callers that
+// evaluate one model on many devices.
+PrefillResult prefill(const PrefillSpec& unit, double flops, double attention, const FileType& ft,
+                      std::uint64_t prompt_tokens);
 
 }  // namespace edgeplan

@@ -16,6 +16,8 @@
 #include <vector>
 
 #include "edgeplan/core/runtime.hpp"
+#include "edgeplan/core/model.hpp"
+#include "edgeplan/io/attention.hpp"
 #include "edgeplan/io/f16_matmul.hpp"
 #include "edgeplan/io/quant_matmul.hpp"
 #include "edgeplan/util/result.hpp"
@@ -66,6 +68,16 @@ struct MatmulTime {
 };
 MatmulTime measure_f16_matmul(const GemmShape& shape, unsigned threads, unsigned repeats);
 
+// The rate of one layer's attention over a prompt of `tokens` (io/attention.hpp) at m's heads, KV heads and head
+// dim: the layer's causal attention FLOPs (attention_flops / attention_layers) over its best time of `repeats`
+// after one warm-up, `threads` threads each running a slice of the heads; with the kernel that ran. head_dim is
+// rounded down to a multiple of 8 (at least 8).
+struct AttentionRate {
+  std::string kernel;  // FlashAttention::kernel()
+  double flops_per_s = 0;
+};
+AttentionRate measure_attention(const ModelSpec& m, std::uint64_t tokens, unsigned threads, unsigned repeats);
+
 // A matmul of a decoder layer and how many times the layer runs that shape.
 struct LayerMatmul {
   GemmShape shape;
@@ -111,6 +123,7 @@ struct HostProfile {
   double read_bytes_per_s = 0;                    // measured memory read bandwidth
   std::optional<double> gemm_flops_per_s;         // best measured fp16 rate at the layer shapes; gives [prefill]
   std::vector<QuantRate> quant_rates;             // measured quantized rates: [prefill] per-type efficiencies
+  std::optional<AttentionRate> attention;         // measured attention rate: [prefill] attention_efficiency
   std::optional<double> storage_bytes_per_s;      // measured file read rate: a commented-out [storage]
   std::vector<std::string> comments;              // extra lines put at the top ("measured on ...")
   std::string kernels;                            // [provenance] kernels: the kernel and ISA of each figure

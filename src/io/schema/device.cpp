@@ -245,6 +245,12 @@ Schema<D> make_device() {
         .set = [](D& d, const Value& v) { d.prefill->quantized_efficiency = number(v); },
         .get = [](const D& d) -> std::optional<Value> { return d.prefill->quantized_efficiency; },
         .written = [](const D& d) { return d.prefill->quantized_efficiency != d.prefill->efficiency; }},
+      DR{.key = "attention_efficiency", .range = Range::unit_interval,
+        .set = [](D& d, const Value& v) { d.prefill->attention_efficiency = number(v); },
+        .get = [](const D& d) -> std::optional<Value> {
+          if (d.prefill->attention_efficiency) return *d.prefill->attention_efficiency;
+          return std::nullopt;
+        }},
   }, [](D& d) { d.prefill.emplace(); }, [](const D& d) { return d.prefill.has_value(); }});
   for (DR& row : prefill_type_rows(std::make_index_sequence<kPrefillTypes.size()>{})) {
     s.sections.back().rows.push_back(std::move(row));

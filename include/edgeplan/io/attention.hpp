@@ -1,0 +1,50 @@
+// The attention llama.cpp's CPU backend runs over a prompt, for `edgeplan bench`: flash attention in tiles, as
+// ggml_compute_forward_flash_attn_ext_tiled does for a prompt of at least one tile (ggml/src/ggml-cpu/ops.cpp,
+// tiles of GGML_FA_TILE_Q = 64 queries by GGML_FA_TILE_KV = 64 keys, common.h): for each head and tile of
+// queries (fp32), each tile of keys whose causal mask is not all -inf: the mask (F16) and the key tile (F16,
+// transposed) widened to fp32 one value at a time, KQ = Q K^T by a register-blocked fp32 GEMM (simd_gemm), scaled,
+// masked, an online softmax per query row (running max and sum, the accumulated values rescaled when the max
+// rises), the value tile (F16) widened, VKQ += softmax(KQ) V by the same GEMM; at the end each row divided by its
+// sum. Grouped-query heads share their KV head. This is edgeplan's own code of that arithmetic: AVX2 + FMA + F16C
+// when the CPU has them (cpu_has_avx2(); 8-lane vectors and a polynomial exp), else a portable loop. bench takes
+// its rate as edgeplan's count of causal attention (core/prefill.hpp attention_flops, per layer) over the time,
+// not the tiles' work, so the rate is what prefill's attention term runs at (docs/model.md, "bench").
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+
+#include "edgeplan/io/quant_matmul.hpp"
+
+namespace edgeplan::io {
+
+// One layer's attention over a prompt of `tokens`: `heads` query heads of `head_dim` sharing `kv_heads` KV heads
+// (heads a multiple of kv_heads), queries, keys and values filled with fixed pseudo-random values; every size
+// positive and head_dim a multiple of 8 (checked: std::invalid_argument otherwise).
+class FlashAttention {
+ public:
+  FlashAttention(std::uint64_t heads, std::uint64_t kv_heads, std::uint64_t head_dim, std::uint64_t tokens,
+                 QuantIsa isa = QuantIsa::best);
+  ~FlashAttention();
+  FlashAttention(FlashAttention&&) noexcept;
+  FlashAttention& operator=(FlashAttention&&) noexcept;
+
+  // Query heads [head_begin, head_end); threads may run disjoint ranges at once.
+  void run(std::uint64_t head_begin, std::uint64_t head_end);
+  [[nodiscard]] std::uint64_t rows() const;             // the heads (what threads split)
+  [[nodiscard]] std::string kernel() const;             // "tiled flash attention, F16 K/V, 64x64 tiles, AVX2"
+  [[nodiscard]] std::span<const float> output() const;  // tokens x heads x head_dim
+  // The operands, for tests that check the outputs: queries tokens x heads x head_dim (fp32), keys and values
+  // tokens x kv_heads x head_dim (fp16 bits).
+  [[nodiscard]] std::span<const float> queries() const;
+  [[nodiscard]] std::span<const std::uint16_t> keys() const;
+  [[nodiscard]] std::span<const std::uint16_t> values() const;
+
+ private:
+  struct Data;
+  std::unique_ptr<Data> data_;
+};
+
+}  // namespace edgeplan::io

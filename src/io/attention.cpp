@@ -1,0 +1,267 @@
+#include "edgeplan/io/attention.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <stdexcept>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "edgeplan/core/float16.hpp"
+#include "edgeplan/io/kernel_parts.hpp"
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#define EDGEPLAN_FA_X86 1
+#endif
+
+namespace edgeplan::io {
+namespace fa {
+
+constexpr std::uint64_t kTileQ = 64, kTileKv = 64;  // GGML_FA_TILE_Q, GGML_FA_TILE_KV
+constexpr float kMinusInf = -std::numeric_limits<float>::infinity();
+
+// The vector steps of a tile, portable or AVX2 (Steps below).
+struct Steps {
+  // c[m x n] += a[m x k] b[k x n], all row-major (simd_gemm).
+  void (*gemm)(float* c, const float* a, const float* b, std::uint64_t m, std::uint64_t k, std::uint64_t n);
+  // x[i] = exp(x[i] - max) for n values; returns their sum (ggml_vec_soft_max_f32).
+  float (*softmax)(float* x, std::uint64_t n, float max);
+  // out[i] = fp16 in[i] widened (ggml_cpu_fp16_to_fp32).
+  void (*widen)(const std::uint16_t* in, float* out, std::uint64_t n);
+  const char* isa;
+};
+
+void gemm_scalar(float* c, const float* a, const float* b, std::uint64_t m, std::uint64_t k, std::uint64_t n) {
+  for (std::uint64_t i = 0; i < m; ++i) {
+    for (std::uint64_t kk = 0; kk < k; ++kk) {
+      const float x = a[i * k + kk];
+      for (std::uint64_t j = 0; j < n; ++j) c[i * n + j] += x * b[kk * n + j];
+    }
+  }
+}
+
+float softmax_scalar(float* x, std::uint64_t n, float max) {
+  float sum = 0;
+  for (std::uint64_t i = 0; i < n; ++i) sum += x[i] = std::exp(x[i] - max);
+  return sum;
+}
+
+void widen_scalar(const std::uint16_t* in, float* out, std::uint64_t n) {
+  for (std::uint64_t i = 0; i < n; ++i) out[i] = f16_to_f32(in[i]);
+}
+
+constexpr Steps kScalar{gemm_scalar, softmax_scalar, widen_scalar, "scalar"};
+
+#if EDGEPLAN_FA_X86
+#define EDGEPLAN_FA_AVX2 __attribute__((target("avx2,fma,f16c")))
+
+// c += a b with 4 rows x 16 columns of accumulators (8 registers), the rows' a values broadcast (simd_gemm's
+// micro-kernel); n a multiple of 8, rows and columns left over taken by narrower blocks.
+EDGEPLAN_FA_AVX2 void gemm_avx2(float* c, const float* a, const float* b, std::uint64_t m, std::uint64_t k,
+                                std::uint64_t n) {
+  std::uint64_t i = 0;
+  for (; i + 4 <= m; i += 4) {
+    for (std::uint64_t j = 0; j < n; j += 16) {
+      const bool two = j + 16 <= n;
+      __m256 acc[4][2];
+      for (int r = 0; r < 4; ++r) {
+        acc[r][0] = _mm256_loadu_ps(c + (i + r) * n + j);
+        acc[r][1] = two ? _mm256_loadu_ps(c + (i + r) * n + j + 8) : _mm256_setzero_ps();
+      }
+      for (std::uint64_t kk = 0; kk < k; ++kk) {
+        const __m256 b0 = _mm256_loadu_ps(b + kk * n + j);
+        const __m256 b1 = two ? _mm256_loadu_ps(b + kk * n + j + 8) : _mm256_setzero_ps();
+        for (int r = 0; r < 4; ++r) {
+          const __m256 x = _mm256_set1_ps(a[(i + r) * k + kk]);
+          acc[r][0] = _mm256_fmadd_ps(x, b0, acc[r][0]);
+          acc[r][1] = _mm256_fmadd_ps(x, b1, acc[r][1]);
+        }
+      }
+      for (int r = 0; r < 4; ++r) {
+        _mm256_storeu_ps(c + (i + r) * n + j, acc[r][0]);
+        if (two) _mm256_storeu_ps(c + (i + r) * n + j + 8, acc[r][1]);
+      }
+    }
+  }
+  for (; i < m; ++i) {
+    for (std::uint64_t j = 0; j < n; j += 8) {
+      __m256 acc = _mm256_loadu_ps(c + i * n + j);
+      for (std::uint64_t kk = 0; kk < k; ++kk) {
+        acc = _mm256_fmadd_ps(_mm256_set1_ps(a[i * k + kk]), _mm256_loadu_ps(b + kk * n + j), acc);
+      }
+      _mm256_storeu_ps(c + i * n + j, acc);
+    }
+  }
+}
+
+// exp on 8 lanes: x = n ln 2 + r, |r| <= ln 2 / 2, exp r by a degree-5 polynomial (Cephes' expf coefficients),
+// 2^n through the exponent bits; inputs below -87 (a masked -inf among them) give about 1e-38, not 0.
+EDGEPLAN_FA_AVX2 __m256 exp_avx2(__m256 x) {
+  x = _mm256_min_ps(_mm256_max_ps(x, _mm256_set1_ps(-87.0f)), _mm256_set1_ps(88.0f));
+  const __m256 n = _mm256_round_ps(_mm256_mul_ps(x, _mm256_set1_ps(1.44269504f)),
+                                   _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  __m256 r = _mm256_fnmadd_ps(n, _mm256_set1_ps(0.693359375f), x);
+  r = _mm256_fnmadd_ps(n, _mm256_set1_ps(-2.12194440e-4f), r);
+  __m256 p = _mm256_set1_ps(1.9875691500e-4f);
+  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.3981999507e-3f));
+  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(8.3334519073e-3f));
+  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(4.1665795894e-2f));
+  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.6666665459e-1f));
+  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(5.0000001201e-1f));
+  p = _mm256_fmadd_ps(_mm256_mul_ps(p, r), r, _mm256_add_ps(r, _mm256_set1_ps(1.0f)));
+  const __m256i e = _mm256_slli_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(n), _mm256_set1_epi32(127)), 23);
+  return _mm256_mul_ps(p, _mm256_castsi256_ps(e));
+}
+
+EDGEPLAN_FA_AVX2 float softmax_avx2(float* x, std::uint64_t n, float max) {
+  __m256 sum = _mm256_setzero_ps();
+  const __m256 m = _mm256_set1_ps(max);
+  for (std::uint64_t i = 0; i < n; i += 8) {
+    const __m256 e = exp_avx2(_mm256_sub_ps(_mm256_loadu_ps(x + i), m));
+    _mm256_storeu_ps(x + i, e);
+    sum = _mm256_add_ps(sum, e);
+  }
+  return kernel_parts::hsum(sum);
+}
+
+EDGEPLAN_FA_AVX2 void widen_avx2(const std::uint16_t* in, float* out, std::uint64_t n) {
+  for (std::uint64_t i = 0; i < n; i += 8) {
+    _mm256_storeu_ps(out + i, _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(in + i))));
+  }
+}
+
+constexpr Steps kAvx2{gemm_avx2, softmax_avx2, widen_avx2, "AVX2"};
+#endif
+
+}  // namespace fa
+
+struct FlashAttention::Data {
+  std::uint64_t heads = 0, kv_heads = 0, dim = 0, tokens = 0;
+  const fa::Steps* steps = &fa::kScalar;
+  std::vector<float> q, out;            // tokens x heads x dim
+  std::vector<std::uint16_t> k, v;      // tokens x kv_heads x dim, F16
+  std::vector<std::uint16_t> mask;      // tokens x tokens, F16: 0 where a query sees the key, -inf elsewhere
+};
+
+FlashAttention::FlashAttention(std::uint64_t heads, std::uint64_t kv_heads, std::uint64_t head_dim,
+                               std::uint64_t tokens, QuantIsa isa)
+    : data_(std::make_unique<Data>()) {
+  if (heads == 0 || kv_heads == 0 || heads % kv_heads != 0 || head_dim == 0 || head_dim % 8 != 0 || tokens == 0) {
+    throw std::invalid_argument(fmt::format("flash attention of {} heads over {} KV heads of {} at {} tokens: heads "
+                                            "must be a positive multiple of the KV heads and head_dim of 8",
+                                            heads, kv_heads, head_dim, tokens));
+  }
+  Data& d = *data_;
+  d.heads = heads;
+  d.kv_heads = kv_heads;
+  d.dim = head_dim;
+  d.tokens = tokens;
+#if EDGEPLAN_FA_X86
+  if (isa != QuantIsa::scalar && cpu_has_avx2()) d.steps = &fa::kAvx2;
+#else
+  (void)isa;
+#endif
+  kernel_parts::Bytes bytes;
+  const auto value = [&] { return static_cast<float>(static_cast<int>(bytes.next()) - 128) / 128; };
+  d.q.resize(tokens * heads * head_dim);
+  for (float& x : d.q) x = value();
+  d.k.resize(tokens * kv_heads * head_dim);
+  d.v.resize(d.k.size());
+  for (std::uint16_t& x : d.k) x = f32_to_f16(value());
+  for (std::uint16_t& x : d.v) x = f32_to_f16(value());
+  d.mask.resize(tokens * tokens);
+  const std::uint16_t minus_inf = f32_to_f16(fa::kMinusInf);
+  for (std::uint64_t i = 0; i < tokens; ++i) {
+    for (std::uint64_t j = 0; j < tokens; ++j) d.mask[i * tokens + j] = j <= i ? 0 : minus_inf;
+  }
+  d.out.assign(d.q.size(), 0.0f);
+}
+
+FlashAttention::~FlashAttention() = default;
+FlashAttention::FlashAttention(FlashAttention&&) noexcept = default;
+FlashAttention& FlashAttention::operator=(FlashAttention&&) noexcept = default;
+
+void FlashAttention::run(std::uint64_t head_begin, std::uint64_t head_end) {
+  using namespace fa;
+  const Data& d = *data_;
+  const Steps& s = *d.steps;
+  const std::uint64_t dim = d.dim, tokens = d.tokens;
+  const float scale = 1.0f / std::sqrt(static_cast<float>(dim));
+  std::vector<float> q(kTileQ * dim), kq(kTileQ * kTileKv), mask(kTileQ * kTileKv), vkq(kTileQ * dim);
+  std::vector<float> k(dim * kTileKv), v(kTileKv * dim);
+  float sum[kTileQ], max[kTileQ];
+  for (std::uint64_t h = head_begin; h < std::min(head_end, d.heads); ++h) {
+    const std::uint64_t kvh = h / (d.heads / d.kv_heads);
+    for (std::uint64_t q0 = 0; q0 < tokens; q0 += kTileQ) {
+      const std::uint64_t rows = std::min(kTileQ, tokens - q0);
+      std::fill(q.begin(), q.end(), 0.0f);
+      for (std::uint64_t t = 0; t < rows; ++t) {
+        std::memcpy(q.data() + t * dim, d.q.data() + ((q0 + t) * d.heads + h) * dim, dim * sizeof(float));
+      }
+      std::fill(vkq.begin(), vkq.end(), 0.0f);
+      std::fill(std::begin(sum), std::end(sum), 0.0f);
+      std::fill(std::begin(max), std::end(max), kMinusInf);
+      for (std::uint64_t k0 = 0; k0 < tokens; k0 += kTileKv) {
+        const std::uint64_t keys = std::min(kTileKv, tokens - k0);
+        bool skip = true;  // a tile the mask hides entirely is not computed
+        std::fill(mask.begin(), mask.end(), kMinusInf);
+        for (std::uint64_t t = 0; t < rows; ++t) {
+          for (std::uint64_t j = 0; j < keys; ++j) {
+            mask[t * kTileKv + j] = f16_to_f32(d.mask[(q0 + t) * tokens + k0 + j]);
+            skip = skip && mask[t * kTileKv + j] == kMinusInf;
+          }
+        }
+        if (skip) continue;
+        std::fill(k.begin(), k.end(), 0.0f);
+        for (std::uint64_t j = 0; j < keys; ++j) {  // transposed: dim x keys
+          const std::uint16_t* row = d.k.data() + ((k0 + j) * d.kv_heads + kvh) * dim;
+          for (std::uint64_t c = 0; c < dim; ++c) k[c * kTileKv + j] = f16_to_f32(row[c]);
+        }
+        std::fill(kq.begin(), kq.end(), 0.0f);
+        s.gemm(kq.data(), q.data(), k.data(), kTileQ, dim, kTileKv);
+        for (std::size_t i = 0; i < kq.size(); ++i) kq[i] = kq[i] * scale + mask[i];
+        for (std::uint64_t t = 0; t < kTileQ; ++t) {
+          float* row = kq.data() + t * kTileKv;
+          const float tile_max = *std::max_element(row, row + kTileKv);
+          if (tile_max == kMinusInf) {
+            std::fill(row, row + kTileKv, 0.0f);
+            continue;
+          }
+          if (tile_max > max[t]) {  // the values so far rescaled to the new max
+            const float ms = std::exp(max[t] - tile_max);
+            for (std::uint64_t c = 0; c < dim; ++c) vkq[t * dim + c] *= ms;
+            sum[t] *= ms;
+            max[t] = tile_max;
+          }
+          sum[t] += s.softmax(row, kTileKv, max[t]);
+        }
+        std::fill(v.begin(), v.end(), 0.0f);
+        for (std::uint64_t j = 0; j < keys; ++j) {
+          s.widen(d.v.data() + ((k0 + j) * d.kv_heads + kvh) * dim, v.data() + j * dim, dim);
+        }
+        s.gemm(vkq.data(), kq.data(), v.data(), kTileQ, kTileKv, dim);
+      }
+      for (std::uint64_t t = 0; t < rows; ++t) {
+        const float inv = sum[t] == 0 ? 0 : 1 / sum[t];
+        float* out = data_->out.data() + ((q0 + t) * d.heads + h) * dim;
+        for (std::uint64_t c = 0; c < dim; ++c) out[c] = vkq[t * dim + c] * inv;
+      }
+    }
+  }
+}
+
+std::uint64_t FlashAttention::rows() const { return data_->heads; }
+
+std::string FlashAttention::kernel() const {
+  return fmt::format("tiled flash attention, F16 K/V, {}x{} tiles, {}", fa::kTileQ, fa::kTileKv, data_->steps->isa);
+}
+
+std::span<const float> FlashAttention::output() const { return data_->out; }
+std::span<const float> FlashAttention::queries() const { return data_->q; }
+std::span<const std::uint16_t> FlashAttention::keys() const { return data_->k; }
+std::span<const std::uint16_t> FlashAttention::values() const { return data_->v; }
+
+}  // namespace edgeplan::io
