@@ -273,18 +273,18 @@ std::optional<KeyAxis<Spec>> key_axis(const io::schema::Schema<Spec>& schema, st
   return out;
 }
 
-// Sets the values of combination `at` of `axes` on `spec`; false when the loader would reject one of them or
-// the struct they make.
+// Sets the values of combination `at` of `axes` on `spec`; false when the loader would reject one of them or,
+// with `check`, the struct they make (a combination checked before needs no second check of its struct).
 template <class Spec>
 bool set_values(const io::schema::Schema<Spec>& schema, const std::vector<KeyAxis<Spec>>& axes,
-                const std::vector<std::size_t>& at, Spec& spec) {
+                const std::vector<std::size_t>& at, Spec& spec, bool check) {
   bool valid = true;
   for (const KeyAxis<Spec>& axis : axes) {
     const std::optional<io::schema::Value>& v = axis.values[at[axis.axis]];
     if (v) axis.key.set(spec, *v);
     valid = valid && v.has_value();
   }
-  return valid && (axes.empty() || io::schema::consistent(schema, spec));
+  return valid && (!check || axes.empty() || io::schema::consistent(schema, spec));
 }
 
 // Whether every key of `axes` has its section in the loaded `spec` (else the loader's road says what it does).
@@ -332,8 +332,9 @@ std::optional<io::RowSource> struct_rows(const SweepRuns& runs, std::shared_ptr<
     }
   }
   // Combination i's structs: its values set on its command line's copies (`made`), whose index is returned; the
-  // number of lines when the loader would reject one of the values or the structs they make. `model_id` is 0
-  // without model axes, else 1 + the index of the model axes' values (as if they were the only axes).
+  // number of lines when the loader would reject one of the values or (with `check`) the structs they make.
+  // `model_id` is 0 without model axes, else 1 + the index of the model axes' values (as if they were the only
+  // axes).
   struct Made {
     std::vector<DeviceSpec> devices;
     std::vector<ModelSpec> models;
@@ -345,11 +346,11 @@ std::optional<io::RowSource> struct_rows(const SweepRuns& runs, std::shared_ptr<
       return *workers[j];
     }
   };
-  auto set = [&axes, &runs, bases, keys = std::shared_ptr<const Keys>(keys)](Made& made, std::uint64_t i) {
+  auto set = [&axes, &runs, bases, keys = std::shared_ptr<const Keys>(keys)](Made& made, std::uint64_t i, bool check) {
     combination_indices(axes, i, made.at);
     const std::uint64_t j = runs.line_of(made.at);
-    const bool valid = set_values(io::schema::device_schema(), keys->device, made.at, made.devices[j]) &&
-                       set_values(io::schema::model_schema(), keys->model, made.at, made.models[j]);
+    const bool valid = set_values(io::schema::device_schema(), keys->device, made.at, made.devices[j], check) &&
+                       set_values(io::schema::model_schema(), keys->model, made.at, made.models[j], check);
     if (!keys->model.empty()) {
       made.model_id = 0;
       for (const KeyAxis<ModelSpec>& m : keys->model) made.model_id = made.model_id * axes[m.axis].values.size() + made.at[m.axis];
@@ -367,7 +368,7 @@ std::optional<io::RowSource> struct_rows(const SweepRuns& runs, std::shared_ptr<
   util::parallel_for(n, [&](unsigned w, std::uint64_t begin, std::uint64_t end) {
     Made mine = start;
     for (std::uint64_t i = begin; i < end; ++i) {
-      const std::uint64_t j = set(mine, i);
+      const std::uint64_t j = set(mine, i, true);
       if (j == runs.lines()) {
         first[w] = i;
         return;
@@ -386,7 +387,7 @@ std::optional<io::RowSource> struct_rows(const SweepRuns& runs, std::shared_ptr<
   return io::RowSource{n, [bases, columns, set, &axes, start] {
                          return [bases, columns, set, &axes, made = start,
                                  prefix = std::vector<io::Cell>()](std::uint64_t i, Rows& rows) mutable {
-                           const std::uint64_t j = set(made, i);
+                           const std::uint64_t j = set(made, i, false);  // every combination was checked above
                            sweep_cells(axes, made.at, prefix);
                            const std::size_t from = rows.size();
                            made.worker(*bases, j).rows(made.devices[j], made.models[j], made.model_id, prefix, rows);
