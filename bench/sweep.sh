@@ -5,7 +5,7 @@
 # cores, sweeps over model numbers (kv, decode, report) and report over device numbers.
 #   bench/sweep.sh [path/to/edgeplan]     (default build/release/edgeplan; build the release preset first)
 # A combination is one point of the cartesian product of the sweeps: for decode it is the whole formats table
-# (three formats, so three rows), for kv the whole types table (five cache types, five rows).
+# (three formats, so three rows), for kv the whole types table (eleven cache types, eleven rows).
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
 bin=${1:-$root/build/release/edgeplan}

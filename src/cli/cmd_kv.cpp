@@ -44,9 +44,10 @@ KvInputs kv_inputs(const KvOptions& o, const Context& ctx, io::Node& inputs) {
   return in;
 }
 
-// Who offers a cache: llama.cpp, or the reference (the chapter's idealised int8/int4, no runtime).
+// Who offers a cache: llama.cpp, or the reference (the chapter's idealised int8/int4, no runtime). One type for K
+// and V (every row but a mixed --kv-type's) needs no comparison: a sweep asks it of every row.
 std::string counted_as(const KvCacheType& t) {
-  return t.k->counted_as == t.v->counted_as ? std::string(t.k->counted_as) : "mixed";
+  return t.k == t.v || t.k->counted_as == t.v->counted_as ? std::string(t.k->counted_as) : "mixed";
 }
 
 // The types table: one row per cache type.

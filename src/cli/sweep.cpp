@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <iterator>
+#include <limits>
 #include <string_view>
 
 #include <fmt/format.h>
@@ -50,11 +51,25 @@ std::string combination_label(const std::vector<io::SweepAxis>& axes, std::uint6
   return label;
 }
 
-// The swept values of combination `at` as the cells in front of each of its rows.
-void sweep_cells(const std::vector<io::SweepAxis>& axes, const std::vector<std::size_t>& at,
-                 std::vector<io::Cell>& out) {
-  out.clear();
-  for (std::size_t a = 0; a < axes.size(); ++a) out.push_back(sweep_cell(axes[a].values[at[a]]));
+// The swept values of a combination as the cells in front of each of its rows, and the value index of each axis
+// they hold.
+struct SweptCells {
+  std::vector<std::size_t> at;
+  std::vector<io::Cell> cells;
+};
+
+// Makes `out` the cells of combination `at`, reading again only the values of the axes that changed since the
+// combination it held (the last axis varies fastest: most combinations change one).
+void sweep_cells(const std::vector<io::SweepAxis>& axes, const std::vector<std::size_t>& at, SweptCells& out) {
+  if (out.cells.size() != axes.size()) {
+    out.cells.assign(axes.size(), io::Cell());
+    out.at.assign(axes.size(), std::numeric_limits<std::size_t>::max());  // no value held yet
+  }
+  for (std::size_t a = 0; a < axes.size(); ++a) {
+    if (out.at[a] == at[a]) continue;
+    out.cells[a] = sweep_cell(axes[a].values[at[a]]);
+    out.at[a] = at[a];
+  }
 }
 
 // The most command lines the option axes of a sweep may make (each is parsed once, and run once to check it).
@@ -273,18 +288,18 @@ std::optional<KeyAxis<Spec>> key_axis(const io::schema::Schema<Spec>& schema, st
   return out;
 }
 
-// Sets the values of combination `at` of `axes` on `spec`; false when the loader would reject one of them or
-// the struct they make.
+// Sets the values of combination `at` of `axes` on `spec`; false when the loader would reject one of them or,
+// with `check`, the struct they make (a combination checked before needs no second check of its struct).
 template <class Spec>
 bool set_values(const io::schema::Schema<Spec>& schema, const std::vector<KeyAxis<Spec>>& axes,
-                const std::vector<std::size_t>& at, Spec& spec) {
+                const std::vector<std::size_t>& at, Spec& spec, bool check) {
   bool valid = true;
   for (const KeyAxis<Spec>& axis : axes) {
     const std::optional<io::schema::Value>& v = axis.values[at[axis.axis]];
     if (v) axis.key.set(spec, *v);
     valid = valid && v.has_value();
   }
-  return valid && (axes.empty() || io::schema::consistent(schema, spec));
+  return valid && (!check || axes.empty() || io::schema::consistent(schema, spec));
 }
 
 // Whether every key of `axes` has its section in the loaded `spec` (else the loader's road says what it does).
@@ -332,8 +347,9 @@ std::optional<io::RowSource> struct_rows(const SweepRuns& runs, std::shared_ptr<
     }
   }
   // Combination i's structs: its values set on its command line's copies (`made`), whose index is returned; the
-  // number of lines when the loader would reject one of the values or the structs they make. `model_id` is 0
-  // without model axes, else 1 + the index of the model axes' values (as if they were the only axes).
+  // number of lines when the loader would reject one of the values or (with `check`) the structs they make.
+  // `model_id` is 0 without model axes, else 1 + the index of the model axes' values (as if they were the only
+  // axes).
   struct Made {
     std::vector<DeviceSpec> devices;
     std::vector<ModelSpec> models;
@@ -345,11 +361,11 @@ std::optional<io::RowSource> struct_rows(const SweepRuns& runs, std::shared_ptr<
       return *workers[j];
     }
   };
-  auto set = [&axes, &runs, bases, keys = std::shared_ptr<const Keys>(keys)](Made& made, std::uint64_t i) {
+  auto set = [&axes, &runs, bases, keys = std::shared_ptr<const Keys>(keys)](Made& made, std::uint64_t i, bool check) {
     combination_indices(axes, i, made.at);
     const std::uint64_t j = runs.line_of(made.at);
-    const bool valid = set_values(io::schema::device_schema(), keys->device, made.at, made.devices[j]) &&
-                       set_values(io::schema::model_schema(), keys->model, made.at, made.models[j]);
+    const bool valid = set_values(io::schema::device_schema(), keys->device, made.at, made.devices[j], check) &&
+                       set_values(io::schema::model_schema(), keys->model, made.at, made.models[j], check);
     if (!keys->model.empty()) {
       made.model_id = 0;
       for (const KeyAxis<ModelSpec>& m : keys->model) made.model_id = made.model_id * axes[m.axis].values.size() + made.at[m.axis];
@@ -367,7 +383,7 @@ std::optional<io::RowSource> struct_rows(const SweepRuns& runs, std::shared_ptr<
   util::parallel_for(n, [&](unsigned w, std::uint64_t begin, std::uint64_t end) {
     Made mine = start;
     for (std::uint64_t i = begin; i < end; ++i) {
-      const std::uint64_t j = set(mine, i);
+      const std::uint64_t j = set(mine, i, true);
       if (j == runs.lines()) {
         first[w] = i;
         return;
@@ -385,13 +401,14 @@ std::optional<io::RowSource> struct_rows(const SweepRuns& runs, std::shared_ptr<
   }
   return io::RowSource{n, [bases, columns, set, &axes, start] {
                          return [bases, columns, set, &axes, made = start,
-                                 prefix = std::vector<io::Cell>()](std::uint64_t i, Rows& rows) mutable {
-                           const std::uint64_t j = set(made, i);
+                                 prefix = SweptCells()](std::uint64_t i, Rows& rows) mutable {
+                           const std::uint64_t j = set(made, i, false);  // every combination was checked above
                            sweep_cells(axes, made.at, prefix);
                            const std::size_t from = rows.size();
-                           made.worker(*bases, j).rows(made.devices[j], made.models[j], made.model_id, prefix, rows);
+                           made.worker(*bases, j).rows(made.devices[j], made.models[j], made.model_id, prefix.cells,
+                                                       rows);
                            if (!columns->identity[j]) {
-                             remap(rows, from, prefix.size(), columns->maps[j], columns->columns.size());
+                             remap(rows, from, prefix.cells.size(), columns->maps[j], columns->columns.size());
                            }
                          };
                        }};
@@ -486,19 +503,19 @@ Verdict run_sweep(const Command& command, const std::vector<std::string>& args, 
     if (e && i == first_error.load()) std::rethrow_exception(e);
   }
   const io::RowSource kept{n, [&] {
-                             return [&, at = std::vector<std::size_t>(), prefix = std::vector<io::Cell>()](
+                             return [&, at = std::vector<std::size_t>(), prefix = SweptCells()](
                                         std::uint64_t i, Rows& made) mutable {
                                combination_indices(axes, i, at);
                                sweep_cells(axes, at, prefix);
                                const Rows rerun = keep ? Rows() : run_one(i).tables.front().rows;
                                const std::size_t from = made.size();
                                for (const auto& row : keep ? rows[i] : rerun) {
-                                 std::vector<io::Cell>& r = made.emplace_back(prefix);
+                                 std::vector<io::Cell>& r = made.emplace_back(prefix.cells);
                                  r.insert(r.end(), row.begin(), row.end());
                                }
                                const std::uint64_t j = runs.line_of(at);
                                if (!columns->identity[j]) {
-                                 remap(made, from, prefix.size(), columns->maps[j], columns->columns.size());
+                                 remap(made, from, prefix.cells.size(), columns->maps[j], columns->columns.size());
                                }
                              };
                            }};

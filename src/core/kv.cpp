@@ -109,13 +109,14 @@ bool weights_fit(double memory_bytes, double reserved_bytes, double weight_bytes
 
 std::uint64_t max_context(const ModelSpec& m, const KvCacheType& t, double budget_bytes, const KvCacheSettings& s) {
   // The constant state is held whatever the context: what is left of the budget holds the KV cache.
-  if (budget_bytes - state_bytes(m) <= 0) return 0;
+  const double state = state_bytes(m);
+  if (budget_bytes - state <= 0) return 0;
   if (!m.sliding_window) {
     // The cache is proportional to the padded context: start from the whole pads the budget holds and step to
     // the last one that fits. Contexts between two pads cost the upper pad, so that pad decides them.
     const std::uint64_t p = s.pad_tokens, last_pad = kMaxContextTokens / p * p;
     const double per_token = kv_bytes_per_token(m, t);
-    const double pads = std::floor((budget_bytes - state_bytes(m)) / per_token / static_cast<double>(p));
+    const double pads = std::floor((budget_bytes - state) / per_token / static_cast<double>(p));
     std::uint64_t c = pads * static_cast<double>(p) >= static_cast<double>(last_pad)
                           ? last_pad
                           : static_cast<std::uint64_t>(pads) * p;

@@ -128,6 +128,7 @@ std::vector<KvTypePlan> plan_kv(const DeviceSpec& device, const ModelSpec& m, do
                                 std::uint64_t context_tokens, const KvCacheType& chosen) {
   const double budget = kv_budget_bytes(device.memory_bytes, device.reserved_bytes, fixed_bytes);
   std::vector<KvTypePlan> out;
+  out.reserve(kv_types().size() + 1);  // a kv sweep plans once per combination: one allocation, not one per doubling
   auto add = [&](const KvCacheType& type) {
     const double cache = kv_cache_bytes(m, type, context_tokens, device.kv_cache);
     out.push_back({type, kv_bytes_per_token(m, type), max_context(m, type, budget, device.kv_cache), cache,

@@ -30,8 +30,6 @@ Node::Node(Array a) : v_(std::move(a)) {}
 Node Node::object() { return Node(Object{}); }
 Node Node::array() { return Node(Array{}); }
 
-bool countable(double v) { return std::isfinite(v) && std::abs(v) <= 9e18; }
-std::int64_t nearest_count(double v) { return std::llround(v); }
 Node Node::count(double v) { return countable(v) ? Node(nearest_count(v)) : Node(v); }
 
 double Node::number() const {

@@ -95,9 +95,8 @@ Column counted(Column c) {
 }
 
 Cell output_cell(const Cell& c, const Column& col) {
-  const double* v = std::get_if<double>(&c);
-  if (!col.count || !v || !countable(*v)) return c;
-  return nearest_count(*v);
+  const std::optional<std::int64_t> count = output_count(c, col);
+  return count ? Cell(*count) : c;
 }
 
 Json row_json(const std::vector<Cell>& row, const std::vector<Column>& columns) {

@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <optional>
 #include <sstream>
 
 namespace edgeplan::io {
@@ -147,6 +149,13 @@ TEST(Report, CountsAreTypedNotNamed) {
   EXPECT_EQ(render(plain, format("table")), render(r, format("table")));
 
   EXPECT_EQ(nearest_count(2546941132.8), 2546941133);
+  // As std::llround rounds: halves away from zero, and the double just below a half down.
+  for (double v : {2.5, -2.5, 0.5, -0.5, 0.49999999999999994, -0.49999999999999994, 4503599627370495.5, -0.0, 9e18}) {
+    EXPECT_EQ(nearest_count(v), std::llround(v)) << v;
+  }
+  EXPECT_EQ(output_count(2546941132.8, counted({"b", "b"})), std::int64_t{2546941133});
+  EXPECT_EQ(output_count(2.5, Column{"b", "b"}), std::nullopt);
+  EXPECT_EQ(output_count(1e300, counted({"b", "b"})), std::nullopt);  // not countable
   EXPECT_EQ(output_cell(2546941132.8, counted({"b", "b"})), Cell{std::int64_t{2546941133}});
   EXPECT_EQ(output_cell(2.5, Column{"b", "b"}), Cell{2.5});
   EXPECT_EQ(output_cell(Cell{}, counted({"b", "b"})), Cell{});

@@ -4,6 +4,7 @@
 // compile a JSON library; the JSON renderer alone turns it into JSON text (io/json.hpp).
 #pragma once
 
+#include <cmath>
 #include <concepts>
 #include <cstddef>
 #include <cstdint>
@@ -17,11 +18,17 @@
 namespace edgeplan::io {
 
 // Whether a computed count can be written as a whole number: finite and within an int64 (|v| <= 9e18).
-bool countable(double v);
+// Inline, as nearest_count: a sweep's CSV asks both of a few cells of every row.
+inline bool countable(double v) { return std::isfinite(v) && std::abs(v) <= 9e18; }
 // The whole number nearest a count the model computes as a fraction (a KV budget of memory - reserved - weights
 // is 2546941132.8 bytes: 2546941133), rounded once, where the value is declared a count (Node::count,
-// Column::count); v must be countable.
-std::int64_t nearest_count(double v);
+// Column::count); v must be countable. Halves round away from zero, as std::llround does, without its call: the
+// whole part is exact as an int64 and as a double, and so is the fraction v - whole part.
+inline std::int64_t nearest_count(double v) {
+  const auto whole = static_cast<std::int64_t>(v);
+  const double fraction = v - static_cast<double>(whole);
+  return whole + (fraction >= 0.5 ? 1 : 0) - (fraction <= -0.5 ? 1 : 0);
+}
 
 class Node {
  public:

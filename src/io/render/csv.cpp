@@ -5,6 +5,7 @@
 #include <bit>
 #include <cstdint>
 #include <cstring>
+#include <optional>
 #include <span>
 #include <string_view>
 
@@ -17,23 +18,80 @@
 namespace edgeplan::io {
 namespace {
 
-// The shortest text that reads back as v. Sweeps print the same numbers over and over (a format's size on
-// every row of a bandwidth sweep), so each thread keeps the texts it made last in a small table indexed by
-// the number's bits; a hit costs a few nanoseconds against some fifty for formatting.
-void append_shortest(std::string& out, double v) {
-  struct Entry {
-    std::uint64_t bits = 0;
-    std::uint8_t size = 0;  // 0: empty (a number's text is never empty)
-    char text[31] = {};
-  };
-  thread_local std::array<Entry, 256> cache;
-  const auto bits = std::bit_cast<std::uint64_t>(v);
-  Entry& e = cache[(bits * 0x9E3779B97F4A7C15ull) >> 56];
-  if (e.size == 0 || e.bits != bits) {
-    e.bits = bits;
-    e.size = static_cast<std::uint8_t>(fmt::format_to(e.text, FMT_COMPILE("{}"), v) - e.text);
+// The text of CSV fields, put together in a buffer on the stack and appended to `text` when the buffer fills
+// (and at the end): an append to a std::string per field cost more than formatting most of the fields.
+class FieldWriter {
+ public:
+  explicit FieldWriter(std::string& text) : text_(text) {}
+  FieldWriter(const FieldWriter&) = delete;
+  FieldWriter& operator=(const FieldWriter&) = delete;
+  ~FieldWriter() { flush(); }
+
+  // Where the next `n` characters (at most kSize) go; wrote() then says where they end.
+  char* room(std::size_t n) {
+    if (size_ + n > kSize) flush();
+    return buffer_ + size_;
   }
-  out.append(e.text, e.size);
+  void wrote(const char* end) { size_ = static_cast<std::size_t>(end - buffer_); }
+  void put(char c) {
+    *room(1) = c;
+    ++size_;
+  }
+  void put(std::string_view s) {
+    if (s.size() > kSize) {
+      flush();
+      text_.append(s);
+      return;
+    }
+    std::memcpy(room(s.size()), s.data(), s.size());
+    size_ += s.size();
+  }
+  // The text itself, with everything put so far, for what writes into a std::string (escaping).
+  std::string& text() {
+    flush();
+    return text_;
+  }
+
+ private:
+  static constexpr std::size_t kSize = 512;
+  void flush() {
+    text_.append(buffer_, size_);
+    size_ = 0;
+  }
+  std::string& text_;
+  std::size_t size_ = 0;
+  char buffer_[kSize];
+};
+
+// The text of a number, as a table entry: see put_number.
+struct NumberText {
+  std::uint64_t bits = 0;
+  std::uint8_t size = 0;  // 0: empty (a number's text is never empty)
+  char text[31] = {};
+};
+
+// Makes e the entry of v: out of line and cold, so that a hit (put_number) saves no registers for fmt.
+template <class T>
+[[gnu::cold]] void make_text(NumberText& e, T v) {
+  e.bits = std::bit_cast<std::uint64_t>(v);
+  e.size = static_cast<std::uint8_t>(fmt::format_to(e.text, FMT_COMPILE("{}"), v) - e.text);
+}
+
+// The text of number v (a double or an int64) as fmt's "{}" writes it: the shortest that reads back, or the
+// digits. Sweeps print the same numbers over and over (a format's size on every row of a bandwidth sweep, the
+// swept value on each of a combination's rows), so each thread keeps the texts it made last in a small table
+// per type indexed by the number's bits; a hit costs a few nanoseconds against some fifty for formatting.
+template <class T>
+void put_number(FieldWriter& out, T v) {
+  thread_local std::array<NumberText, 256> cache;
+  const auto bits = std::bit_cast<std::uint64_t>(v);
+  NumberText& e = cache[(bits * 0x9E3779B97F4A7C15ull) >> 56];
+  if (e.size == 0 || e.bits != bits) make_text(e, v);
+  // The whole entry's text, a copy of fixed size (made inline, where one of e.size bytes is a call), of which
+  // the first e.size characters count.
+  char* to = out.room(sizeof e.text);
+  std::memcpy(to, e.text, sizeof e.text);
+  out.wrote(to + e.size);
 }
 
 // Whether `text` is printable ASCII (0x20 .. 0x7E) without a comma or a quote: written as it is, neither escaped
@@ -61,31 +119,30 @@ bool plain_field(std::string_view text) {
   return true;
 }
 
-void append_csv_field(std::string& out, const Cell& c) {
+void put_csv_field(FieldWriter& out, const Cell& c) {
   if (const std::string* text = std::get_if<std::string>(&c)) {
     if (plain_field(*text)) {
-      out += *text;
+      out.put(*text);
       return;
     }
     // Escaping writes neither commas nor quotes: a text without them needs no quotes.
     if (std::memchr(text->data(), ',', text->size()) == nullptr && std::memchr(text->data(), '"', text->size()) == nullptr) {
-      append_escaped(out, *text);
+      append_escaped(out.text(), *text);
       return;
     }
     const std::string s = escaped(*text);
-    out += '"';
+    out.put('"');
     for (char ch : s) {
-      if (ch == '"') out += '"';
-      out += ch;
+      if (ch == '"') out.put('"');
+      out.put(ch);
     }
-    out += '"';
+    out.put('"');
   } else if (std::holds_alternative<double>(c)) {
-    append_shortest(out, std::get<double>(c));
+    put_number(out, std::get<double>(c));
   } else if (std::holds_alternative<std::int64_t>(c)) {
-    char digits[24];  // appended by length: append(first, last) goes through replace()
-    out.append(digits, static_cast<std::size_t>(fmt::format_to(digits, FMT_COMPILE("{}"), std::get<std::int64_t>(c)) - digits));
+    put_number(out, std::get<std::int64_t>(c));
   } else if (std::holds_alternative<bool>(c)) {
-    out += std::get<bool>(c) ? "true" : "false";
+    out.put(std::get<bool>(c) ? std::string_view("true") : std::string_view("false"));
   }
 }
 
@@ -102,18 +159,19 @@ class CsvRenderer final : public Renderer {
     out << titles << '\n';
   }
   void rows(unsigned, std::span<const Row> block, std::string& text) override {
+    FieldWriter out(text);
     for (const Row& row : block) {
       for (std::size_t i = 0; i < columns_.size(); ++i) {
-        if (i) text += ',';
+        if (i) out.put(',');
         if (i >= row.size()) continue;
-        // A whole count is a double made an integer (output_cell); any other cell is written as it is.
-        if (columns_[i].count && std::holds_alternative<double>(row[i])) {
-          append_csv_field(text, output_cell(row[i], columns_[i]));
+        // A whole count is a double made an integer (output_count); any other cell is written as it is.
+        if (const std::optional<std::int64_t> count = output_count(row[i], columns_[i])) {
+          put_number(out, *count);
         } else {
-          append_csv_field(text, row[i]);
+          put_csv_field(out, row[i]);
         }
       }
-      text += '\n';
+      out.put('\n');
     }
   }
   void end(std::ostream&) override {}
@@ -126,7 +184,10 @@ class CsvRenderer final : public Renderer {
 
 std::string csv_field(const Cell& c) {
   std::string out;
-  append_csv_field(out, c);
+  {
+    FieldWriter field(out);
+    put_csv_field(field, c);
+  }  // the writer appends the field as it goes
   return out;
 }
 

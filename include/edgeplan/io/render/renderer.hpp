@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <ostream>
 #include <span>
 #include <string>
@@ -60,6 +61,13 @@ std::string format_names();
 // The cell as JSON and CSV write it under `col`: a number of a count column (Column::count) made the nearest
 // whole number (nearest_count); any other cell as it is.
 Cell output_cell(const Cell& c, const Column& col);
+// That whole number when output_cell makes one, else nullopt (the cell is written as it is): for renderers that
+// write a count without making a cell of it (inline: the CSV renderer asks it of every cell).
+inline std::optional<std::int64_t> output_count(const Cell& c, const Column& col) {
+  const double* v = std::get_if<double>(&c);
+  if (!col.count || !v || !countable(*v)) return std::nullopt;
+  return nearest_count(*v);
+}
 // The document value of a cell.
 Node cell_node(const Cell& c);
 // Whether a cell holds a number (a double or a whole number): right-aligned in tables, quantitative in charts.
