@@ -507,7 +507,8 @@ EDGEPLAN_QDOT_AMX void amx_scale_q4_k(float* c, std::uint64_t ldc, const std::in
 }
 
 // 32 tokens x 32 rows of Q4_K (tinygemm_kernel_amx of the K-quants): per block, the eight groups' products are
-// summed in int32 under their scales, then scaled into c with the mins subtracted.
+// summed in int32 under their scales, then scaled into c with the mins subtracted. The two halves of the tokens
+// are written out one after the other: GCC's tile macros name the tile registers by literals.
 EDGEPLAN_QDOT_AMX void amx_block_q4_k(const std::uint8_t* w0, const std::uint8_t* w1, std::uint64_t record,
                                       const BlockQ8K* a, std::uint64_t nb, float* c, std::uint64_t ldc) {
   constexpr std::uint64_t kTileInts = kAmxTile * kAmxTile;
