@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "cli/command.hpp"
 #include "edgeplan/core/limits.hpp"
@@ -11,6 +12,7 @@
 #include "edgeplan/io/render/renderer.hpp"
 #include "edgeplan/io/text.hpp"
 #include "edgeplan/io/warnings.hpp"
+#include "edgeplan/util/names.hpp"
 #include "edgeplan/util/text.hpp"
 
 namespace edgeplan::cli {
@@ -121,6 +123,55 @@ void runtime_results(const RuntimeBuffers& b, const RuntimeOptions& o, const Dev
   results["flash_attn"] = b.flash_attn;
   results["parallel"] = o.parallel;
   results["ubatch"] = device.kv_cache.ubatch_tokens;
+}
+
+
+const FileType& need_format(const std::string& name) {
+  return *need("--quant", util::lookup_or_suggest(file_types(), name, [](const FileType& t) { return t.name; }, "format"));
+}
+
+std::string quant_or_file_format(const std::string& quant, const ModelSpec& m, std::string_view fallback) {
+  if (!quant.empty()) return quant;
+  return m.file_format.value_or(std::string(fallback));
+}
+
+std::vector<std::string> requantize_note(const ModelSpec& m, const FileType& ft) {
+  if (!m.file_format || *m.file_format == ft.name) return {};
+  return {fmt::format("{} is a {} file: {} re-quantizes its shape with llama.cpp's rules, a what-if (without --quant "
+                      "the figures are the file's own tensors)",
+                      m.name, *m.file_format, ft.name)};
+}
+
+std::string kv_type_help(std::string_view what) {
+  std::vector<std::string_view> names;
+  for (const KvType& t : kv_types()) names.push_back(t.name);
+  return fmt::format("{}: {} (int8, int4: the reference's idealised types), or k=TYPE,v=TYPE", what,
+                     fmt::join(names, ", "));
+}
+
+KvCacheType need_kv_type(const std::string& text, const ModelSpec& model) {
+  auto one = [](std::string_view name) -> const KvType& {
+    return *need("--kv-type", util::lookup_or_suggest(kv_types(), name, [](const KvType& t) { return t.name; }, "cache type"));
+  };
+  KvCacheType t;
+  if (text.find('=') == std::string::npos) {
+    t = one(text);
+  } else {
+    for (const std::string& item : split_list(text, "--kv-type")) {
+      const std::size_t eq = item.find('=');
+      const std::string side = eq == std::string::npos ? item : item.substr(0, eq);
+      const KvType** slot = side == "k" ? &t.k : side == "v" ? &t.v : nullptr;
+      if (!slot || eq == std::string::npos || *slot) {
+        throw UsageError(fmt::format("--kv-type: '{}' is not a type or k=TYPE,v=TYPE, e.g. k=q8_0,v=q4_0", text));
+      }
+      *slot = &one(item.substr(eq + 1));
+    }
+    if (!t.k || !t.v) throw UsageError(fmt::format("--kv-type {}: give both k=TYPE and v=TYPE", text));
+  }
+  if (const std::optional<std::string> why = kv_cache_refusal(model, t)) {
+    throw UsageError(fmt::format("--kv-type {}: llama.cpp refuses it for {}: {}", text, model.name, *why));
+  }
+  return t;
 }
 
 }  // namespace edgeplan::cli

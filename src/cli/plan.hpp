@@ -29,7 +29,7 @@ struct ReportOptions {
 };
 
 // How a roofline prefill estimate (PrefillSource::roofline) was obtained, for notes: the unit, its fitted
-// utilization and what it was fitted to (cmd_decode.cpp).
+// utilization and what it was fitted to (plan.cpp).
 std::string roofline_basis(const PrefillEstimate& e);
 
 // The same as JSON, for results.prefill_basis: {"source": "prefill"} or {"source": "units", "unit", "utilization",
@@ -51,7 +51,7 @@ std::string runtime_mismatch(const DeviceSpec& d, const ModelSpec& m);
 // reference phone reads its flash at 68 GB/s): stream's header and report's cold load print it (cmd_stream.cpp).
 std::string storage_assumption(const DeviceSpec& d);
 
-// Speculation parameters of --spec alpha=A,gamma=G,cost=C (cmd_decode.cpp).
+// Speculation parameters of --spec alpha=A,gamma=G,cost=C (plan.cpp).
 SpecParams parse_spec(const std::string& text);
 
 // The report page of one pair (core/plan.hpp, computed once); its charts only when ctx.charts().
@@ -65,7 +65,7 @@ void add_place_timeline(std::span<const Op> ops, const Placement& placed, io::Re
 // The roofline chart (decode, report; core/roofline.hpp): operational intensity against FLOP/s, log-log, with the
 // device's bandwidth roof and compute roofs (its [units] peaks, else its [prefill] peak, else none, as the title
 // says) and a point for decode and one for prefill of each format plan (prefill where it has an estimate), at
-// `context_tokens` and a prompt of `prompt_tokens` costing `prompt_flops` (cmd_decode.cpp).
+// `context_tokens` and a prompt of `prompt_tokens` costing `prompt_flops` (plan.cpp).
 void add_roofline_chart(const DeviceSpec& device, const ModelSpec& m, std::span<const FormatPlan> formats,
                         std::uint64_t context_tokens, std::uint64_t prompt_tokens, double prompt_flops, io::Report& r);
 
