@@ -419,6 +419,24 @@ EDGEPLAN_QDOT_AMX void amx_scale_q8(float* c, std::uint64_t ldc, const std::int3
   }
 }
 
+// A block's packed weights into tile register kTmm (0 or 1): Q8_0's as they are, Q4_0's unpacked first. (The
+// register is a literal in each branch: GCC's tile macros paste it into the instruction.)
+template <bool kNibbles, int kTmm>
+EDGEPLAN_QDOT_AMX void amx_load_weights(const std::uint8_t* record, std::int8_t* unpacked) {
+  if constexpr (kNibbles) {
+    unpack_nibbles<true>(record, unpacked);
+    if constexpr (kTmm == 0) {
+      EDGEPLAN_AMX_LOAD(0, unpacked, 64);
+    } else {
+      EDGEPLAN_AMX_LOAD(1, unpacked, 64);
+    }
+  } else if constexpr (kTmm == 0) {
+    _tile_loadd(0, record, 64);
+  } else {
+    _tile_loadd(1, record, 64);
+  }
+}
+
 // 32 tokens x 32 rows of Q4_0 or Q8_0: w0 and w1 are the packed records of the two 16-row groups at block 0 (the
 // next block `record` bytes on), a the first token's activation blocks. As tinygemm_kernel_amx, the tiles of block
 // b are stored while those of block b - 1 are scaled (two C buffers), so AMX and AVX-512 work overlap.
@@ -432,42 +450,39 @@ EDGEPLAN_QDOT_AMX void amx_block_q8(const std::uint8_t* w0, const std::uint8_t* 
   std::int32_t* pre = buffers[1];
   const BlockQ8_0* a1 = a + kAmxTile * nb;  // tokens 16..31
   const long lda = static_cast<long>(nb * sizeof(BlockQ8_0));
-  const auto scale = [&](std::uint64_t b, const std::int32_t* tiles, bool accumulate) {
-    const std::uint8_t* s0 = w0 + b * record + kScales;
-    const std::uint8_t* s1 = w1 + b * record + kScales;
-    amx_scale_q8(c, ldc, tiles, a + b, nb, s0, accumulate);
-    amx_scale_q8(c + kAmxTile * ldc, ldc, tiles + kTileInts, a1 + b, nb, s0, accumulate);
-    amx_scale_q8(c + kAmxTile, ldc, tiles + 2 * kTileInts, a + b, nb, s1, accumulate);
-    amx_scale_q8(c + kAmxTile * ldc + kAmxTile, ldc, tiles + 3 * kTileInts, a1 + b, nb, s1, accumulate);
+  // Tile t (0: tokens 0..15 x rows 0..15, 1: tokens 16..31, 2 and 3: rows 16..31) of block b into c.
+  const auto scale = [&](int t, std::uint64_t b, const std::int32_t* tiles) {
+    const std::uint8_t* scales = (t < 2 ? w0 : w1) + b * record + kScales;
+    const BlockQ8_0* first = (t % 2 == 0 ? a : a1) + b;
+    float* out = c + (t % 2 == 0 ? 0 : kAmxTile * ldc) + (t < 2 ? 0 : kAmxTile);
+    amx_scale_q8(out, ldc, tiles + t * kTileInts, first, nb, scales, b > 0);
   };
+  // In tinygemm_kernel_amx's order: each tile of block b - 1 is scaled between the loads and the product of the
+  // same tile of block b.
   for (std::uint64_t b = 0; b < nb; ++b) {
-    if constexpr (kNibbles) {
-      unpack_nibbles<true>(w0 + b * record, b0);
-      unpack_nibbles<true>(w1 + b * record, b1);
-      EDGEPLAN_AMX_LOAD(0, b0, 64);
-      EDGEPLAN_AMX_LOAD(1, b1, 64);
-    } else {
-      _tile_loadd(0, w0 + b * record, 64);
-      _tile_loadd(1, w1 + b * record, 64);
-    }
-    _tile_loadd(2, a[b].qs, lda);
-    _tile_loadd(3, a1[b].qs, lda);
+    amx_load_weights<kNibbles, 0>(w0 + b * record, b0);
     _tile_zero(4);
-    _tile_zero(5);
-    _tile_zero(6);
-    _tile_zero(7);
+    _tile_loadd(2, a[b].qs, lda);
+    if (b > 0) scale(0, b - 1, pre);
     _tile_dpbssd(4, 2, 0);
-    _tile_dpbssd(5, 3, 0);
-    _tile_dpbssd(6, 2, 1);
-    _tile_dpbssd(7, 3, 1);
     _tile_stored(4, cur, 64);
+    _tile_zero(5);
+    _tile_loadd(3, a1[b].qs, lda);
+    if (b > 0) scale(1, b - 1, pre);
+    _tile_dpbssd(5, 3, 0);
     _tile_stored(5, cur + kTileInts, 64);
+    amx_load_weights<kNibbles, 1>(w1 + b * record, b1);
+    _tile_zero(6);
+    if (b > 0) scale(2, b - 1, pre);
+    _tile_dpbssd(6, 2, 1);
     _tile_stored(6, cur + 2 * kTileInts, 64);
+    _tile_zero(7);
+    if (b > 0) scale(3, b - 1, pre);
+    _tile_dpbssd(7, 3, 1);
     _tile_stored(7, cur + 3 * kTileInts, 64);
-    if (b > 0) scale(b - 1, pre, b > 1);
     std::swap(cur, pre);
   }
-  scale(nb - 1, pre, nb > 1);
+  for (int t = 0; t < 4; ++t) scale(t, nb - 1, pre);
 }
 
 // sumi[m] (+)= tile[m] x the group's 16 scales (scale_C).
