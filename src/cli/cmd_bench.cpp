@@ -262,6 +262,7 @@ Runner setup_bench(Options& opts) {
       if (storage) p.storage_bytes_per_s = storage->bytes / storage->seconds;
       std::vector<std::string> kernels{fmt::format("read: {}", read_kernel), fmt::format("matmul: {}", matmul_kernel)};
       for (const io::QuantRate& q : quant) kernels.push_back(fmt::format("{}: {}", io::weight_type(q.kind), q.kernel));
+      if (attention) kernels.push_back(fmt::format("attention: {}", attention->kernel));
       p.kernels = fmt::format("{}", fmt::join(kernels, "; "));
       p.comments = {"Device profile of this host, written by `edgeplan bench --write-profile`.",
                     fmt::format("{} threads, {:.0f} MiB read buffer, layer matmuls of {} at {} tokens.", threads,

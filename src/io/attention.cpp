@@ -143,7 +143,9 @@ struct FlashAttention::Data {
   const fa::Steps* steps = &fa::kScalar;
   std::vector<float> q, out;            // tokens x heads x dim
   std::vector<std::uint16_t> k, v;      // tokens x kv_heads x dim, F16
-  std::vector<std::uint16_t> mask;      // tokens x tokens, F16: 0 where a query sees the key, -inf elsewhere
+  // The causal mask by offset, F16: entry tokens + i - j is 0 where query i sees key j (j <= i), -inf elsewhere;
+  // read per element as llama.cpp reads its F16 mask, in memory linear in the prompt, not quadratic.
+  std::vector<std::uint16_t> mask;
 };
 
 FlashAttention::FlashAttention(std::uint64_t heads, std::uint64_t kv_heads, std::uint64_t head_dim,
@@ -172,11 +174,8 @@ FlashAttention::FlashAttention(std::uint64_t heads, std::uint64_t kv_heads, std:
   d.v.resize(d.k.size());
   for (std::uint16_t& x : d.k) x = f32_to_f16(value());
   for (std::uint16_t& x : d.v) x = f32_to_f16(value());
-  d.mask.resize(tokens * tokens);
-  const std::uint16_t minus_inf = f32_to_f16(fa::kMinusInf);
-  for (std::uint64_t i = 0; i < tokens; ++i) {
-    for (std::uint64_t j = 0; j < tokens; ++j) d.mask[i * tokens + j] = j <= i ? 0 : minus_inf;
-  }
+  d.mask.assign(2 * tokens, 0);
+  std::fill(d.mask.begin(), d.mask.begin() + static_cast<std::ptrdiff_t>(tokens), f32_to_f16(fa::kMinusInf));
   d.out.assign(d.q.size(), 0.0f);
 }
 
@@ -210,7 +209,7 @@ void FlashAttention::run(std::uint64_t head_begin, std::uint64_t head_end) {
         std::fill(mask.begin(), mask.end(), kMinusInf);
         for (std::uint64_t t = 0; t < rows; ++t) {
           for (std::uint64_t j = 0; j < keys; ++j) {
-            mask[t * kTileKv + j] = f16_to_f32(d.mask[(q0 + t) * tokens + k0 + j]);
+            mask[t * kTileKv + j] = f16_to_f32(d.mask[tokens + (q0 + t) - (k0 + j)]);
             skip = skip && mask[t * kTileKv + j] == kMinusInf;
           }
         }

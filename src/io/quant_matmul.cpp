@@ -190,7 +190,7 @@ EDGEPLAN_QDOT_AVX2 void quantize_q8_0_avx2(const float* x, BlockQ8_0* y, std::ui
     m4 = _mm_max_ps(m4, _mm_movehl_ps(m4, m4));
     m4 = _mm_max_ss(m4, _mm_movehdup_ps(m4));
     const float max = _mm_cvtss_f32(m4);
-    y[b].d = static_cast<std::uint16_t>(_cvtss_sh(max / 127, 0));
+    y[b].d = f32_to_f16(max / 127);
     const __m256 mul = _mm256_set1_ps(max != 0 ? 127 / max : 0);
     __m256i q[4];
     for (int i = 0; i < 4; ++i) q[i] = _mm256_cvtps_epi32(_mm256_round_ps(_mm256_mul_ps(v[i], mul), _MM_ROUND_NEAREST));
