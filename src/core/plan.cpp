@@ -101,6 +101,8 @@ Result<std::vector<FormatPlan>> plan_decode(const DeviceSpec& device, const Deco
   const double kv_bytes = kv_cache_bytes(m, in.kv_type, in.context_tokens, device.kv_cache);
   const double baseline = decode(device, {in.sizes.back().active_bytes, kv_bytes}).tok_per_s;
   const double speedup = in.spec ? spec_speedup(*in.spec) : 1.0;
+  // One token's attention term, at its own efficiency where the profile gives one (the same for every format).
+  const double token_attention = device.prefill && device.prefill->attention_efficiency ? attention_flops(m, 1) : 0;
   std::vector<FormatPlan> out;
   out.reserve(in.formats.size());
   for (std::size_t i = 0; i < in.formats.size(); ++i) {
@@ -112,9 +114,8 @@ Result<std::vector<FormatPlan>> plan_decode(const DeviceSpec& device, const Deco
     if (!runtime) return runtime.error();
     f.runtime = *runtime;
     f.memory = memory_fit(device.memory_bytes, device.reserved_bytes, f.runtime.fixed_bytes, kv_bytes);
-    const double attention = device.prefill && device.prefill->attention_efficiency ? attention_flops(m, 1) : 0;
     const double compute_s =  // 0 when not derived
-        device.prefill ? prefill(*device.prefill, in.token_flops, attention, *f.format, 1).seconds : 0;
+        device.prefill ? prefill(*device.prefill, in.token_flops, token_attention, *f.format, 1).seconds : 0;
     f.decode = decode(device, {f.weights.active_bytes, kv_bytes, compute_s});
     f.relative = f.decode.tok_per_s / baseline;
     if (in.spec) f.spec_tok_per_s = f.decode.tok_per_s * speedup;
