@@ -162,7 +162,7 @@ int run_command_line(int argc, const char* const* argv, std::ostream& out, std::
       if (!o || o->count() != 1 || o->results().front().find(',') == std::string::npos) continue;
       axes.push_back({name, split_list(o->results().front(), std::string("--") + name)});
     }
-    for (const std::string& s : common.sweeps) axes.push_back(unwrap(io::parse_sweep(s)));
+    for (const std::string& s : common.sweeps) axes.push_back(unwrap(io::parse_sweep(sweep_in_units(s))));
     if (sub && sub->parsed()) {
       Verdict verdict;
       if (axes.empty()) {

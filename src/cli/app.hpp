@@ -43,6 +43,10 @@ void need_charts(const io::Report& report, const io::Format& format);
 // profile key whose schema row is a count or an integral number (model.layers, model.params).
 bool sweep_counts(std::string_view key);
 
+// --sweep text KEY=... with each value of a token-count or byte-size option written as a whole number
+// ("context=8k:32k:8k" is "context=8192:32768:8192"), so its cells are numbers; any other text as it is.
+std::string sweep_in_units(std::string_view text);
+
 // Runs `command` (its arguments `args`, without the program and command names) once per combination of the
 // sweeps and writes one table: a column per swept key in front of the columns of the command's first table.
 // Requirements are checked on every combination; the failures and the figures that could not be evaluated are

@@ -114,7 +114,7 @@ std::string bash() {
         file = true;
         continue;
       }
-      opts += " " + std::string(b->row->name);
+      opts.append(" ").append(b->row->name);
       if (b->row->kind == Kind::output) opts += " --force";
     }
     s << fmt::format("    {}) opts='{}'{} ;;\n", commands()[i].name, opts, file ? "; local file=1" : "");

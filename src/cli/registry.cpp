@@ -199,6 +199,25 @@ bool sweep_counts(std::string_view key) {
   return false;
 }
 
+std::string sweep_in_units(std::string_view text) {
+  const auto eq = text.find('=');
+  if (eq == std::string_view::npos) return std::string(text);
+  const std::string_view key = text.substr(0, eq);
+  const auto row = std::find_if(kOptionRows.begin(), kOptionRows.end(), [key](const OptionRow& r) { return named(r, key); });
+  if (row == kOptionRows.end() || (row->kind != Kind::tokens && row->kind != Kind::bytes)) return std::string(text);
+  std::string out(text.substr(0, eq + 1));
+  std::string_view rest = text.substr(eq + 1);
+  while (true) {
+    const auto cut = rest.find_first_of(",:");
+    const std::string_view value = rest.substr(0, cut);
+    const std::optional<std::uint64_t> v = row->kind == Kind::tokens ? util::parse_tokens(value) : util::parse_bytes(value);
+    out += v ? std::to_string(*v) : std::string(value);
+    if (cut == std::string_view::npos) return out;
+    out += rest[cut];
+    rest.remove_prefix(cut + 1);
+  }
+}
+
 namespace {
 
 // CLI11 reads "-1" into an unsigned option as a huge number, a value past 2^64 as 2^64 - 1, and "nan", "inf" or

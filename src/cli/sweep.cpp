@@ -75,6 +75,10 @@ void sweep_cells(const std::vector<io::SweepAxis>& axes, const std::vector<std::
 // The most command lines the option axes of a sweep may make (each is parsed once, and run once to check it).
 constexpr std::uint64_t kMaxOptionCombinations = 4096;
 
+// Command lines below which a thread costs more than it saves (each line takes some 50 microseconds to parse,
+// to run and to make its structs).
+constexpr std::uint64_t kLineGrain = 64;
+
 // Long options every command has (their rows in the option table), which a sweep does not vary.
 bool common_option(std::string_view name) {
   CommonOptions targets;
@@ -199,18 +203,22 @@ class SweepRuns {
       throw UsageError(fmt::format("--sweep: the swept options make {} command lines; at most {} (sweep profile keys, "
                                    "such as device.bandwidth_gbps, for more)", lines, kMaxOptionCombinations));
     }
-    // Command line j: the option axes' values of its index, the last option axis varying fastest.
-    for (std::uint64_t j = 0; j < lines; ++j) {
-      std::vector<std::string> line = rest;
-      std::uint64_t index = j;
-      for (std::size_t a = axes.size(); a-- > 0;) {
-        if (!option_[a]) continue;
-        const std::size_t v = index % axes[a].values.size();
-        index /= axes[a].values.size();
-        line.insert(line.end(), {"--" + axes[a].key, axes[a].values[v]});
+    // Command line j: the option axes' values of its index, the last option axis varying fastest. The lines are
+    // parsed on all cores; an error is the first line's that has one.
+    runners_.resize(lines);
+    util::parallel_for(lines, [&](unsigned, std::uint64_t begin, std::uint64_t end) {
+      for (std::uint64_t j = begin; j < end; ++j) {
+        std::vector<std::string> line = rest;
+        std::uint64_t index = j;
+        for (std::size_t a = axes.size(); a-- > 0;) {
+          if (!option_[a]) continue;
+          const std::size_t v = index % axes[a].values.size();
+          index /= axes[a].values.size();
+          line.insert(line.end(), {"--" + axes[a].key, axes[a].values[v]});
+        }
+        runners_[j] = parse_command(command, line, j == 0 ? &swept : nullptr);
       }
-      runners_.push_back(parse_command(command, line, j == 0 ? &swept : nullptr));
-    }
+    }, kLineGrain);
   }
 
   std::uint64_t lines() const { return runners_.size(); }
@@ -338,10 +346,14 @@ std::optional<io::RowSource> struct_rows(const SweepRuns& runs, std::shared_ptr<
       return std::nullopt;
     }
   }
-  auto bases = std::make_shared<std::vector<StructRows>>();
   for (std::uint64_t j = 0; j < runs.lines(); ++j) {
     if (!runs.line(j).struct_rows) return std::nullopt;
-    const StructRows& b = bases->emplace_back(runs.line(j).struct_rows(Context(common)));
+  }
+  auto bases = std::make_shared<std::vector<StructRows>>(runs.lines());
+  util::parallel_for(runs.lines(), [&](unsigned, std::uint64_t begin, std::uint64_t end) {
+    for (std::uint64_t j = begin; j < end; ++j) (*bases)[j] = runs.line(j).struct_rows(Context(common));
+  }, kLineGrain);
+  for (const StructRows& b : *bases) {
     if (!all_held(device_schema, keys->device, axes, b.device) || !all_held(model_schema, keys->model, axes, b.model)) {
       return std::nullopt;
     }
@@ -428,11 +440,12 @@ Verdict run_sweep(const Command& command, const std::vector<std::string>& args, 
   };
   // Each command line run at its first combination, for its columns (that report stands for the combination
   // below: it runs once).
-  std::vector<io::Report> firsts;
+  std::vector<io::Report> firsts(runs.lines());
+  util::parallel_for(runs.lines(), [&](unsigned, std::uint64_t begin, std::uint64_t end) {
+    for (std::uint64_t j = begin; j < end; ++j) firsts[j] = run_one(runs.first_of_line(j));
+  }, command.measures ? runs.lines() : kLineGrain);
   std::vector<std::vector<io::Column>> line_columns;
-  for (std::uint64_t j = 0; j < runs.lines(); ++j) {
-    line_columns.push_back(firsts.emplace_back(run_one(runs.first_of_line(j))).tables.front().columns);
-  }
+  for (const io::Report& f : firsts) line_columns.push_back(f.tables.front().columns);
   const io::Report& first = firsts.front();  // combination 0
   auto columns = std::make_shared<const SweepColumns>(sweep_columns(line_columns));
   io::Report head;

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <mutex>
 #include <sstream>
 
 #include <fmt/format.h>
@@ -167,8 +168,38 @@ Result<toml::table> parse_profile(const ProfileText& text, const std::string& pr
   return parsed;
 }
 
+namespace {
+
+// What `read` gives for a profile text and the overrides of its `profile`, read once: a sweep's command lines
+// and combinations load the same few profiles again and again. The reading is a function of the text, its name
+// and display and those overrides, so a kept result is the result; an error is read again each time. At most
+// kKept results per kind of profile are kept, so memory stays bounded whatever loads profiles.
+template <class Spec, class Read>
+Result<Spec> read_once(const ProfileText& text, const std::string& profile, const std::vector<Override>& overrides,
+                       Read read) {
+  constexpr std::size_t kKept = 256;
+  static std::mutex mutex;
+  static std::map<std::vector<std::string>, Spec> kept;
+  std::vector<std::string> key{text.name, text.display, text.text};
+  for (const Override& o : overrides) {
+    if (o.profile == profile) key.insert(key.end(), {o.key, o.value, o.original});
+  }
+  {
+    const std::lock_guard lock(mutex);
+    if (const auto it = kept.find(key); it != kept.end()) return it->second;
+  }
+  Result<Spec> spec = read_profile<Spec>(text, profile, overrides, read);
+  if (spec) {
+    const std::lock_guard lock(mutex);
+    if (kept.size() < kKept) kept.emplace(std::move(key), *spec);
+  }
+  return spec;
+}
+
+}  // namespace
+
 Result<DeviceSpec> load_device(const ProfileText& text, const std::vector<Override>& overrides) {
-  return read_profile<DeviceSpec>(text, "device", overrides, [&](Fields& f) {
+  return read_once<DeviceSpec>(text, "device", overrides, [&](Fields& f) {
     DeviceSpec d;
     d.name = text.name;
     schema::read_schema(schema::device_schema(), f, d);
@@ -177,7 +208,7 @@ Result<DeviceSpec> load_device(const ProfileText& text, const std::vector<Overri
 }
 
 Result<ModelSpec> load_model(const ProfileText& text, const std::vector<Override>& overrides) {
-  return read_profile<ModelSpec>(text, "model", overrides, [&](Fields& f) {
+  return read_once<ModelSpec>(text, "model", overrides, [&](Fields& f) {
     ModelSpec m;
     m.name = text.name;
     schema::read_schema(schema::model_schema(), f, m);

@@ -27,7 +27,9 @@ void warn(std::string message) {
 
 std::vector<std::string> take_warnings() {
   const std::lock_guard<std::mutex> hold(lock());
-  return std::exchange(pending(), {});
+  std::vector<std::string> out = std::exchange(pending(), {});
+  std::sort(out.begin(), out.end());
+  return out;
 }
 
 }  // namespace edgeplan::io

@@ -90,6 +90,26 @@ TEST(ProfilesCli, ShadowingABuiltinIsSaidOnce) {
   EXPECT_EQ(builtin.err, "");
 }
 
+// A sweep reads its profiles on all cores: the warnings come out in text order, the same every run.
+TEST(ProfilesCli, WarningsOfASweepAreInTextOrder) {
+  const ScratchDir dir("shadow_sweep");
+  const std::string device =
+      "memory_gib = 12.0\nreserved_gib = 0.8\nbandwidth_gbps = 68.0\nutilization = 0.85\nper_token_overhead_ms = 0\n";
+  write(dir / "devices" / "phone8g.toml", device);
+  write(dir / "devices" / "galaxy-s24-ultra.toml", device);
+  const std::string expected =
+      "edgeplan: warning: galaxy-s24-ultra is read from " + (dir / "devices" / "galaxy-s24-ultra.toml").string() +
+      ", which shadows builtin:devices/galaxy-s24-ultra.toml\n"
+      "edgeplan: warning: phone8g is read from " + (dir / "devices" / "phone8g.toml").string() +
+      ", which shadows builtin:devices/phone8g.toml\n";
+  for (int run = 0; run < 3; ++run) {
+    const CliRun sweep = run_cli({"decode", "--device", "phone8g,galaxy-s24-ultra", "--model", "ref-8b", "--sweep",
+                                  "context=1:300:1", "--profiles", dir.string(), "--format", "csv"});
+    EXPECT_EQ(sweep.exit_code, 0) << sweep.err;
+    EXPECT_EQ(sweep.err, expected);
+  }
+}
+
 TEST(ProfilesCli, MissingProfilesDirectoryIsAnError) {
   const CliRun run = run_cli({"kv", "--device", "phone8g", "--model", "ref-8b", "--profiles", "/nonexistent/profiles"});
   EXPECT_EQ(run.exit_code, 2);

@@ -142,7 +142,7 @@ TEST(KvCli, TokenCountsTakeKAndMSuffixes) {
   const CliRun sweep = run_cli({"kv", "--device", "galaxy-s24-ultra", "--model", "llama-3.2-1b", "--sweep",
                                 "context=4k,8k", "--format", "csv"});
   ASSERT_EQ(sweep.exit_code, 0) << sweep.err;
-  EXPECT_NE(sweep.out.find("\n8k,"), std::string::npos) << sweep.out;
+  EXPECT_NE(sweep.out.find("\n8192,"), std::string::npos) << sweep.out;
   for (const char* bad : {"8x", "k", "1.5k", "-8k", "99999999999999999999k"}) {
     const CliRun r = run_cli({"kv", "--device", "galaxy-s24-ultra", "--model", "llama-3.2-1b", "--context", bad});
     EXPECT_EQ(r.exit_code, 2) << bad;

@@ -78,6 +78,21 @@ TEST(Profiles, Overrides) {
   EXPECT_EQ(parse_overrides({"device.=3"}, {"device"}).error().message, "--set device.=3: expected a key after 'device.'");
 }
 
+// A text read before is not read again (a sweep loads the same profiles per command line): what is kept is
+// keyed by the text and the profile's own overrides, so each reading gets its own values, and errors stay errors.
+TEST(Profiles, ReadingAgainGivesTheSameResult) {
+  const std::vector<Override> faster = *parse_overrides({"device.bandwidth_gbps=120"}, {"device", "model"});
+  const std::vector<Override> other = *parse_overrides({"model.layers=3"}, {"device", "model"});
+  for (int again = 0; again < 2; ++again) {
+    EXPECT_DOUBLE_EQ(load_device(text(kDevice), faster)->bandwidth_bytes_per_s, 120e9);
+    EXPECT_DOUBLE_EQ(load_device(text(kDevice), {})->bandwidth_bytes_per_s, 68e9);
+    EXPECT_DOUBLE_EQ(load_device(text(kDevice), other)->bandwidth_bytes_per_s, 68e9);
+    EXPECT_EQ(load_device(ProfileText{"u", "u.toml", "test", kDevice}, {})->name, "u");
+    EXPECT_EQ(device_error(std::string(kDevice) + "bandwith = 3\n"),
+              "t.toml:6:12: unknown key device.bandwith; did you mean device.bandwidth_gbps?");
+  }
+}
+
 TEST(Profiles, OverrideNumberReadsTomlNumbersOnly) {
   EXPECT_EQ(override_number("120"), 120.0);
   EXPECT_EQ(override_number("-2.5e3"), -2500.0);

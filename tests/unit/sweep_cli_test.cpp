@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "cli/app.hpp"
 #include "cli/command.hpp"
 #include "cli_run.hpp"
@@ -247,6 +249,29 @@ TEST(SweepCli, OptionsEqualOneRunPerCombination) {
   also.insert(also.end(), {"--context", "1"});
   EXPECT_EQ(run_cli(also).out, run_cli(kv).out);
   expect_sweep_equals_runs({"report", "--device", "phone8g", "--model", "ref-8b"}, {"prompt=128,512"});
+}
+
+TEST(SweepCli, TokenAndByteOptionsTakeTheirUnitsAndSweepAsNumbers) {
+  // 8k is 8,192 tokens in a list and in a range: the rows, and the values JSON echoes, are the numbers.
+  const std::vector<std::string> kv{"kv", "--device", "phone8g", "--model", "ref-8b", "--format", "json", "--sweep"};
+  std::vector<std::string> units = kv, numbers = kv, range = kv;
+  units.push_back("context=8k,32k");
+  numbers.push_back("context=8192,32768");
+  range.push_back("context=8k:32k:24k");
+  const CliRun run = run_cli(units);
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_EQ(run.out, run_cli(numbers).out);
+  EXPECT_EQ(run.out, run_cli(range).out);
+  const nlohmann::json doc = nlohmann::json::parse(run.out);
+  EXPECT_EQ(doc["inputs"]["sweep"][0]["values"], nlohmann::json::array({"8192", "32768"}));
+  const nlohmann::json& first = doc["results"]["sweep"][0];
+  ASSERT_TRUE(first["context"].is_number_integer()) << first;
+  EXPECT_EQ(first["context"], 8192);
+  // A value that is not a token count still gets --context's own message.
+  const std::vector<std::string> bad{"kv", "--device", "phone8g", "--model", "ref-8b", "--sweep", "context=8k,8q"};
+  const CliRun wrong = run_cli(bad);
+  EXPECT_EQ(wrong.exit_code, 2);
+  EXPECT_NE(wrong.err.find("expected a whole number of tokens, optionally with k"), std::string::npos) << wrong.err;
 }
 
 TEST(SweepCli, ListsOfDevicesAndModelsAreSweeps) {

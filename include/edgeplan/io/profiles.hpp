@@ -58,7 +58,8 @@ struct Override {
 Result<std::vector<Override>> parse_overrides(const std::vector<std::string>& args,
                                               const std::vector<std::string>& profiles);
 
-// Read by their schema tables (io/schema/kinds.hpp).
+// Read by their schema tables (io/schema/kinds.hpp); a text read before with the same overrides is not read
+// again (at most 256 results per kind are kept).
 Result<DeviceSpec> load_device(const ProfileText& text, const std::vector<Override>& overrides);
 Result<ModelSpec> load_model(const ProfileText& text, const std::vector<Override>& overrides);
 

@@ -11,7 +11,8 @@ namespace edgeplan::io {
 // Records `message` (a second identical message is dropped).
 void warn(std::string message);
 
-// The messages recorded since the last call, in the order first recorded; clears them.
+// The messages recorded since the last call, in text order (threads record them in any order: the output is the
+// same from run to run); clears them.
 std::vector<std::string> take_warnings();
 
 }  // namespace edgeplan::io
