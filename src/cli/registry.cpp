@@ -177,15 +177,24 @@ const OptionRow& option_row(Opt id) { return kOptionRows[static_cast<std::size_t
 std::span<const Renamed> renamed_options() { return kRenamed; }
 
 namespace {
-bool named(const OptionRow& r, std::string_view key) { return r.name.starts_with("--") && r.name.substr(2) == key; }
+// The option row of `--key`, or none.
+const OptionRow* option_named(std::string_view key) {
+  const auto row = std::find_if(kOptionRows.begin(), kOptionRows.end(),
+                                [key](const OptionRow& r) { return r.name.starts_with("--") && r.name.substr(2) == key; });
+  return row == kOptionRows.end() ? nullptr : &*row;
+}
+
+// A token count or a byte size as people write it (8k, 2GiB), or none.
+std::optional<std::uint64_t> parse_amount(Kind kind, std::string_view text) {
+  return kind == Kind::tokens ? util::parse_tokens(text) : util::parse_bytes(text);
+}
 }  // namespace
 
 bool sweep_counts(std::string_view key) {
   const auto dot = key.find('.');
   if (dot == std::string_view::npos) {
-    return std::any_of(kOptionRows.begin(), kOptionRows.end(), [key](const OptionRow& r) {
-      return named(r, key) && (r.kind == Kind::whole || r.kind == Kind::tokens || r.kind == Kind::bytes);
-    });
+    const OptionRow* row = option_named(key);
+    return row && (row->kind == Kind::whole || row->kind == Kind::tokens || row->kind == Kind::bytes);
   }
   const std::string_view below = key.substr(dot + 1);
   const auto counts = [below](const auto& schema) {
@@ -203,14 +212,14 @@ std::string sweep_in_units(std::string_view text) {
   const auto eq = text.find('=');
   if (eq == std::string_view::npos) return std::string(text);
   const std::string_view key = text.substr(0, eq);
-  const auto row = std::find_if(kOptionRows.begin(), kOptionRows.end(), [key](const OptionRow& r) { return named(r, key); });
-  if (row == kOptionRows.end() || (row->kind != Kind::tokens && row->kind != Kind::bytes)) return std::string(text);
+  const OptionRow* row = option_named(key);
+  if (!row || (row->kind != Kind::tokens && row->kind != Kind::bytes)) return std::string(text);
   std::string out(text.substr(0, eq + 1));
   std::string_view rest = text.substr(eq + 1);
   while (true) {
     const auto cut = rest.find_first_of(",:");
     const std::string_view value = rest.substr(0, cut);
-    const std::optional<std::uint64_t> v = row->kind == Kind::tokens ? util::parse_tokens(value) : util::parse_bytes(value);
+    const std::optional<std::uint64_t> v = parse_amount(row->kind, value);
     out += v ? std::to_string(*v) : std::string(value);
     if (cut == std::string_view::npos) return out;
     out += rest[cut];
@@ -260,7 +269,7 @@ CLI::Validator with_suffix(Kind kind) {
   return CLI::Validator(
       [kind](std::string& text) -> std::string {
         if (text.empty() || std::isdigit(static_cast<unsigned char>(text.back()))) return "";
-        const std::optional<std::uint64_t> v = kind == Kind::tokens ? util::parse_tokens(text) : util::parse_bytes(text);
+        const std::optional<std::uint64_t> v = parse_amount(kind, text);
         if (!v) {
           return kind == Kind::tokens
                      ? "expected a whole number of tokens, optionally with k (x 1,024) or M (x 1,048,576) (got " + text + ")"
