@@ -134,7 +134,9 @@ Runner setup_bench(Options& opts) {
         } else if (q.flops_per_s > quant[i].flops_per_s) {
           quant[i] = std::move(q);
         }
-        io::QuantRate v = io::measure_quant_gemv(io::kQuantKinds[i], gemv_k, gemv_bytes, threads, o->repeats);
+      }
+      for (std::size_t i = 0; i < std::size(io::kGemvKinds); ++i) {
+        io::QuantRate v = io::measure_quant_gemv(io::kGemvKinds[i], gemv_k, gemv_bytes, threads, o->repeats);
         if (gemv.size() <= i) {
           gemv.push_back(std::move(v));
         } else if (v.flops_per_s > gemv[i].flops_per_s) {

@@ -189,7 +189,9 @@ QuantRate measure_quant_gemv(QuantKind kind, std::uint64_t k, std::uint64_t weig
                              unsigned repeats) {
   k = std::max<std::uint64_t>(256, k / 256 * 256);
   const std::uint64_t row = quant_row_bytes(kind, k);
-  QuantMatmul mv(kind, std::max<std::uint64_t>(threads, (weight_bytes + row - 1) / row), k, 1);
+  // Rows in whole 64s: llama.cpp's one-token calls on AMX-packed weights take 64 rows at a time.
+  const std::uint64_t rows = std::max<std::uint64_t>(threads, (weight_bytes + row - 1) / row);
+  QuantMatmul mv(kind, (rows + 63) / 64 * 64, k, 1);
   const double seconds = best_matmul_s(mv, threads, repeats);
   return {kind, mv.kernel(), mv.flops() / seconds};
 }

@@ -46,19 +46,29 @@ struct BlockQ4K {
   std::uint8_t scales[12];  // eight 6-bit scales and eight 6-bit mins (get_scale_min)
   std::uint8_t qs[128];     // 64 weights per 32 bytes: sub-block 2j in the low nibbles, 2j + 1 in the high
 };
+struct BlockQ6K {
+  std::uint8_t ql[128];  // the low 4 bits of the 256 6-bit weights
+  std::uint8_t qh[64];   // their high 2 bits
+  std::int8_t scales[16];  // one per 16 weights
+  std::uint16_t d;
+};
 struct BlockQ8K {
   float d;
   std::int8_t qs[256];
   std::int16_t bsums[16];  // sums of 16 consecutive qs
 };
 
-static_assert(sizeof(BlockQ4_0) == 18 && sizeof(BlockQ8_0) == 34 && sizeof(BlockQ4K) == 144 && sizeof(BlockQ8K) == 292,
+static_assert(sizeof(BlockQ4_0) == 18 && sizeof(BlockQ8_0) == 34 && sizeof(BlockQ4K) == 144 && sizeof(BlockQ6K) == 210 &&
+                  sizeof(BlockQ8K) == 292,
               "the blocks of ggml-common.h");
 
 constexpr std::uint64_t kTileTokens = 8;  // prompt tokens one unpacked weight block is multiplied with
 // A tile's tokens: kTileTokens for a matmul; 1 for a matrix-vector product (a decoded token, bench's GEMV).
 
 enum class Isa { scalar, avx2, vnni512, amx };  // what a kernel runs with (kernel_isa, matmul_isa)
+
+// The K-quants: blocks of 256 weights, activations in Q8_K.
+constexpr bool k_quant(QuantKind kind) { return kind == QuantKind::q4_k || kind == QuantKind::q6_k; }
 
 // ggml's get_scale_min_k4: the scale and min of sub-block j (0..7) of a Q4_K block.
 void scale_min(int j, const std::uint8_t* q, int& scale, int& min) {
@@ -93,6 +103,35 @@ void tile_q8_scalar(const void* wv, const void* av, std::uint64_t stride, std::u
       int s = 0;
       for (int i = 0; i < 32; ++i) s += weight(w[b], i) * y.qs[i];
       sum += f16_to_f32(w[b].d) * f16_to_f32(y.d) * static_cast<float>(s);
+    }
+    out[t] = sum;
+  }
+}
+
+// Q6_K's weight i (0..255) as stored, 0..63 (ggml's dequantize_row_q6_K: the value is d x scales[i / 16] x (q - 32)):
+// per half of 128, quarter q of 32 takes the low (q < 2) or high nibble of ql[l] (even q) or ql[l + 32] (odd q) and
+// bits 2q, 2q + 1 of qh[l].
+int q6_k_weight(const BlockQ6K& b, int i) {
+  const int h = i / 128, q = i % 128 / 32, l = i % 32;
+  const std::uint8_t low = b.ql[64 * h + l + 32 * (q % 2)];
+  return (q < 2 ? low & 0xF : low >> 4) | (((b.qh[32 * h + l] >> (2 * q)) & 3) << 4);
+}
+
+template <std::uint64_t T>
+void tile_q6_k_scalar(const void* wv, const void* av, std::uint64_t stride, std::uint64_t nb, float* out) {
+  const auto* w = static_cast<const BlockQ6K*>(wv);
+  const auto* a = static_cast<const BlockQ8K*>(av);
+  for (std::uint64_t t = 0; t < T; ++t) {
+    float sum = 0;
+    for (std::uint64_t b = 0; b < nb; ++b) {
+      const BlockQ8K& y = a[t * stride + b];
+      int isum = 0;
+      for (int g = 0; g < 16; ++g) {
+        int s = 0;
+        for (int i = 16 * g; i < 16 * g + 16; ++i) s += (q6_k_weight(w[b], i) - 32) * y.qs[i];
+        isum += w[b].scales[g] * s;
+      }
+      sum += f16_to_f32(w[b].d) * y.d * static_cast<float>(isum);
     }
     out[t] = sum;
   }
@@ -348,16 +387,22 @@ constexpr std::uint64_t kAmxBlock = 32;  // tokens and rows of one kernel call (
 // The byte of weight k (0..31) of row n (0..15) in a VNNI-ordered B tile of 8 rows of 64 bytes.
 constexpr std::size_t vnni_index(std::size_t k, std::size_t n) { return (k / 4) * 64 + n * 4 + k % 4; }
 
-// Bytes of the packed record of 16 rows x one block: the int8 tile (Q8_0: 512) or its nibbles (Q4_0: 256; Q4_K:
-// 256 per group of 32), then the per-row scales: Q4_0, Q8_0: 16 fp16; Q4_K: 8 x 16 int8 scales, 4 x 32 int8 mins
-// (groups 2j and 2j + 1 of a row side by side), 16 fp16 d, 16 fp16 dmin.
+// Bytes of the packed record of 16 rows x one block (get_tile_size of mmq.cpp): the int8 tile (Q8_0: 512) or its
+// nibbles (Q4_0: 256; Q4_K: 256 per group of 32), then the per-row scales: Q4_0, Q8_0: 16 fp16; Q4_K: 8 x 16 int8
+// scales, 4 x 32 int8 mins (groups 2j and 2j + 1 of a row side by side), 16 fp16 d, 16 fp16 dmin; Q8_0 last its
+// 16 int32 compensations (128 x the row's weight sum in the block, which the one-token kernel subtracts).
 constexpr std::uint64_t kQ4KScales = 8 * 256, kQ4KMins = kQ4KScales + 128, kQ4KD = kQ4KMins + 128,
                         kQ4KDmin = kQ4KD + 32;
+// Q6_K's record: 16 groups of 16 weights, each 128 bytes of low nibbles (two 64-byte VNNI rows per 64 bytes) and
+// 64 of high bit pairs (four rows, bits 2r, 2r + 1 for row r of the group), then 16 x 16 int8 scales, 16 fp16 d
+// (mmq.cpp's offsets: quants, qh at 2048, scales at 3072, d at 3328).
+constexpr std::uint64_t kQ6KHigh = 16 * 128, kQ6KScales = kQ6KHigh + 16 * 64, kQ6KD = kQ6KScales + 256;
 std::uint64_t amx_record_bytes(QuantKind kind) {
   switch (kind) {
     case QuantKind::q4_0: return 256 + 32;
-    case QuantKind::q8_0: return 512 + 32;
+    case QuantKind::q8_0: return 512 + 32 + 64;
     case QuantKind::q4_k: return kQ4KDmin + 32;
+    case QuantKind::q6_k: return kQ6KD + 32;
   }
   return 0;
 }
@@ -570,6 +615,150 @@ EDGEPLAN_QDOT_AMX void amx_block_q4_k(const std::uint8_t* w0, const std::uint8_t
   }
 }
 
+// One token on the AMX-packed weights: what ggml_backend_amx_mul_mat runs for M == 1 (tinygemm_kernel_vnni, AVX-512
+// VNNI). A call takes kGroups 16-row groups side by side (llama.cpp: 4, 64 rows; 2 for the last 32), block by block:
+// the token's activation block is broadcast 4 bytes at a time, and each _mm512_dpbusd_epi32 multiplies it with one
+// 64-byte row of the packed tile, 16 rows' sums in the 16 lanes: no horizontal sum. vpdpbusd takes one operand
+// unsigned: Q4_0's nibbles are (0..15), and 8 x the activations' sum is subtracted after; Q8_0 adds 128 to the
+// activations and subtracts the records' compensation (128 x each row's weight sum, stored at packing).
+// w is the first group's record of block 0; the next group starts `group` bytes on, the next block `record` on.
+template <int kGroups, bool kNibbles>
+EDGEPLAN_QDOT_AMX void gemv_packed_q8(const std::uint8_t* w, std::uint64_t group, std::uint64_t record,
+                                      const BlockQ8_0* a, std::uint64_t nb, float* c) {
+  constexpr std::uint64_t kScales = kNibbles ? 256 : 512;
+  const __m512i low = _mm512_set1_epi8(0xF), eight = _mm512_set1_epi8(8), flip = _mm512_set1_epi8(-128);
+  __m512 acc[kGroups];
+  for (int g = 0; g < kGroups; ++g) acc[g] = _mm512_setzero_ps();
+  for (std::uint64_t b = 0; b < nb; ++b) {
+    __m512i x[8];
+    __m512i comp = _mm512_setzero_si512();
+    std::int32_t lanes[8];
+    std::memcpy(lanes, a[b].qs, 32);
+    for (int k = 0; k < 8; ++k) {
+      x[k] = _mm512_set1_epi32(lanes[k]);
+      if constexpr (kNibbles) {
+        comp = _mm512_dpbusd_epi32(comp, eight, x[k]);
+      } else {
+        x[k] = _mm512_add_epi8(x[k], flip);
+      }
+    }
+    const __m512 da = _mm512_set1_ps(_cvtsh_ss(a[b].d));
+#pragma GCC unroll 4
+    for (int g = 0; g < kGroups; ++g) {
+      const std::uint8_t* r = w + g * group + b * record;
+      __m512i sum = _mm512_setzero_si512();
+      if constexpr (kNibbles) {
+        for (int q = 0; q < 4; ++q) {
+          const __m512i bytes = _mm512_loadu_si512(r + 64 * q);
+          sum = _mm512_dpbusd_epi32(sum, _mm512_and_si512(bytes, low), x[2 * q]);
+          sum = _mm512_dpbusd_epi32(sum, _mm512_and_si512(_mm512_srli_epi16(bytes, 4), low), x[2 * q + 1]);
+        }
+      } else {
+        for (int q = 0; q < 8; ++q) sum = _mm512_dpbusd_epi32(sum, x[q], _mm512_loadu_si512(r + 64 * q));
+        comp = _mm512_loadu_si512(r + kScales + 32);
+      }
+      const __m512 dw = _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(r + kScales)));
+      acc[g] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(_mm512_sub_epi32(sum, comp)), _mm512_mul_ps(dw, da), acc[g]);
+    }
+  }
+  for (int g = 0; g < kGroups; ++g) _mm512_storeu_ps(c + 16 * g, acc[g]);
+}
+
+// Q4_K's one token on the packed weights (tinygemm_kernel_vnni of block_q4_K): per block and group of 32, the
+// token's 4-byte lanes broadcast from the group's 32 activations, the nibbles (unsigned) against them, the group's
+// int32 sums weighted by its 6-bit scales; then d x d_a, and the mins through the activations' group sums.
+template <int kGroups>
+EDGEPLAN_QDOT_AMX void gemv_packed_q4_k(const std::uint8_t* w, std::uint64_t group, std::uint64_t record,
+                                        const BlockQ8K* a, std::uint64_t nb, float* c) {
+  const __m512i low = _mm512_set1_epi8(0xF);
+  __m512 acc[kGroups];
+  for (int g = 0; g < kGroups; ++g) acc[g] = _mm512_setzero_ps();
+  for (std::uint64_t b = 0; b < nb; ++b) {
+    __m512i x[8];
+    for (int j = 0; j < 8; ++j) {
+      x[j] = _mm512_castsi256_si512(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(a[b].qs + 32 * j)));
+    }
+    const __m256i bsums = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(a[b].bsums));
+    const __m512i sums = _mm512_castsi128_si512(
+        _mm_hadd_epi16(_mm256_extracti128_si256(bsums, 0), _mm256_extracti128_si256(bsums, 1)));
+    const __m512 da = _mm512_set1_ps(a[b].d);
+#pragma GCC unroll 4
+    for (int g = 0; g < kGroups; ++g) {
+      const std::uint8_t* r = w + g * group + b * record;
+      __m512i total = _mm512_setzero_si512();
+      for (int j = 0; j < 8; ++j) {
+        __m512i sum = _mm512_setzero_si512();
+        for (int q = 0; q < 4; ++q) {
+          const __m512i bytes = _mm512_loadu_si512(r + 256 * j + 64 * q);
+          sum = _mm512_dpbusd_epi32(sum, _mm512_and_si512(bytes, low),
+                                    _mm512_permutexvar_epi32(_mm512_set1_epi32(2 * q), x[j]));
+          sum = _mm512_dpbusd_epi32(sum, _mm512_and_si512(_mm512_srli_epi16(bytes, 4), low),
+                                    _mm512_permutexvar_epi32(_mm512_set1_epi32(2 * q + 1), x[j]));
+        }
+        const __m512i scale =
+            _mm512_cvtepi8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(r + kQ4KScales + 16 * j)));
+        total = _mm512_add_epi32(total, _mm512_mullo_epi32(sum, scale));
+      }
+      __m512i mins = _mm512_setzero_si512();
+      for (int j = 0; j < 4; ++j) {
+        const __m512i m16 =
+            _mm512_cvtepi8_epi16(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(r + kQ4KMins + 32 * j)));
+        mins = _mm512_dpwssds_epi32(mins, _mm512_permutexvar_epi32(_mm512_set1_epi32(j), sums), m16);
+      }
+      const __m512 d = _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(r + kQ4KD)));
+      const __m512 dmin = _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(r + kQ4KDmin)));
+      acc[g] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(total), _mm512_mul_ps(d, da), acc[g]);
+      acc[g] = _mm512_fnmadd_ps(_mm512_cvtepi32_ps(mins), _mm512_mul_ps(dmin, da), acc[g]);
+    }
+  }
+  for (int g = 0; g < kGroups; ++g) _mm512_storeu_ps(c + 16 * g, acc[g]);
+}
+
+// Q6_K's one token on the packed weights (tinygemm_kernel_vnni of block_q6_K): per block and group of 16 weights,
+// the four VNNI rows' 6-bit weights (0..63: the nibbles with their high bit pairs) against the token's 4-byte lanes,
+// less 32 x the group's activation sum (q - 32), weighted by the group's int8 scales; then d x d_a.
+template <int kGroups>
+EDGEPLAN_QDOT_AMX void gemv_packed_q6_k(const std::uint8_t* w, std::uint64_t group, std::uint64_t record,
+                                        const BlockQ8K* a, std::uint64_t nb, float* c) {
+  const __m512i low = _mm512_set1_epi8(0xF), pair = _mm512_set1_epi8(3);
+  __m512 acc[kGroups];
+  for (int g = 0; g < kGroups; ++g) acc[g] = _mm512_setzero_ps();
+  for (std::uint64_t b = 0; b < nb; ++b) {
+    __m512i x[4];
+    for (int j = 0; j < 4; ++j) x[j] = _mm512_loadu_si512(a[b].qs + 64 * j);
+    const __m512i comp = _mm512_mullo_epi32(
+        _mm512_cvtepi16_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(a[b].bsums))), _mm512_set1_epi32(32));
+    const __m512 da = _mm512_set1_ps(a[b].d);
+#pragma GCC unroll 4
+    for (int g = 0; g < kGroups; ++g) {
+      const std::uint8_t* r = w + g * group + b * record;
+      __m512i total = _mm512_setzero_si512();
+      for (int j = 0; j < 16; ++j) {
+        const __m512i high = _mm512_loadu_si512(r + kQ6KHigh + 64 * j);
+        __m512i sum = _mm512_setzero_si512();
+        for (int h = 0; h < 2; ++h) {
+          const __m512i bytes = _mm512_loadu_si512(r + 128 * j + 64 * h);
+          const __m512i hi0 = _mm512_and_si512(_mm512_srli_epi16(high, 4 * h), pair);
+          const __m512i hi1 = _mm512_and_si512(_mm512_srli_epi16(high, 4 * h + 2), pair);
+          const __m512i w0 = _mm512_or_si512(_mm512_and_si512(bytes, low), _mm512_slli_epi16(hi0, 4));
+          const __m512i w1 =
+              _mm512_or_si512(_mm512_and_si512(_mm512_srli_epi16(bytes, 4), low), _mm512_slli_epi16(hi1, 4));
+          const int lane = 4 * j % 16 + 2 * h;
+          sum = _mm512_dpbusd_epi32(sum, w0, _mm512_permutexvar_epi32(_mm512_set1_epi32(lane), x[j / 4]));
+          sum = _mm512_dpbusd_epi32(sum, w1, _mm512_permutexvar_epi32(_mm512_set1_epi32(lane + 1), x[j / 4]));
+        }
+        sum = _mm512_sub_epi32(sum, _mm512_permutexvar_epi32(_mm512_set1_epi32(j), comp));
+        const __m512i scale =
+            _mm512_cvtepi8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(r + kQ6KScales + 16 * j)));
+        total = _mm512_add_epi32(total, _mm512_mullo_epi32(sum, scale));
+      }
+      const __m512 d = _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(r + kQ6KD)));
+      acc[g] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(total), _mm512_mul_ps(d, da), acc[g]);
+    }
+  }
+  for (int g = 0; g < kGroups; ++g) _mm512_storeu_ps(c + 16 * g, acc[g]);
+}
+
 // AVX-512 F, VL, BW and VNNI, with the OS saving their state (what __builtin_cpu_supports checks).
 bool have_vnni512() {
   return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") &&
@@ -608,17 +797,22 @@ bool have_amx() { return false; }
 
 // The instruction set a kind's kernel runs with under `isa`: AVX-512 VNNI only for the Q8_0-activation kernels (the
 // Q4_K kernel weights its pair sums by the sub-block scales, which vpdpbusd cannot; two rows of it measured no
-// faster than one).
+// faster than one). Q6_K has only the portable loop here, beside its one-token kernel on AMX-packed weights.
 Isa kernel_isa(QuantKind kind, QuantIsa isa) {
-  if (isa == QuantIsa::scalar || !have_avx2()) return Isa::scalar;
+  if (isa == QuantIsa::scalar || !have_avx2() || kind == QuantKind::q6_k) return Isa::scalar;
   if (isa != QuantIsa::avx2 && kind != QuantKind::q4_k && have_vnni512()) return Isa::vnni512;
   return Isa::avx2;
 }
 
-// A matmul's instruction set: AMX under `best` where the CPU has it and the tokens and rows fill its 32 x 32
-// calls (llama.cpp's AMX buffer takes weights of rows % 32 == 0 only: ggml-cpu/amx/amx.cpp), else kernel_isa's.
+// A matmul's instruction set: AMX under `best` where the CPU has it, the rows fill its 32-row calls (llama.cpp's
+// AMX buffer takes weights of rows % 32 == 0 only: ggml-cpu/amx/amx.cpp) and the tokens its 32-token calls or are
+// one (a decoded token: llama.cpp's AVX-512 VNNI kernel on the same packed weights), else kernel_isa's. Q6_K has
+// the one-token kernel only.
 Isa matmul_isa(QuantKind kind, QuantIsa isa, std::uint64_t rows, std::uint64_t tokens) {
-  if (isa == QuantIsa::best && tokens % kAmxBlock == 0 && rows % kAmxBlock == 0 && have_amx()) return Isa::amx;
+  const bool fits = tokens == 1 || (tokens % kAmxBlock == 0 && kind != QuantKind::q6_k);
+  if (isa == QuantIsa::best && fits && rows % kAmxBlock == 0 && have_amx()) {
+    return Isa::amx;
+  }
   return kernel_isa(kind, isa);
 }
 
@@ -631,6 +825,7 @@ Tile tile_for(QuantKind kind, Isa isa) {
       case QuantKind::q4_0: return tile_q4_0_avx2<T>;
       case QuantKind::q8_0: return tile_q8_0_avx2<T>;
       case QuantKind::q4_k: return tile_q4_k_avx2<T>;
+      case QuantKind::q6_k: break;
     }
   }
 #else
@@ -640,6 +835,7 @@ Tile tile_for(QuantKind kind, Isa isa) {
     case QuantKind::q4_0: return tile_q8_scalar<BlockQ4_0, q4_0_weight, T>;
     case QuantKind::q8_0: return tile_q8_scalar<BlockQ8_0, q8_0_weight, T>;
     case QuantKind::q4_k: return tile_q4_k_scalar<T>;
+    case QuantKind::q6_k: return tile_q6_k_scalar<T>;
   }
   return tile_q4_k_scalar<T>;
 }
@@ -677,6 +873,7 @@ void settle(BlockQ4K& b, Bytes& bytes) {
   b.d = bytes.half_scale();
   b.dmin = bytes.half_scale();
 }
+void settle(BlockQ6K& b, Bytes& bytes) { b.d = bytes.half_scale(); }
 void settle(BlockQ8_0& b, Bytes& bytes) {
   b.d = bytes.half_scale();
   for (std::int8_t& q : b.qs) q = q == -128 ? -127 : q;
@@ -703,6 +900,7 @@ struct QuantMatmul::Data {
   std::vector<qdot::BlockQ4_0> q4_0;
   std::vector<qdot::BlockQ8_0> q8_0, act8;
   std::vector<qdot::BlockQ4K> q4_k;
+  std::vector<qdot::BlockQ6K> q6_k;
   std::vector<qdot::BlockQ8K> act_k;
   std::vector<float> act_f32;  // the activations before quantization, tokens x k
   std::vector<std::uint8_t> packed;  // isa amx: the weights in 16-row records (pack_amx)
@@ -716,7 +914,7 @@ namespace qdot {
 void quantize_activations(const QuantMatmul::Data& d, const float* x, std::uint64_t tokens, BlockQ8_0* y8,
                           BlockQ8K* yk) {
   const std::uint64_t blocks = tokens * d.activation_blocks;
-  if (d.kind == QuantKind::q4_k) {
+  if (k_quant(d.kind)) {
     quantize_q8_k(x, yk, blocks);
     return;
   }
@@ -736,8 +934,8 @@ void requantize_share(const QuantMatmul::Data& d, std::uint64_t row_begin, std::
   const std::uint64_t t0 = d.tokens * std::min(row_begin, d.rows) / d.rows;
   const std::uint64_t t1 = d.tokens * std::min(row_end, d.rows) / d.rows;
   if (t1 <= t0) return;
-  std::vector<BlockQ8_0> y8(d.kind == QuantKind::q4_k ? 0 : (t1 - t0) * d.activation_blocks);
-  std::vector<BlockQ8K> yk(d.kind == QuantKind::q4_k ? (t1 - t0) * d.activation_blocks : 0);
+  std::vector<BlockQ8_0> y8(k_quant(d.kind) ? 0 : (t1 - t0) * d.activation_blocks);
+  std::vector<BlockQ8K> yk(k_quant(d.kind) ? (t1 - t0) * d.activation_blocks : 0);
   quantize_activations(d, d.act_f32.data() + t0 * d.k, t1 - t0, y8.data(), yk.data());
   const void* kept = y8.empty() ? static_cast<const void*>(yk.data()) : static_cast<const void*>(y8.data());
   __asm__ volatile("" : : "r"(kept) : "memory");
@@ -761,10 +959,17 @@ void pack_amx(QuantMatmul::Data& d) {
             }
             std::memcpy(p + 256 + 2 * n, &d.q4_0[w].d, 2);
             break;
-          case QuantKind::q8_0:
-            for (std::size_t k = 0; k < 32; ++k) p[vnni_index(k, n)] = static_cast<std::uint8_t>(d.q8_0[w].qs[k]);
+          case QuantKind::q8_0: {
+            std::int32_t sum = 0;
+            for (std::size_t k = 0; k < 32; ++k) {
+              p[vnni_index(k, n)] = static_cast<std::uint8_t>(d.q8_0[w].qs[k]);
+              sum += d.q8_0[w].qs[k];
+            }
             std::memcpy(p + 512 + 2 * n, &d.q8_0[w].d, 2);
+            const std::int32_t comp = 128 * sum;
+            std::memcpy(p + 512 + 32 + 4 * n, &comp, 4);
             break;
+          }
           case QuantKind::q4_k:
             for (int j = 0; j < 8; ++j) {
               int scale = 0, min = 0;
@@ -774,6 +979,18 @@ void pack_amx(QuantMatmul::Data& d) {
             }
             std::memcpy(p + kQ4KD + 2 * n, &d.q4_k[w].d, 2);
             std::memcpy(p + kQ4KDmin + 2 * n, &d.q4_k[w].dmin, 2);
+            break;
+          case QuantKind::q6_k:
+            for (std::size_t grp = 0; grp < 16; ++grp) {
+              p[kQ6KScales + 16 * grp + n] = static_cast<std::uint8_t>(d.q6_k[w].scales[grp]);
+              for (std::size_t k = 0; k < 16; ++k) {  // row r = k / 4 of the group, byte 4n + k % 4 of it
+                const int q = q6_k_weight(d.q6_k[w], static_cast<int>(16 * grp + k));
+                const std::size_t r = k / 4, j = 4 * n + k % 4;
+                p[128 * grp + 64 * (r / 2) + j] |= static_cast<std::uint8_t>((q & 0xF) << (4 * (r % 2)));
+                p[kQ6KHigh + 64 * grp + j] |= static_cast<std::uint8_t>((q >> 4) << (2 * r));
+              }
+            }
+            std::memcpy(p + kQ6KD + 2 * n, &d.q6_k[w].d, 2);
             break;
         }
       }
@@ -797,17 +1014,19 @@ std::string_view weight_type(QuantKind k) {
     case QuantKind::q4_0: return "Q4_0";
     case QuantKind::q8_0: return "Q8_0";
     case QuantKind::q4_k: return "Q4_K";
+    case QuantKind::q6_k: return "Q6_K";
   }
   return "";
 }
 
-std::string_view activation_type(QuantKind k) { return k == QuantKind::q4_k ? "Q8_K" : "Q8_0"; }
+std::string_view activation_type(QuantKind k) { return qdot::k_quant(k) ? "Q8_K" : "Q8_0"; }
 
 std::uint64_t quant_row_bytes(QuantKind kind, std::uint64_t k) {
   switch (kind) {
     case QuantKind::q4_0: return k / 32 * sizeof(qdot::BlockQ4_0);
     case QuantKind::q8_0: return k / 32 * sizeof(qdot::BlockQ8_0);
     case QuantKind::q4_k: return k / 256 * sizeof(qdot::BlockQ4K);
+    case QuantKind::q6_k: return k / 256 * sizeof(qdot::BlockQ6K);
   }
   return 0;
 }
@@ -833,13 +1052,14 @@ QuantMatmul::QuantMatmul(QuantKind kind, std::uint64_t rows, std::uint64_t k, st
   d.k = k;
   d.tokens = tokens;
   qdot::Bytes bytes;
-  const bool k_quant = kind == QuantKind::q4_k;
+  const bool k_quant = qdot::k_quant(kind);
   d.weight_blocks = k / (k_quant ? 256 : 32);
   d.activation_blocks = d.weight_blocks;
   switch (kind) {
     case QuantKind::q4_0: d.q4_0 = qdot::random_blocks<qdot::BlockQ4_0>(rows * d.weight_blocks, bytes); break;
     case QuantKind::q8_0: d.q8_0 = qdot::random_blocks<qdot::BlockQ8_0>(rows * d.weight_blocks, bytes); break;
     case QuantKind::q4_k: d.q4_k = qdot::random_blocks<qdot::BlockQ4K>(rows * d.weight_blocks, bytes); break;
+    case QuantKind::q6_k: d.q6_k = qdot::random_blocks<qdot::BlockQ6K>(rows * d.weight_blocks, bytes); break;
   }
   d.act_f32.resize(tokens * k);
   for (float& x : d.act_f32) x = static_cast<float>(static_cast<int>(bytes.next()) - 128) / 64;
@@ -870,13 +1090,14 @@ void run_tiles(QuantMatmul::Data& d, std::uint64_t row_begin, std::uint64_t row_
       case QuantKind::q4_0: return d.q4_0.data() + r * nb;
       case QuantKind::q8_0: return d.q8_0.data() + r * nb;
       case QuantKind::q4_k: return d.q4_k.data() + r * nb;
+      case QuantKind::q6_k: return d.q6_k.data() + r * nb;
     }
     return nullptr;
   };
   for (std::uint64_t r = row_begin; r < end;) {
     const bool two = tile2 && r + 1 < end;
     for (std::uint64_t t = 0; t < d.tokens; t += T) {
-      const void* a = d.kind == QuantKind::q4_k ? static_cast<const void*>(d.act_k.data() + t * nb)
+      const void* a = k_quant(d.kind) ? static_cast<const void*>(d.act_k.data() + t * nb)
                                                 : static_cast<const void*>(d.act8.data() + t * nb);
       float out[2][T];
       if (two) {
@@ -907,7 +1128,39 @@ EDGEPLAN_QDOT_AMX void run_amx(QuantMatmul::Data& d, std::uint64_t row_begin, st
         case QuantKind::q4_0: amx_block_q8<true>(w0, w0 + group, record, d.act8.data() + t * nb, nb, c, d.rows); break;
         case QuantKind::q8_0: amx_block_q8<false>(w0, w0 + group, record, d.act8.data() + t * nb, nb, c, d.rows); break;
         case QuantKind::q4_k: amx_block_q4_k(w0, w0 + group, record, d.act_k.data() + t * nb, nb, c, d.rows); break;
+        case QuantKind::q6_k: break;  // one token only (matmul_isa)
       }
+    }
+  }
+}
+
+// One token over the 64-row blocks of `d` that start in [row_begin, row_end) (the last block 32 rows where the
+// rows are an odd number of 32s), as ggml_backend_amx_mul_mat's M == 1 path splits them.
+EDGEPLAN_QDOT_AMX void run_amx_gemv(QuantMatmul::Data& d, std::uint64_t row_begin, std::uint64_t row_end) {
+  constexpr std::uint64_t kRows = 4 * kAmxTile;
+  const std::uint64_t nb = d.weight_blocks, record = amx_record_bytes(d.kind), group = nb * record;
+  const std::uint64_t end = std::min(row_end, d.rows);
+  for (std::uint64_t r = (row_begin + kRows - 1) / kRows * kRows; r < end; r += kRows) {
+    const std::uint8_t* w = d.packed.data() + r / kAmxTile * group;
+    float* c = d.out.data() + r;
+    const bool full = d.rows - r >= kRows;
+    switch (d.kind) {
+      case QuantKind::q4_0:
+        full ? gemv_packed_q8<4, true>(w, group, record, d.act8.data(), nb, c)
+             : gemv_packed_q8<2, true>(w, group, record, d.act8.data(), nb, c);
+        break;
+      case QuantKind::q8_0:
+        full ? gemv_packed_q8<4, false>(w, group, record, d.act8.data(), nb, c)
+             : gemv_packed_q8<2, false>(w, group, record, d.act8.data(), nb, c);
+        break;
+      case QuantKind::q4_k:
+        full ? gemv_packed_q4_k<4>(w, group, record, d.act_k.data(), nb, c)
+             : gemv_packed_q4_k<2>(w, group, record, d.act_k.data(), nb, c);
+        break;
+      case QuantKind::q6_k:
+        full ? gemv_packed_q6_k<4>(w, group, record, d.act_k.data(), nb, c)
+             : gemv_packed_q6_k<2>(w, group, record, d.act_k.data(), nb, c);
+        break;
     }
   }
 }
@@ -919,7 +1172,7 @@ void QuantMatmul::run(std::uint64_t row_begin, std::uint64_t row_end) {
   qdot::requantize_share(*data_, row_begin, row_end);
 #if EDGEPLAN_QDOT_X86
   if (data_->isa == qdot::Isa::amx) {
-    qdot::run_amx(*data_, row_begin, row_end);
+    data_->tokens == 1 ? qdot::run_amx_gemv(*data_, row_begin, row_end) : qdot::run_amx(*data_, row_begin, row_end);
     return;
   }
 #endif
@@ -937,6 +1190,10 @@ double QuantMatmul::flops() const {
 std::uint64_t QuantMatmul::rows() const { return data_->rows; }
 
 std::string QuantMatmul::kernel() const {
+  if (data_->isa == qdot::Isa::amx && data_->tokens == 1) {
+    return fmt::format("{} x {} int8 dot products, 64x1 tile, AVX-512 VNNI on AMX-packed weights",
+                       weight_type(data_->kind), activation_type(data_->kind));
+  }
   if (data_->isa == qdot::Isa::amx) {
     return fmt::format("{} x {} int8 dot products, {}x{} tile, AMX", weight_type(data_->kind),
                        activation_type(data_->kind), qdot::kAmxBlock, qdot::kAmxBlock);

@@ -20,6 +20,9 @@ TEST(QuantMatmul, CountsFlopsAndNamesItsKernel) {
             "Q4_K x Q8_K int8 dot products, 1x8 tile, scalar");
   EXPECT_EQ(weight_type(QuantKind::q8_0), "Q8_0");
   EXPECT_EQ(activation_type(QuantKind::q4_k), "Q8_K");
+  EXPECT_EQ(weight_type(QuantKind::q6_k), "Q6_K");
+  EXPECT_EQ(activation_type(QuantKind::q6_k), "Q8_K");
+  EXPECT_EQ(quant_row_bytes(QuantKind::q6_k, 512), 2u * 210);  // block_q6_K: 128 + 64 + 16 + 2 bytes per 256
   const std::string isa(quant_isa());
   EXPECT_TRUE(isa == "AMX" || isa == "AVX-512 VNNI" || isa == "AVX2" || isa == "scalar") << isa;
   const std::string q4k = QuantMatmul(QuantKind::q4_k, 8, 256, 8).kernel();  // no VNNI kernel of Q4_K
@@ -60,6 +63,21 @@ TEST(QuantMatmul, IsaKernelsAgreeWithThePortableLoop) {
   }
 }
 
+// `fast` (run over the slices [0, cut) and [cut, rows)) gives the products of the portable loop `scalar` (run whole),
+// to fp32 rounding of the largest product; the products are not all near zero.
+void expect_same_products(QuantMatmul& scalar, QuantMatmul& fast, std::uint64_t cut) {
+  scalar.run(0, scalar.rows());
+  fast.run(0, cut);
+  fast.run(cut, fast.rows());
+  double largest = 0;
+  for (float v : scalar.output()) largest = std::max(largest, static_cast<double>(std::fabs(v)));
+  EXPECT_GT(largest, 0.1) << fast.kernel();
+  ASSERT_EQ(fast.output().size(), scalar.output().size());
+  for (std::size_t i = 0; i < scalar.output().size(); ++i) {
+    EXPECT_NEAR(fast.output()[i], scalar.output()[i], 1e-5 * largest) << fast.kernel() << " output " << i;
+  }
+}
+
 // A prompt of 32 tokens over 64 rows: where the CPU has AMX, `best` runs the AMX tiles (32 x 32 calls) and gives
 // the portable loop's products; the slices start inside a block, as bench's threads' may (each block runs once,
 // in the slice it starts in). Without AMX `best` names another kernel, and the test says it skipped.
@@ -71,23 +89,15 @@ TEST(QuantMatmul, AmxTilesAgreeWithThePortableLoop) {
                                 " int8 dot products, 32x32 tile, AMX");
     EXPECT_EQ(QuantMatmul(kind, 64, 1024, 32, QuantIsa::vnni512).kernel().find("AMX"), std::string::npos);
     EXPECT_EQ(QuantMatmul(kind, 48, 1024, 32).kernel().find("AMX"), std::string::npos);  // rows not a multiple of 32
-    scalar.run(0, 64);
-    amx.run(0, 20);
-    amx.run(20, 64);
-    double largest = 0;
-    for (float v : scalar.output()) largest = std::max(largest, static_cast<double>(std::fabs(v)));
-    EXPECT_GT(largest, 0.1) << weight_type(kind);
     ASSERT_EQ(amx.output().size(), 32u * 64);
-    for (std::size_t i = 0; i < scalar.output().size(); ++i) {
-      EXPECT_NEAR(amx.output()[i], scalar.output()[i], 1e-5 * largest) << amx.kernel() << " output " << i;
-    }
+    expect_same_products(scalar, amx, 20);
   }
 }
 
 // One token (a decoded token's matrix-vector product, bench's GEMV) runs tiles of one token: the same products
 // as token 0 of the eight-token matmul over the same operands, on every ISA's kernel.
 TEST(QuantMatmul, OneTokenIsTheFirstTokenOfTheMatmul) {
-  for (QuantKind kind : kQuantKinds) {
+  for (QuantKind kind : kGemvKinds) {
     const Reference ref(kind);
     const QuantMatmul& eight = ref.mm;
     const double largest = ref.largest;
@@ -102,6 +112,20 @@ TEST(QuantMatmul, OneTokenIsTheFirstTokenOfTheMatmul) {
         EXPECT_NEAR(one.output()[r], eight.output()[r], 1e-5 * largest) << one.kernel() << " row " << r;
       }
     }
+  }
+}
+
+// One token over 96 rows (a 64-row call and a 32-row one): where the CPU has AMX, `best` runs llama.cpp's one-token
+// path on the AMX-packed weights (AVX-512 VNNI, 16 rows per vector), Q6_K's too, and gives the portable loop's
+// products; the slices start inside a block. Without AMX the test says it skipped.
+TEST(QuantMatmul, OneTokenOnAmxPackedWeightsAgreesWithThePortableLoop) {
+  for (QuantKind kind : kGemvKinds) {
+    QuantMatmul scalar(kind, 96, 1024, 1, QuantIsa::scalar), packed(kind, 96, 1024, 1);
+    if (packed.kernel().find("AMX") == std::string::npos) GTEST_SKIP() << "no AMX here: " << packed.kernel();
+    EXPECT_EQ(packed.kernel(), std::string(weight_type(kind)) + " x " + std::string(activation_type(kind)) +
+                                   " int8 dot products, 64x1 tile, AVX-512 VNNI on AMX-packed weights");
+    ASSERT_EQ(packed.output().size(), 96u);
+    expect_same_products(scalar, packed, 40);
   }
 }
 

@@ -25,13 +25,16 @@
 
 namespace edgeplan::io {
 
-// The weight types bench measures, with the activation type ggml pairs them with.
-enum class QuantKind { q4_0, q8_0, q4_k };
+// The weight types bench measures, with the activation type ggml pairs them with: a prompt's (kQuantKinds) and a
+// decoded token's (kGemvKinds: Q6_K too, the output matrix of most K-quant and Q4_0 files; its only kernel here
+// besides the portable loop is the one-token one on AMX-packed weights).
+enum class QuantKind { q4_0, q8_0, q4_k, q6_k };
 inline constexpr QuantKind kQuantKinds[] = {QuantKind::q4_0, QuantKind::q8_0, QuantKind::q4_k};
-std::string_view weight_type(QuantKind k);      // "Q4_0", "Q8_0", "Q4_K" (ggml type names)
+inline constexpr QuantKind kGemvKinds[] = {QuantKind::q4_0, QuantKind::q8_0, QuantKind::q4_k, QuantKind::q6_k};
+std::string_view weight_type(QuantKind k);      // "Q4_0", "Q8_0", "Q4_K", "Q6_K" (ggml type names)
 std::string_view activation_type(QuantKind k);  // "Q8_0" or "Q8_K"
 // Bytes of one weight row of k weights in type k's blocks (k a multiple of 256): 18 per 32 for Q4_0, 34 per 32
-// for Q8_0, 144 per 256 for Q4_K (ggml-common.h).
+// for Q8_0, 144 per 256 for Q4_K, 210 per 256 for Q6_K (ggml-common.h).
 std::uint64_t quant_row_bytes(QuantKind kind, std::uint64_t k);
 
 // The instruction set the prompt kernels of Q4_0 and Q8_0 run with on this machine: "AMX" (AMX-TILE and AMX-INT8
