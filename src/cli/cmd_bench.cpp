@@ -260,11 +260,13 @@ Runner setup_bench(Options& opts) {
       p.gemm_flops_per_s = best_layer_flops;
       p.quant_rates = quant;
       p.attention = attention;
+      p.gemv_rates = gemv;
       p.repack = repack;
       if (storage) p.storage_bytes_per_s = storage->bytes / storage->seconds;
       std::vector<std::string> kernels{fmt::format("read: {}", read_kernel), fmt::format("matmul: {}", matmul_kernel)};
       for (const io::QuantRate& q : quant) kernels.push_back(fmt::format("{}: {}", io::weight_type(q.kind), q.kernel));
       if (attention) kernels.push_back(fmt::format("attention: {}", attention->kernel));
+      for (const io::QuantRate& v : gemv) kernels.push_back(fmt::format("{} one token: {}", io::weight_type(v.kind), v.kernel));
       p.kernels = fmt::format("{}", fmt::join(kernels, "; "));
       p.comments = {"Device profile of this host, written by `edgeplan bench --write-profile`.",
                     fmt::format("{} threads, {:.0f} MiB read buffer, layer matmuls of {} at {} tokens.", threads,

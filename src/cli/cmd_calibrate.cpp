@@ -30,12 +30,13 @@ struct Point {
   const io::BenchRow* row = nullptr;
   BenchTest kind = BenchTest::decode;
   double weight_bytes = 0;  // decode
-  ModelSpec model;          // prefill
+  double compute_s = 0;     // decode: the token's matmuls at the device's [decode] rates (0 without them)
+  ModelSpec model{};        // prefill; decode with [decode]
   const FileType* format = nullptr;  // prefill: quantized formats run at the quantized efficiency
 };
 
 double predict(const Point& p, const DeviceSpec& d) {
-  if (p.kind == BenchTest::decode) return decode(d, {p.weight_bytes, 0}).tok_per_s;
+  if (p.kind == BenchTest::decode) return decode(d, {p.weight_bytes, 0, p.compute_s}).tok_per_s;
   return d.prefill ? prefill(*d.prefill, p.model, *p.format, p.row->n_prompt).tok_per_s : 0;
 }
 
@@ -92,7 +93,7 @@ Runner setup_calibrate(Options& opts) {
         skipped.push_back(row.test());
         continue;
       }
-      Point p{&row, kind, row.model_size_bytes, {}};
+      Point p{.row = &row, .kind = kind, .weight_bytes = row.model_size_bytes};
       if (model) {
         const FileType* ft = io::model_type_format(row.model_type);
         if (!ft) {
@@ -109,7 +110,15 @@ Runner setup_calibrate(Options& opts) {
         p.model.params = row.model_n_params;
       }
       if (p.kind == BenchTest::decode) {
-        decode_samples.push_back(decode_sample(p.weight_bytes, row.avg_tok_per_s));
+        if (device.decode) {
+          const FileType* ft = io::model_type_format(row.model_type);
+          if (!ft) {
+            throw UsageError(fmt::format("{}: cannot tell the weight format from model_type '{}' (needed for the "
+                                         "device's [decode] rates)", row.where, row.model_type));
+          }
+          p.compute_s = decode_compute_s(*device.decode, p.model, *ft);
+        }
+        decode_samples.push_back(decode_sample(p.weight_bytes, row.avg_tok_per_s, p.compute_s));
       } else {
         p.format = io::model_type_format(row.model_type);
         if (!p.format) {
@@ -136,7 +145,7 @@ Runner setup_calibrate(Options& opts) {
     const bool measured_profile = device.provenance && device.provenance->method == Calibration::measured;
     const bool capped = !measured_profile;
     if (!decode_samples.empty()) {
-      auto fit = measured_profile
+      auto fit = measured_profile || device.decode
                      ? fit_measured_decode(decode_samples, device.bandwidth_bytes_per_s, device.utilization)
                      : fit_decode(decode_samples, device.bandwidth_bytes_per_s, device.per_token_overhead_s);
       if (!fit) throw UsageError(fmt::format("{}: decode: {}", o->results, fit.error().message));
@@ -156,7 +165,10 @@ Runner setup_calibrate(Options& opts) {
                                    : "the measured time per token did not grow with the bytes read per token: overhead "
                                      "kept as in the profile, only utilization fitted");
       }
-      if (!fit->utilization_fitted) {
+      if (fit->with_compute) {
+        r.notes.push_back("the device's [decode] rates give each tg row's compute term: the bandwidth kept, the "
+                          "overhead fitted to what max(bandwidth term, compute term) leaves of each row's time");
+      } else if (!fit->utilization_fitted) {
         r.notes.push_back(fmt::format("the tg tests read too narrow a span of weight sizes (the largest below {}x the "
                                       "smallest) to fit both: the measured bandwidth kept, only the overhead fitted",
                                       kMinDecodeBytesSpread));

@@ -178,6 +178,14 @@ Runner setup_decode(Options& opts) {
     r.header.push_back(fmt::format("bandwidth {:.1f} GB/s x utilization {:.2f}, overhead {:.2f} ms/token",
                                    device.bandwidth_bytes_per_s / units::kGBps, device.utilization,
                                    device.per_token_overhead_s * units::kMsPerS));
+    if (device.decode) {
+      std::vector<std::string> rates;
+      for (std::size_t i = 0; i < kPrefillTypes.size(); ++i) {
+        if (const auto& g = device.decode->type_flops[i]) rates.push_back(fmt::format("{} {:.1f}", kPrefillTypes[i], *g / units::kGiga));
+      }
+      r.header.push_back(fmt::format("compute per token: each matrix at its type's one-token rate, GFLOPS: {} (others at "
+                                     "the slowest)", fmt::join(rates, ", ")));
+    }
     if (device.prefill) {
       std::string types;
       for (std::size_t i = 0; i < kPrefillTypes.size(); ++i) {

@@ -23,6 +23,17 @@ Result<DecodeFit> fit_decode_keeping(std::span<const DecodeSample> samples, doub
                                      double overhead_s, double kept_utilization, bool capped) {
   if (samples.empty()) return Error{"no decode (tg) measurement to fit"};
   const auto n = static_cast<double>(samples.size());
+  const bool computed = std::any_of(samples.begin(), samples.end(), [](const DecodeSample& s) { return s.compute_s > 0; });
+  if (computed && kept_utilization > 0) {  // decode's own form around each token's compute term
+    DecodeFit fit{.utilization = kept_utilization, .overhead_fitted = true, .utilization_fitted = false,
+                  .with_compute = true};
+    double sum = 0;
+    for (const DecodeSample& s : samples) {
+      sum += s.s_per_token - std::max(s.bytes_per_token / (bandwidth_bytes_per_s * kept_utilization), s.compute_s);
+    }
+    fit.per_token_overhead_s = std::max(0.0, sum / n);
+    return fit;
+  }
   double sb = 0, st = 0, sbb = 0, sbt = 0;
   double lo = samples.front().bytes_per_token, hi = lo;
   for (const DecodeSample& s : samples) {
@@ -85,8 +96,8 @@ BenchTest bench_test_kind(std::uint64_t n_prompt, std::uint64_t n_gen, std::uint
   return n_gen > 0 ? BenchTest::decode : BenchTest::prefill;
 }
 
-DecodeSample decode_sample(double bytes_per_token, double measured_tok_per_s) {
-  return {bytes_per_token, 1.0 / measured_tok_per_s};
+DecodeSample decode_sample(double bytes_per_token, double measured_tok_per_s, double compute_s) {
+  return {bytes_per_token, 1.0 / measured_tok_per_s, compute_s};
 }
 
 PrefillSample prefill_sample(double flops, std::uint64_t prompt_tokens, double measured_tok_per_s) {

@@ -260,7 +260,7 @@ std::string device_profile_toml(const HostProfile& p) {
       {"method", "measured by `edgeplan bench`, nothing fitted to a runtime"},
   };
   std::vector<std::string> texts;  // the per-type comments, which the span of `comments` points into
-  texts.reserve(p.quant_rates.size() + 2);
+  texts.reserve(p.quant_rates.size() + p.gemv_rates.size() + 2);
   if (p.gemm_flops_per_s || !p.quant_rates.empty()) {
     double peak = p.gemm_flops_per_s.value_or(0), slowest = 0;
     for (const QuantRate& q : p.quant_rates) peak = std::max(peak, q.flops_per_s);
@@ -291,6 +291,14 @@ std::string device_profile_toml(const HostProfile& p) {
       comments.emplace_back(schema::prefill_type_key(*i), texts.back());
     }
   }
+  for (const QuantRate& v : p.gemv_rates) {
+    const std::optional<std::size_t> i = prefill_type_index(weight_type(v.kind));
+    if (!i) continue;
+    if (!d.decode) d.decode.emplace();
+    d.decode->type_flops[*i] = v.flops_per_s;
+    texts.push_back(fmt::format("measured: one token, weights from DRAM: {}", v.kernel));
+    comments.emplace_back(schema::decode_type_key(*i), texts.back());
+  }
   d.runtime.repack = p.repack;
   comments.emplace_back("buffers", "llama.cpp's compute, output and repack buffers are counted");
   comments.emplace_back("repack", "the CPU features llama.cpp's prebuilt CPU library repacks for on this host");
@@ -303,6 +311,7 @@ std::string device_profile_toml(const HostProfile& p) {
   const auto& device = schema::device_schema();
   schema::write_rows(schema::section(device, ""), d, t, comments);
   schema::write_rows(schema::section(device, "prefill"), d, t, comments);
+  schema::write_rows(schema::section(device, "decode"), d, t, comments);
   schema::write_rows(schema::section(device, "runtime"), d, t, comments);
   schema::write_rows(schema::section(device, "provenance"), d, t, comments);
   std::string out = t.text();

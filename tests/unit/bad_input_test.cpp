@@ -99,6 +99,13 @@ std::vector<BadCase> cases() {
        "prefilling and decoding) in its place, beside idle_w and an optional battery_wh"},
       {"device-power-no-decode", "d.toml", full_device("[power]\nprefill_w = 4\nidle_w = 1\n"), kKv,
        "{file}:6:1: missing required key device.power.decode_w"},
+      {"device-decode-empty", "d.toml", full_device("[decode]\n"), kKv,
+       "{file}:6:1: device.decode needs at least one one-token rate (q4_0_gflops, q4_1_gflops, q5_0_gflops, "
+       "q5_1_gflops, q8_0_gflops, q2_k_gflops, q3_k_gflops, q4_k_gflops, q5_k_gflops, q6_k_gflops)"},
+      {"device-decode-zero-rate", "d.toml", full_device("[decode]\nq4_0_gflops = 0\n"), kKv,
+       "{file}:7:15: device.decode.q4_0_gflops must be greater than 0 (got 0)"},
+      {"device-decode-misspelt", "d.toml", full_device("[decode]\nq4_0_glops = 90\n"), kKv,
+       "{file}:7:14: unknown key device.decode.q4_0_glops; did you mean device.decode.q4_0_gflops?"},
       {"device-not-toml", "d.toml", std::string("\x89PNG\r\n\x1a\n\0\0", 10), kKv,
        "{file}:1:1: invalid TOML: Encountered invalid utf-8 sequence"},
       {"device-empty", "d.toml", "", kKv, "{file}:1:1: missing required key device.memory_gib"},

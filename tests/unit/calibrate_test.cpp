@@ -99,6 +99,28 @@ TEST(Calibrate, MeasuredBandwidthOnANarrowSpanFitsTheOverhead) {
   EXPECT_NEAR(origin->utilization, 2.0, 1e-12);
 }
 
+TEST(Calibrate, ComputeTermsKeepTheBandwidthAndFitTheOverhead) {
+  // llama.cpp's tg on the development VM (2026-12-03): Q4_0, Q8_0 and Q4_K_M of the 0.2B model at 6.58, 8.45 and
+  // 9.97 ms per token; bench read 26.78 GB/s and its one-token rates give the tokens' matmuls 5.00, 5.97 and 7.28 ms.
+  // Decode's form t = o + max(b / bw, compute): o = mean(t - max(b / bw, compute)), the wide span notwithstanding.
+  const double bw = 26.78e9;
+  const std::vector<DecodeSample> s{{103.0e6, 6.58e-3, 5.00e-3}, {178.6e6, 8.45e-3, 5.97e-3},
+                                    {105.0e6, 9.97e-3, 7.28e-3}};
+  auto fit = fit_measured_decode(s, bw, 1);
+  ASSERT_TRUE(fit.ok()) << fit.error().message;
+  EXPECT_TRUE(fit->with_compute);
+  EXPECT_TRUE(fit->overhead_fitted);
+  EXPECT_FALSE(fit->utilization_fitted);
+  EXPECT_EQ(fit->utilization, 1);
+  const double q8_bandwidth = 178.6e6 / bw;  // 6.669 ms: Q8_0 reads longer than it computes
+  EXPECT_NEAR(fit->per_token_overhead_s, ((6.58e-3 - 5.00e-3) + (8.45e-3 - q8_bandwidth) + (9.97e-3 - 7.28e-3)) / 3,
+              1e-15);
+  EXPECT_NEAR(fit->per_token_overhead_s * 1e3, 2.0169, 1e-4);
+  // Compute terms longer than the measured times: no overhead, not below 0.
+  const std::vector<DecodeSample> slow{{103.0e6, 4e-3, 5e-3}};
+  EXPECT_EQ(fit_measured_decode(slow, bw, 1)->per_token_overhead_s, 0);
+}
+
 TEST(Calibrate, PrefillEfficiency) {
   // 1 TFLOP in 4 s and 2 TFLOP in 8 s on a 1 TFLOPS peak: efficiency 0.25.
   const std::vector<PrefillSample> s{{1e12, 4}, {2e12, 8}};

@@ -47,6 +47,35 @@ TEST(Decode, TheSlowerOfBandwidthAndCompute) {
   EXPECT_NEAR(slow.ceiling_tok_per_s, 10.0, 1e-9);  // the bandwidth's ceiling
 }
 
+// A decoded token's matmuls at the one-token rates: the 0.2B model of check-speed (12 layers of 1024, 16 / 4 heads
+// of 64, FFN 2816, vocabulary 32000) in Q4_0 has 135,266,304 Q4_0 weights in its layers (11,272,192 each) and an
+// output matrix of 32,768,000 in Q6_K (llama.cpp's rule for Q4_0 files); the untied token_embd is looked up.
+TEST(Decode, ComputeTermRunsEachMatrixAtItsTypesRate) {
+  const ModelSpec m = fixtures::dense("check", 12, 1024, 16, 4, 64, 2816, 32000);
+  const FileType& q4_0 = *find_file_type("Q4_0");
+  DecodeRates rates;
+  rates.type_flops[*prefill_type_index("Q4_0")] = 100e9;
+  rates.type_flops[*prefill_type_index("Q6_K")] = 25e9;
+  EXPECT_NEAR(decode_compute_s(rates, m, q4_0), 2 * 135266304 / 100e9 + 2 * 32768000 / 25e9, 1e-15);
+  EXPECT_NEAR(decode_compute_s(rates, m, q4_0) * 1e3, 5.32676608, 1e-9);
+  // A type without a rate runs at the slowest given: Q6_K at Q4_0's when only that is given.
+  DecodeRates only_q4;
+  only_q4.type_flops[*prefill_type_index("Q4_0")] = 100e9;
+  EXPECT_NEAR(decode_compute_s(only_q4, m, q4_0), 2 * (135266304 + 32768000) / 100e9, 1e-15);
+  EXPECT_EQ(decode_compute_s(DecodeRates{}, m, q4_0), 0);
+
+  // Tied embeddings: token_embd is the output matrix, multiplied in full. Llama 3.2 1B in Q8_0: 16 layers of
+  // 60,817,408 weights and 128,256 x 2048 of token_embd, all Q8_0.
+  DecodeRates q8;
+  q8.type_flops[*prefill_type_index("Q8_0")] = 50e9;
+  EXPECT_NEAR(decode_compute_s(q8, fixtures::llama32_1b(), *find_file_type("Q8_0")),
+              2 * (16 * 60817408.0 + 128256 * 2048.0) / 50e9, 1e-15);
+  // Without a tensor list: 2 x params at the file type's base type (Q4_K for Q4_K_M).
+  DecodeRates q4k;
+  q4k.type_flops[*prefill_type_index("Q4_K")] = 80e9;
+  EXPECT_NEAR(decode_compute_s(q4k, fixtures::ref_8b(), *find_file_type("Q4_K_M")), 0.2, 1e-15);
+}
+
 TEST(Spec, ReferenceSpeedupAndRate) {
   const SpecParams p{0.75, 4, 0.15};
   EXPECT_NEAR(spec_expected_tokens(0.75, 4), 3.05078125, 1e-12);

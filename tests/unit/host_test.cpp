@@ -113,6 +113,28 @@ TEST(Host, WrittenProfileHasPerTypePrefill) {
   EXPECT_DOUBLE_EQ(prefill_efficiency(*d->prefill, *find_file_type("F16")), 0.625);
 }
 
+// The one-token rates (bench's gemv table) become [decode]'s <type>_gflops, each with its kernel, and load back as
+// decode's per-type rates.
+TEST(Host, WrittenProfileHasOneTokenRates) {
+  HostProfile p = test_host();
+  p.gemv_rates = {{QuantKind::q4_0, "Q4_0 x Q8_0 int8 dot products, 64x1 tile, AVX-512 VNNI on AMX-packed weights", 102.3e9},
+                  {QuantKind::q6_k, "Q6_K x Q8_K int8 dot products, 64x1 tile, AVX-512 VNNI on AMX-packed weights", 27.9e9}};
+  const std::string text = device_profile_toml(p);
+  EXPECT_NE(text.find("[decode]\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("q6_k_gflops = 27.9          # measured: one token, weights from DRAM: Q6_K x Q8_K int8 dot "
+                      "products, 64x1 tile, AVX-512 VNNI on AMX-packed weights\n"),
+            std::string::npos)
+      << text;
+  auto d = load_device(ProfileText{"host", "host.toml", "test", text}, {});
+  ASSERT_TRUE(d.ok()) << d.error().message;
+  ASSERT_TRUE(d->decode.has_value());
+  EXPECT_DOUBLE_EQ(*d->decode->type_flops[*prefill_type_index("Q4_0")], 102.3e9);
+  EXPECT_DOUBLE_EQ(*d->decode->type_flops[*prefill_type_index("Q6_K")], 27.9e9);
+  EXPECT_FALSE(d->decode->type_flops[*prefill_type_index("Q8_0")].has_value());
+  // Without rates no [decode] is written.
+  EXPECT_EQ(device_profile_toml(test_host()).find("[decode]"), std::string::npos);
+}
+
 // A busy machine: 2 read threads that had 1.2 CPU-s over 1.0 s of wall time got 60% of their cores (< 90%); a
 // load average of 8.17 on 2 cores is above 0.5 per core. 1.9 CPU-s (95%) at load 0.4 is an idle machine.
 TEST(Host, NoticesABusyMachine) {

@@ -42,6 +42,7 @@ BenchTest bench_test_kind(std::uint64_t n_prompt, std::uint64_t n_gen, std::uint
 struct DecodeSample {
   double bytes_per_token = 0;  // weights (and KV) read per generated token
   double s_per_token = 0;      // measured: 1 / tok_per_s
+  double compute_s = 0;        // the token's matmuls at the device's one-token rates (decode_compute_s); 0: none
 };
 
 struct DecodeFit {
@@ -49,10 +50,11 @@ struct DecodeFit {
   double per_token_overhead_s = 0;
   bool overhead_fitted = false;   // false: overhead kept as given (one size of weights, or time not growing with it)
   bool utilization_fitted = true; // false: a measured bandwidth kept (fit_measured_decode on a narrow span of bytes)
+  bool with_compute = false;      // the samples' compute terms were fitted around (fit_measured_decode)
 };
 
 // A tg result as a sample: `bytes_per_token` read per token at the measured rate (s_per_token = 1 / tok/s).
-DecodeSample decode_sample(double bytes_per_token, double measured_tok_per_s);
+DecodeSample decode_sample(double bytes_per_token, double measured_tok_per_s, double compute_s = 0);
 
 // Fails when there is no sample, when the kept overhead alone is longer than a measured token, or when the fit
 // needs a utilization above 1 (the profile's bandwidth is below what was measured). Time not growing with bytes
@@ -63,7 +65,10 @@ Result<DecodeFit> fit_decode(std::span<const DecodeSample> samples, double bandw
 // The same for a measured profile (bench's bandwidth, at `utilization`), uncapped: the free line only when the
 // largest bytes per token are at least kMinDecodeBytesSpread x the smallest (and time grows with them); else the
 // measured bandwidth is kept and the overhead alone fitted, o = mean(t - b / (bandwidth x utilization)) (below 0:
-// no overhead, utilization through the origin). Never refuses samples with a positive time.
+// no overhead, utilization through the origin). Samples with a compute term (the device's [decode] rates) follow
+// decode's own form, t = o + max(b / (bandwidth x utilization), compute): the bandwidth is kept and the overhead
+// alone fitted, o = mean(t - max(b / (bandwidth x utilization), compute)) (below 0: none). Never refuses samples
+// with a positive time.
 inline constexpr double kMinDecodeBytesSpread = 1.5;
 Result<DecodeFit> fit_measured_decode(std::span<const DecodeSample> samples, double bandwidth_bytes_per_s,
                                       double utilization);

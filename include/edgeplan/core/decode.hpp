@@ -1,8 +1,9 @@
 // Bandwidth-bound decode: every generated token reads all weights (and, at context c, c tokens of KV
 // cache) from DRAM once. time/token = max(bytes_read / (bandwidth x utilization), compute) + per_token_overhead,
-// where compute is the token's matmuls at the device's prefill rate (prefill of a 1-token prompt), where known:
-// a device whose compute is slow for its bandwidth (a few CPU cores on fast memory, a slow kernel for the weight
-// type) decodes at its compute rate, the roofline's other bound.
+// where compute is the token's matmuls at the device's one-token rates by weight type ([decode]: decode_compute_s)
+// or else at its prefill rate (prefill of a 1-token prompt), where known: a device whose compute is slow for its
+// bandwidth (a few CPU cores on fast memory, a slow kernel for the weight type) decodes at its compute rate, the
+// roofline's other bound.
 // Source: reference chapter section 7.2 (memory.py); the overhead term follows the llama.cpp
 // measurements in docs/accuracy.md. Documented in docs/model.md, section "decode".
 #pragma once
@@ -25,6 +26,13 @@ struct DecodeResult {
 };
 
 DecodeResult decode(const DeviceSpec& device, const DecodeInputs& in);
+
+// The compute-bound time of one decoded token's matmuls at `rates`: every 2-D weight matrix the token multiplies
+// (the blocks' matrices, expert stacks at used / experts, and the output matrix: token_embd when tied; not an
+// untied token_embd or per-layer embeddings, which a token looks up one row of) at 2 FLOPs per weight and its
+// type's rate, a type without one at the slowest rate given. Without a tensor list: 2 x matmul_params(m) at the
+// file type's base type. Zero when `rates` gives none.
+double decode_compute_s(const DecodeRates& rates, const ModelSpec& m, const FileType& ft);
 
 // Time to first token: the prompt's prefill and one decode step (the one definition of `ttft_s`).
 double ttft_s(double prefill_s, double decode_s_per_token);

@@ -3,6 +3,7 @@
 // thermal behaviour, power).
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -77,6 +78,12 @@ struct Provenance {
 // Only a fitted profile is calibrated; a profile without [provenance] is not.
 bool calibrated(const std::optional<Provenance>& p);
 
+// One-token matmul rates by weight type ([decode]; docs/model.md, "decode"): the FLOP/s of the runtime's
+// matrix-vector kernel for weights of type kPrefillTypes[i] streamed from DRAM, as bench's gemv table measures them.
+struct DecodeRates {
+  std::array<std::optional<double>, kPrefillTypes.size()> type_flops{};
+};
+
 struct DeviceSpec {
   std::string name;
   double memory_bytes = 0;          // memory the OS lets one app use for the model (not RAM on the box)
@@ -85,6 +92,7 @@ struct DeviceSpec {
   double utilization = 1;           // achievable fraction of peak bandwidth in decode, (0, 1]
   double per_token_overhead_s = 0;  // fixed cost per decoded token (launches, sync); 0 on the reference
   std::optional<PrefillSpec> prefill;  // compute for prompt processing, where the profile gives it
+  std::optional<DecodeRates> decode;   // [decode]: one-token matmul rates, decode's compute term where given
   KvCacheSettings kv_cache;            // [kv_cache]: how the runtime pads and caps the cache
   RuntimeSpec runtime;                 // [runtime]: llama.cpp's buffers counted or not, the ISA its repack sees
   std::map<UnitKind, ComputeUnit> units;  // [units.npu], [units.gpu], [units.cpu]; empty when not given

@@ -124,6 +124,7 @@ struct HostProfile {
   std::optional<double> gemm_flops_per_s;         // best measured fp16 rate at the layer shapes; gives [prefill]
   std::vector<QuantRate> quant_rates;             // measured quantized rates: [prefill] per-type efficiencies
   std::optional<AttentionRate> attention;         // measured attention rate: [prefill] attention_efficiency
+  std::vector<QuantRate> gemv_rates;              // measured one-token rates: [decode] <type>_gflops
   std::optional<double> storage_bytes_per_s;      // measured file read rate: a commented-out [storage]
   std::vector<std::string> comments;              // extra lines put at the top ("measured on ...")
   std::string kernels;                            // [provenance] kernels: the kernel and ISA of each figure
@@ -131,7 +132,7 @@ struct HostProfile {
 };
 // [prefill]: tflops the fastest measured rate (fp16 or quantized), efficiency fp16's share of it, each measured
 // weight type's share as its <type>_efficiency, and quantized_efficiency the slowest of those (for the types bench
-// does not measure).
+// does not measure). [decode]: each measured one-token rate as its <type>_gflops (decode's compute term).
 std::string device_profile_toml(const HostProfile& p);
 
 }  // namespace edgeplan::io

@@ -42,26 +42,47 @@ constexpr std::array<std::string_view, kPrefillTypes.size()> kPrefillTypeKeys{
     "q4_0_efficiency", "q4_1_efficiency", "q5_0_efficiency", "q5_1_efficiency", "q8_0_efficiency",
     "q2_k_efficiency", "q3_k_efficiency", "q4_k_efficiency", "q5_k_efficiency", "q6_k_efficiency"};
 
-// The optional efficiency of weight type kPrefillTypes[I], overriding quantized_efficiency (core/prefill.hpp).
-template <std::size_t I>
-DR prefill_type_row() {
-  return DR{.key = kPrefillTypeKeys[I], .range = Range::unit_interval,
-           .set = [](D& d, const Value& v) { d.prefill->type_efficiency[I] = number(v); },
+// The keys of [decode]'s one-token rates, in kPrefillTypes' order: "q4_0_gflops".
+constexpr std::array<std::string_view, kPrefillTypes.size()> kDecodeTypeKeys{
+    "q4_0_gflops", "q4_1_gflops", "q5_0_gflops", "q5_1_gflops", "q8_0_gflops",
+    "q2_k_gflops", "q3_k_gflops", "q4_k_gflops", "q5_k_gflops", "q6_k_gflops"};
+
+// The optional figure of weight type kPrefillTypes[I] in the per-type array `member` of the optional section
+// `section`, given in units of kUnit: [prefill]'s efficiency overriding quantized_efficiency (core/prefill.hpp),
+// [decode]'s one-token rate in GFLOPS (core/device.hpp, DecodeRates).
+template <auto section, auto member, double kUnit, std::size_t I>
+DR type_row(std::string_view key, Range range) {
+  return DR{.key = key, .range = range,
+           .set = [](D& d, const Value& v) { ((*(d.*section)).*member)[I] = number(v) * kUnit; },
            .get = [](const D& d) -> std::optional<Value> {
-             if (const auto& e = d.prefill->type_efficiency[I]) return *e;
+             if (const auto& e = ((*(d.*section)).*member)[I]) return *e / kUnit;
              return std::nullopt;
            }};
+}
+
+template <auto section, auto member, double kUnit, std::size_t... I>
+std::vector<DR> type_rows(const std::array<std::string_view, kPrefillTypes.size()>& keys, Range range,
+                          std::index_sequence<I...>) {
+  return {type_row<section, member, kUnit, I>(keys[I], range)...};
 }
 
 }  // namespace
 
 std::string_view prefill_type_key(std::size_t i) { return kPrefillTypeKeys.at(i); }
+std::string_view decode_type_key(std::size_t i) { return kDecodeTypeKeys.at(i); }
 
 namespace {
 
-template <std::size_t... I>
-std::vector<DR> prefill_type_rows(std::index_sequence<I...>) {
-  return {prefill_type_row<I>()...};
+// A [decode] table gives at least one rate (an empty one would change nothing, silently).
+bool decode_complete(const D& d) {
+  return !d.decode || std::any_of(d.decode->type_flops.begin(), d.decode->type_flops.end(),
+                                  [](const std::optional<double>& r) { return r.has_value(); });
+}
+
+void need_decode_rate(Fields& f, D& d) {
+  if (!decode_complete(d)) {
+    f.fail("decode", fmt::format("needs at least one one-token rate ({})", fmt::join(kDecodeTypeKeys, ", ")));
+  }
 }
 
 // The unit of entry `name` ([units.gpu]) in a struct that holds it.
@@ -252,9 +273,14 @@ Schema<D> make_device() {
           return std::nullopt;
         }},
   }, [](D& d) { d.prefill.emplace(); }, [](const D& d) { return d.prefill.has_value(); }});
-  for (DR& row : prefill_type_rows(std::make_index_sequence<kPrefillTypes.size()>{})) {
+  for (DR& row : type_rows<&D::prefill, &PrefillSpec::type_efficiency, 1.0>(
+           kPrefillTypeKeys, Range::unit_interval, std::make_index_sequence<kPrefillTypes.size()>{})) {
     s.sections.back().rows.push_back(std::move(row));
   }
+  s.sections.push_back({"decode", type_rows<&D::decode, &DecodeRates::type_flops, units::kGiga>(
+                                     kDecodeTypeKeys, Range::positive, std::make_index_sequence<kPrefillTypes.size()>{}),
+                        [](D& d) { d.decode.emplace(); }, [](const D& d) { return d.decode.has_value(); },
+                        need_decode_rate});
   s.sections.push_back({"kv_cache", {
       DR{.key = "pad_tokens", .type = Type::count, .counts = {1, limits::kContextTokens},
         .set = [](D& d, const Value& v) { d.kv_cache.pad_tokens = count(v); },
@@ -377,7 +403,7 @@ Schema<D> make_device() {
           return d.provenance->kernels;
         }},
   }, [](D& d) { d.provenance.emplace(); }, [](const D& d) { return d.provenance.has_value(); }, need_provenance_keys});
-  s.also_consistent = provenance_complete;
+  s.also_consistent = [](const D& d) { return provenance_complete(d) && decode_complete(d); };
   return s;
 }
 

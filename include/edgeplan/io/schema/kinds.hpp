@@ -17,6 +17,8 @@ namespace edgeplan::io::schema {
 const Schema<DeviceSpec>& device_schema();
 // The [prefill] key of kPrefillTypes[i]'s own efficiency: "q4_0_efficiency" (i < kPrefillTypes.size()).
 std::string_view prefill_type_key(std::size_t i);
+// The [decode] key of kPrefillTypes[i]'s one-token rate: "q4_0_gflops" (i < kPrefillTypes.size()).
+std::string_view decode_type_key(std::size_t i);
 const Schema<ModelSpec>& model_schema();
 const Schema<CloudSpec>& cloud_schema();
 const Schema<RouteRequest>& request_schema();  // one [[request]] of a requests profile
