@@ -45,7 +45,7 @@ TEST(Host, WrittenProfileLoads) {
   HostProfile p = test_host();
   p.storage_bytes_per_s = 1.5e9;
   p.comments = {"measured for a test"};
-  p.kernels = "read: 8-accumulator uint64 sum, x86-64 SSE2; matmul: F16 x F16 fp32 FMA, 4x3 tile, AVX2";
+  p.kernels = "read: uint64 sum of 4 streams, x86-64 SSE2; matmul: F16 x F16 fp32 FMA, 4x3 tile, AVX2";
   p.repack = RepackIsa::x86_amx;
   const std::string text = device_profile_toml(p);
   EXPECT_EQ(text,
@@ -64,7 +64,7 @@ TEST(Host, WrittenProfileLoads) {
             "repack = \"x86-amx\"          # the CPU features llama.cpp's prebuilt CPU library repacks for on this host\n"
             "\n[provenance]\n"
             "method = \"measured\"         # measured by `edgeplan bench`, nothing fitted to a runtime\n"
-            "kernels = \"read: 8-accumulator uint64 sum, x86-64 SSE2; matmul: F16 x F16 fp32 FMA, 4x3 tile, AVX2\"\n"
+            "kernels = \"read: uint64 sum of 4 streams, x86-64 SSE2; matmul: F16 x F16 fp32 FMA, 4x3 tile, AVX2\"\n"
             "\n# Storage for `stream`: the read rate is measured (one sequential pass; a file in the page cache reads at\n"
             "# memory speed); set page_kib, page_fault_us and readahead_kib for this host, then uncomment.\n"
             "# [storage]\n# read_gbps = 1.5\n");

@@ -39,7 +39,9 @@ ReadRate measure_read_bandwidth(std::uint64_t buffer_bytes, unsigned threads, un
 // x86-avx512 with AVX-512 F, x86-avx2 with AVX2; on ARM Linux arm-i8mm or arm-dotprod from the hwcaps; else none.
 RepackIsa host_repack_isa();
 
-// The read loop and the instruction set this edgeplan was compiled for: "8-accumulator uint64 sum, x86-64 SSE2".
+// The read loop this CPU runs, in the widest vectors it has (checked at run time): "uint64 sum of 4 streams of
+// 512-bit loads, x86-64 AVX-512", "... 256-bit loads, x86-64 AVX2", else the compiled target's "uint64 sum of
+// 4 streams, x86-64 SSE2" (or AArch64 NEON).
 std::string read_kernel();
 
 // CPU time of this process so far, s; the 1-minute load average where the OS gives one (getloadavg).
