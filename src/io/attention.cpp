@@ -141,11 +141,12 @@ constexpr Steps kAvx2{gemm_avx2, softmax_avx2, widen_avx2, "AVX2"};
 struct FlashAttention::Data {
   std::uint64_t heads = 0, kv_heads = 0, dim = 0, tokens = 0;
   const fa::Steps* steps = &fa::kScalar;
-  std::vector<float> q, out;            // tokens x heads x dim
-  std::vector<std::uint16_t> k, v;      // tokens x kv_heads x dim, F16
+  // On 64-byte boundaries, as ggml's buffers hold them (kernel_parts::CacheAligned).
+  kernel_parts::AlignedVector<float> q, out;            // tokens x heads x dim
+  kernel_parts::AlignedVector<std::uint16_t> k, v;      // tokens x kv_heads x dim, F16
   // The causal mask by offset, F16: entry tokens + i - j is 0 where query i sees key j (j <= i), -inf elsewhere;
   // read per element as llama.cpp reads its F16 mask, in memory linear in the prompt, not quadratic.
-  std::vector<std::uint16_t> mask;
+  kernel_parts::AlignedVector<std::uint16_t> mask;
 };
 
 FlashAttention::FlashAttention(std::uint64_t heads, std::uint64_t kv_heads, std::uint64_t head_dim,
@@ -189,8 +190,8 @@ void FlashAttention::run(std::uint64_t head_begin, std::uint64_t head_end) {
   const Steps& s = *d.steps;
   const std::uint64_t dim = d.dim, tokens = d.tokens;
   const float scale = 1.0f / std::sqrt(static_cast<float>(dim));
-  std::vector<float> q(kTileQ * dim), kq(kTileQ * kTileKv), mask(kTileQ * kTileKv), vkq(kTileQ * dim);
-  std::vector<float> k(dim * kTileKv), v(kTileKv * dim);
+  kernel_parts::AlignedVector<float> q(kTileQ * dim), kq(kTileQ * kTileKv), mask(kTileQ * kTileKv), vkq(kTileQ * dim);
+  kernel_parts::AlignedVector<float> k(dim * kTileKv), v(kTileKv * dim);
   float sum[kTileQ], max[kTileQ];
   for (std::uint64_t h = head_begin; h < std::min(head_end, d.heads); ++h) {
     const std::uint64_t kvh = h / (d.heads / d.kv_heads);

@@ -108,8 +108,8 @@ EDGEPLAN_F16MM_AVX2 void tile_avx2(const std::uint16_t* w, const std::uint16_t* 
 #endif
 
 // Values in [-1, 1) in steps of 1/128, exact in fp16, from the kernels' fixed stream.
-std::vector<std::uint16_t> random_halves(std::uint64_t count, kernel_parts::Bytes& bytes) {
-  std::vector<std::uint16_t> v(count);
+kernel_parts::AlignedVector<std::uint16_t> random_halves(std::uint64_t count, kernel_parts::Bytes& bytes) {
+  kernel_parts::AlignedVector<std::uint16_t> v(count);
   for (std::uint16_t& h : v) h = f32_to_f16(static_cast<float>(static_cast<int>(bytes.next()) - 128) / 128.0f);
   return v;
 }
@@ -119,8 +119,8 @@ std::vector<std::uint16_t> random_halves(std::uint64_t count, kernel_parts::Byte
 struct F16Matmul::Data {
   bool avx2 = false;
   std::uint64_t rows = 0, k = 0, tokens = 0;
-  std::vector<std::uint16_t> w, a;
-  std::vector<float> out;
+  kernel_parts::AlignedVector<std::uint16_t> w, a;  // on 64-byte boundaries, as ggml's buffers hold them
+  kernel_parts::AlignedVector<float> out;
 };
 
 F16Matmul::F16Matmul(std::uint64_t rows, std::uint64_t k, std::uint64_t tokens, QuantIsa isa)

@@ -880,8 +880,8 @@ void settle(BlockQ8_0& b, Bytes& bytes) {
 }
 
 template <class Block>
-std::vector<Block> random_blocks(std::uint64_t count, Bytes& bytes) {
-  std::vector<Block> blocks(count);
+kernel_parts::AlignedVector<Block> random_blocks(std::uint64_t count, Bytes& bytes) {
+  kernel_parts::AlignedVector<Block> blocks(count);
   for (Block& b : blocks) {
     auto* p = reinterpret_cast<std::uint8_t*>(&b);
     for (std::size_t i = 0; i < sizeof(Block); ++i) p[i] = bytes.next();
@@ -897,14 +897,15 @@ struct QuantMatmul::Data {
   qdot::Isa isa = qdot::Isa::scalar;
   std::uint64_t rows = 0, k = 0, tokens = 0;
   std::uint64_t weight_blocks = 0, activation_blocks = 0;  // per row
-  std::vector<qdot::BlockQ4_0> q4_0;
-  std::vector<qdot::BlockQ8_0> q8_0, act8;
-  std::vector<qdot::BlockQ4K> q4_k;
-  std::vector<qdot::BlockQ6K> q6_k;
-  std::vector<qdot::BlockQ8K> act_k;
-  std::vector<float> act_f32;  // the activations before quantization, tokens x k
-  std::vector<std::uint8_t> packed;  // isa amx: the weights in 16-row records (pack_amx)
-  std::vector<float> out;
+  // The operands and the output on 64-byte boundaries, as ggml's buffers hold them (kernel_parts::CacheAligned).
+  kernel_parts::AlignedVector<qdot::BlockQ4_0> q4_0;
+  kernel_parts::AlignedVector<qdot::BlockQ8_0> q8_0, act8, work8;  // work8, work_k: requantize_share's
+  kernel_parts::AlignedVector<qdot::BlockQ4K> q4_k;
+  kernel_parts::AlignedVector<qdot::BlockQ6K> q6_k;
+  kernel_parts::AlignedVector<qdot::BlockQ8K> act_k, work_k;
+  kernel_parts::AlignedVector<float> act_f32;  // the activations before quantization, tokens x k
+  kernel_parts::AlignedVector<std::uint8_t> packed;  // isa amx: the weights in 16-row records (pack_amx)
+  kernel_parts::AlignedVector<float> out;
 };
 
 namespace qdot {
@@ -928,16 +929,17 @@ void quantize_activations(const QuantMatmul::Data& d, const float* x, std::uint6
 }
 
 // The activations' quantization of a call's share of the tokens (in proportion to its rows, as llama.cpp's threads
-// split the tokens), into a buffer of the call's own: the kernels read the operands quantized once (the same
-// values), so threads never write what others read; the compiler is told the result is used.
-void requantize_share(const QuantMatmul::Data& d, std::uint64_t row_begin, std::uint64_t row_end) {
+// split the tokens), into the call's tokens of a work buffer made once (llama.cpp's wdata): the kernels read the
+// operands quantized once (the same values), so threads never write what others read, and disjoint calls write
+// disjoint tokens; the compiler is told the result is used.
+void requantize_share(QuantMatmul::Data& d, std::uint64_t row_begin, std::uint64_t row_end) {
   const std::uint64_t t0 = d.tokens * std::min(row_begin, d.rows) / d.rows;
   const std::uint64_t t1 = d.tokens * std::min(row_end, d.rows) / d.rows;
   if (t1 <= t0) return;
-  std::vector<BlockQ8_0> y8(k_quant(d.kind) ? 0 : (t1 - t0) * d.activation_blocks);
-  std::vector<BlockQ8K> yk(k_quant(d.kind) ? (t1 - t0) * d.activation_blocks : 0);
-  quantize_activations(d, d.act_f32.data() + t0 * d.k, t1 - t0, y8.data(), yk.data());
-  const void* kept = y8.empty() ? static_cast<const void*>(yk.data()) : static_cast<const void*>(y8.data());
+  BlockQ8_0* y8 = k_quant(d.kind) ? nullptr : d.work8.data() + t0 * d.activation_blocks;
+  BlockQ8K* yk = k_quant(d.kind) ? d.work_k.data() + t0 * d.activation_blocks : nullptr;
+  quantize_activations(d, d.act_f32.data() + t0 * d.k, t1 - t0, y8, yk);
+  const void* kept = y8 ? static_cast<const void*>(y8) : static_cast<const void*>(yk);
   __asm__ volatile("" : : "r"(kept) : "memory");
 }
 
@@ -1065,8 +1067,10 @@ QuantMatmul::QuantMatmul(QuantKind kind, std::uint64_t rows, std::uint64_t k, st
   for (float& x : d.act_f32) x = static_cast<float>(static_cast<int>(bytes.next()) - 128) / 64;
   if (k_quant) {
     d.act_k.resize(tokens * d.activation_blocks);
+    d.work_k.resize(tokens * d.activation_blocks);
   } else {
     d.act8.resize(tokens * d.activation_blocks);
+    d.work8.resize(tokens * d.activation_blocks);
   }
   qdot::quantize_activations(d, d.act_f32.data(), tokens, d.act8.data(), d.act_k.data());
   d.out.assign(tokens * rows, 0.0f);

@@ -1,8 +1,12 @@
-// Pieces bench's matmul kernels share (io/quant_matmul.hpp, io/f16_matmul.hpp): the fixed pseudo-random stream
-// their operands are filled from, and on x86 the horizontal sum of an AVX2 fp32 accumulator.
+// Pieces bench's kernels share (io/quant_matmul.hpp, io/f16_matmul.hpp, io/attention.hpp): the fixed
+// pseudo-random stream their operands are filled from, the 64-byte aligned vectors that hold them, and on x86 the
+// horizontal sum of an AVX2 fp32 accumulator.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <new>
+#include <vector>
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
@@ -21,6 +25,25 @@ struct Bytes {
   }
   std::uint16_t half_scale() { return static_cast<std::uint16_t>(0x2000u | (next() & 0xFFu)); }  // about 0.008
 };
+
+// An allocator on 64-byte boundaries: ggml allocates its buffers so (ggml_aligned_malloc, 64 on x86) and places
+// tensors at multiples of TENSOR_ALIGNMENT in them, so llama.cpp's kernels never meet an operand or an output row
+// split across cache lines. A std::vector's own 16-byte alignment did that to bench's: the AMX kernels' 64-byte
+// output rows straddled two lines, and their 1024-row shapes ran at 290 GFLOPS on 2 threads of the development VM
+// where 64-byte aligned ones ran at 460-490.
+template <class T>
+struct CacheAligned {
+  using value_type = T;
+  static constexpr std::align_val_t kAlign{64};
+  CacheAligned() = default;
+  template <class U>
+  explicit CacheAligned(const CacheAligned<U>&) {}
+  T* allocate(std::size_t n) { return static_cast<T*>(::operator new(n * sizeof(T), kAlign)); }
+  void deallocate(T* p, std::size_t) { ::operator delete(p, kAlign); }
+  bool operator==(const CacheAligned&) const { return true; }
+};
+template <class T>
+using AlignedVector = std::vector<T, CacheAligned<T>>;
 
 #if defined(__x86_64__) || defined(__i386__)
 // The sum of the 8 lanes: (0 + 4, 1 + 5, 2 + 6, 3 + 7), then pairs, then the last two.
