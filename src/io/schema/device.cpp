@@ -48,19 +48,21 @@ constexpr std::array<std::string_view, kPrefillTypes.size()> kDecodeTypeKeys{
     "q2_k_gflops", "q3_k_gflops", "q4_k_gflops", "q5_k_gflops", "q6_k_gflops"};
 
 // The optional figure of weight type kPrefillTypes[I] in the per-type array `member` of the optional section
-// `section`, given in units of kUnit: [prefill]'s efficiency overriding quantized_efficiency (core/prefill.hpp),
-// [decode]'s one-token rate in GFLOPS (core/device.hpp, DecodeRates).
-template <auto section, auto member, double kUnit, std::size_t I>
+// `section`, given in units of *kUnit: [prefill]'s efficiency overriding quantized_efficiency (core/prefill.hpp),
+// [decode]'s one-token rate in GFLOPS (core/device.hpp, DecodeRates). (The unit is a pointer: clang 14 takes no
+// floating-point template argument.)
+constexpr double kAsGiven = 1;
+template <auto section, auto member, const double* kUnit, std::size_t I>
 DR type_row(std::string_view key, Range range) {
   return DR{.key = key, .range = range,
-           .set = [](D& d, const Value& v) { ((*(d.*section)).*member)[I] = number(v) * kUnit; },
+           .set = [](D& d, const Value& v) { ((*(d.*section)).*member)[I] = number(v) * *kUnit; },
            .get = [](const D& d) -> std::optional<Value> {
-             if (const auto& e = ((*(d.*section)).*member)[I]) return *e / kUnit;
+             if (const auto& e = ((*(d.*section)).*member)[I]) return *e / *kUnit;
              return std::nullopt;
            }};
 }
 
-template <auto section, auto member, double kUnit, std::size_t... I>
+template <auto section, auto member, const double* kUnit, std::size_t... I>
 std::vector<DR> type_rows(const std::array<std::string_view, kPrefillTypes.size()>& keys, Range range,
                           std::index_sequence<I...>) {
   return {type_row<section, member, kUnit, I>(keys[I], range)...};
@@ -273,11 +275,11 @@ Schema<D> make_device() {
           return std::nullopt;
         }},
   }, [](D& d) { d.prefill.emplace(); }, [](const D& d) { return d.prefill.has_value(); }});
-  for (DR& row : type_rows<&D::prefill, &PrefillSpec::type_efficiency, 1.0>(
+  for (DR& row : type_rows<&D::prefill, &PrefillSpec::type_efficiency, &kAsGiven>(
            kPrefillTypeKeys, Range::unit_interval, std::make_index_sequence<kPrefillTypes.size()>{})) {
     s.sections.back().rows.push_back(std::move(row));
   }
-  s.sections.push_back({"decode", type_rows<&D::decode, &DecodeRates::type_flops, units::kGiga>(
+  s.sections.push_back({"decode", type_rows<&D::decode, &DecodeRates::type_flops, &units::kGiga>(
                                      kDecodeTypeKeys, Range::positive, std::make_index_sequence<kPrefillTypes.size()>{}),
                         [](D& d) { d.decode.emplace(); }, [](const D& d) { return d.decode.has_value(); },
                         need_decode_rate});
