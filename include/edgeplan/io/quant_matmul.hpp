@@ -13,7 +13,9 @@
 // ggml-cpu/repack.cpp and llamafile's tinyBLAS for Q8_0), a weight block is unpacked once and multiplied by the
 // blocks of 8 prompt tokens, two weight rows at a time with AVX-512 VNNI (Q4_0, Q8_0). On CPUs with AMX-INT8 a
 // prompt (tokens and rows multiples of 32) runs as llama.cpp's AMX GEMMs do (ggml-cpu/amx/mmq.cpp): weights packed
-// in VNNI order per 16 rows, 32 x 32 calls of four int8 tiles, scaled into fp32 with AVX-512.
+// in VNNI order per 16 rows, 32 x 32 calls of four int8 tiles, scaled into fp32 with AVX-512; one token runs
+// ggml_backend_amx_mul_mat's M == 1 path on the same packed weights (tinygemm_kernel_vnni: 64 rows a call, 16 rows'
+// sums in one AVX-512 vector), Q6_K's (block_q6_K: 6-bit weights, an int8 scale per 16) included.
 // FLOPs = 2 x rows x k x tokens (docs/model.md, "bench").
 #pragma once
 
@@ -53,7 +55,9 @@ enum class QuantIsa { best, vnni512, avx2, scalar };
 // Weights of `rows` x `k` in type kind and activations of `tokens` x `k` in its activation type, filled with fixed
 // pseudo-random values (the speed does not depend on them); k is a multiple of 256 and tokens 1 (a matrix-vector
 // product: one decoded token, tiles of one token) or a multiple of 8 (both checked: std::invalid_argument otherwise).
-// AMX runs when tokens and rows are multiples of 32 (kernel() names it).
+// AMX runs when rows are a multiple of 32 and tokens too (Q4_0, Q8_0, Q4_K), or one token runs llama.cpp's
+// AVX-512 VNNI kernel on the AMX-packed weights (all four types; kernel() names it). Q6_K has no prompt kernel here
+// but the portable loop.
 class QuantMatmul {
  public:
   QuantMatmul(QuantKind kind, std::uint64_t rows, std::uint64_t k, std::uint64_t tokens, QuantIsa isa = QuantIsa::best);
@@ -61,8 +65,9 @@ class QuantMatmul {
   QuantMatmul(QuantMatmul&&) noexcept;
   QuantMatmul& operator=(QuantMatmul&&) noexcept;
 
-  // Output rows [row_begin, row_end) for every token (under AMX: the 32-row blocks that start in the range, so
-  // ranges that cover the rows cover every block once); threads may run disjoint ranges at once.
+  // Output rows [row_begin, row_end) for every token (under AMX: the 32-row blocks that start in the range, 64-row
+  // ones for one token, so ranges that cover the rows cover every block once); threads may run disjoint ranges at
+  // once.
   void run(std::uint64_t row_begin, std::uint64_t row_end);
   [[nodiscard]] double flops() const;                 // 2 x rows x k x tokens
   [[nodiscard]] std::uint64_t rows() const;
