@@ -32,7 +32,8 @@ struct Point {
   double weight_bytes = 0;  // decode
   double compute_s = 0;     // decode: the token's matmuls at the device's [decode] rates (0 without them)
   ModelSpec model{};        // prefill; decode with [decode]
-  const FileType* format = nullptr;  // prefill: quantized formats run at the quantized efficiency
+  const FileType* format = nullptr;  // the row's model_type as a file type (prefill: quantized formats run at the
+                                     // quantized efficiency); nullptr when it names none
 };
 
 double predict(const Point& p, const DeviceSpec& d) {
@@ -93,14 +94,18 @@ Runner setup_calibrate(Options& opts) {
         skipped.push_back(row.test());
         continue;
       }
-      Point p{.row = &row, .kind = kind, .weight_bytes = row.model_size_bytes};
-      if (model) {
-        const FileType* ft = io::model_type_format(row.model_type);
-        if (!ft) {
-          throw UsageError(fmt::format("{}: cannot tell the weight format from model_type '{}' (needed with --model)",
-                                       row.where, row.model_type));
+      Point p{.row = &row, .kind = kind, .weight_bytes = row.model_size_bytes,
+              .format = io::model_type_format(row.model_type)};
+      // The row's weight format, where `why` needs it.
+      const auto format = [&](std::string_view why) -> const FileType& {
+        if (!p.format) {
+          throw UsageError(fmt::format("{}: cannot tell the weight format from model_type '{}' ({})", row.where,
+                                       row.model_type, why));
         }
-        p.weight_bytes = unwrap(weight_size(*model, *ft)).bytes;
+        return *p.format;
+      };
+      if (model) {
+        p.weight_bytes = unwrap(weight_size(*model, format("needed with --model"))).bytes;
         p.model = *model;
       } else {
         if (row.model_size_bytes <= 0 || row.model_n_params <= 0) {
@@ -111,20 +116,11 @@ Runner setup_calibrate(Options& opts) {
       }
       if (p.kind == BenchTest::decode) {
         if (device.decode) {
-          const FileType* ft = io::model_type_format(row.model_type);
-          if (!ft) {
-            throw UsageError(fmt::format("{}: cannot tell the weight format from model_type '{}' (needed for the "
-                                         "device's [decode] rates)", row.where, row.model_type));
-          }
-          p.compute_s = decode_compute_s(*device.decode, p.model, *ft);
+          p.compute_s = decode_compute_s(*device.decode, p.model, format("needed for the device's [decode] rates"));
         }
         decode_samples.push_back(decode_sample(p.weight_bytes, row.avg_tok_per_s, p.compute_s));
       } else {
-        p.format = io::model_type_format(row.model_type);
-        if (!p.format) {
-          throw UsageError(fmt::format("{}: cannot tell the weight format from model_type '{}' (needed for prefill)",
-                                       row.where, row.model_type));
-        }
+        format("needed for prefill");
         PrefillSample sample = prefill_sample(prefill_flops(p.model, row.n_prompt), row.n_prompt, row.avg_tok_per_s);
         if (device.prefill) {
           sample = need(row.where, weights_part(sample, attention_flops(p.model, row.n_prompt), *device.prefill));

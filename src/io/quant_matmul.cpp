@@ -391,6 +391,7 @@ constexpr std::size_t vnni_index(std::size_t k, std::size_t n) { return (k / 4) 
 // nibbles (Q4_0: 256; Q4_K: 256 per group of 32), then the per-row scales: Q4_0, Q8_0: 16 fp16; Q4_K: 8 x 16 int8
 // scales, 4 x 32 int8 mins (groups 2j and 2j + 1 of a row side by side), 16 fp16 d, 16 fp16 dmin; Q8_0 last its
 // 16 int32 compensations (128 x the row's weight sum in the block, which the one-token kernel subtracts).
+constexpr std::uint64_t kQ8_0Comp = 512 + 32;  // Q8_0's compensations, after its tile and scales
 constexpr std::uint64_t kQ4KScales = 8 * 256, kQ4KMins = kQ4KScales + 128, kQ4KD = kQ4KMins + 128,
                         kQ4KDmin = kQ4KD + 32;
 // Q6_K's record: 16 groups of 16 weights, each 128 bytes of low nibbles (two 64-byte VNNI rows per 64 bytes) and
@@ -400,7 +401,7 @@ constexpr std::uint64_t kQ6KHigh = 16 * 128, kQ6KScales = kQ6KHigh + 16 * 64, kQ
 std::uint64_t amx_record_bytes(QuantKind kind) {
   switch (kind) {
     case QuantKind::q4_0: return 256 + 32;
-    case QuantKind::q8_0: return 512 + 32 + 64;
+    case QuantKind::q8_0: return kQ8_0Comp + 64;
     case QuantKind::q4_k: return kQ4KDmin + 32;
     case QuantKind::q6_k: return kQ6KD + 32;
   }
@@ -655,7 +656,7 @@ EDGEPLAN_QDOT_AMX void gemv_packed_q8(const std::uint8_t* w, std::uint64_t group
         }
       } else {
         for (int q = 0; q < 8; ++q) sum = _mm512_dpbusd_epi32(sum, x[q], _mm512_loadu_si512(r + 64 * q));
-        comp = _mm512_loadu_si512(r + kScales + 32);
+        comp = _mm512_loadu_si512(r + kQ8_0Comp);
       }
       const __m512 dw = _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(r + kScales)));
       acc[g] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(_mm512_sub_epi32(sum, comp)), _mm512_mul_ps(dw, da), acc[g]);
@@ -969,7 +970,7 @@ void pack_amx(QuantMatmul::Data& d) {
             }
             std::memcpy(p + 512 + 2 * n, &d.q8_0[w].d, 2);
             const std::int32_t comp = 128 * sum;
-            std::memcpy(p + 512 + 32 + 4 * n, &comp, 4);
+            std::memcpy(p + kQ8_0Comp + 4 * n, &comp, 4);
             break;
           }
           case QuantKind::q4_k:
