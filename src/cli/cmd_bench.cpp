@@ -114,7 +114,7 @@ Runner setup_bench(Options& opts) {
     std::vector<double> gemm_s(shapes.size(), 0);
     std::string matmul_kernel;
     std::vector<io::QuantRate> quant, gemv;
-    std::optional<io::AttentionRate> attention;  // none for a model without attention layers
+    std::optional<io::AttentionRate> attention, token_attention;  // none for a model without attention layers
     const bool attends = attention_layers(model) > 0 && model.heads > 0 && model.kv_heads > 0;
     const std::uint64_t gemv_bytes = buffer_bytes / 2;  // weights of each matrix-vector product: read from DRAM
     unsigned attempts = 0;
@@ -146,6 +146,8 @@ Runner setup_bench(Options& opts) {
       if (attends) {
         io::AttentionRate a = io::measure_attention(model, o->prompt, threads, o->repeats);
         if (!attention || a.flops_per_s > attention->flops_per_s) attention = std::move(a);
+        io::AttentionRate ta = io::measure_token_attention(model, o->prompt, threads, o->repeats);
+        if (!token_attention || ta.flops_per_s > token_attention->flops_per_s) token_attention = std::move(ta);
       }
       if (attempts == 1 || read_now.bytes_per_s > read.bytes_per_s) {
         read = read_now;
@@ -208,6 +210,9 @@ Runner setup_bench(Options& opts) {
     r.results["quant_isa"] = std::string(io::quant_isa());
     r.results["attention_gflops"] = attention ? io::Node(attention->flops_per_s / units::kGiga) : io::Node();
     r.results["attention_kernel"] = attention ? io::Node(attention->kernel) : io::Node();
+    r.results["token_attention_gflops"] =
+        token_attention ? io::Node(token_attention->flops_per_s / units::kGiga) : io::Node();
+    r.results["token_attention_kernel"] = token_attention ? io::Node(token_attention->kernel) : io::Node();
     const RepackIsa repack = io::host_repack_isa();
     r.results["repack_isa"] = std::string(to_string(repack));
     if (!busy.empty()) r.notes.push_back(busy);
@@ -236,6 +241,12 @@ Runner setup_bench(Options& opts) {
                                      attention->kernel, model.name, model.heads, model.kv_heads, model.head_dim,
                                      o->prompt, threads, o->repeats));
     }
+    if (token_attention) {
+      r.header.push_back(fmt::format("attention of one decoded token: {:.1f} GFLOPS, edgeplan's kernel of llama.cpp's "
+                                     "one-query flash attention ({}) over {} cached tokens, {} threads, best of {} after "
+                                     "a warm-up", token_attention->flops_per_s / units::kGiga, token_attention->kernel,
+                                     o->prompt, threads, o->repeats));
+    }
     r.header.push_back(fmt::format("matrix-vector products (one decoded token): the same kernels in tiles of one token, "
                                    "{:.0f} MiB of weights each (half the read buffer: read from DRAM), rows of {}, {} "
                                    "threads, best of {} after a warm-up; GB/s is the weights streamed",
@@ -261,12 +272,14 @@ Runner setup_bench(Options& opts) {
       p.quant_rates = quant;
       p.attention = attention;
       p.gemv_rates = gemv;
+      p.token_attention = token_attention;
       p.repack = repack;
       if (storage) p.storage_bytes_per_s = storage->bytes / storage->seconds;
       std::vector<std::string> kernels{fmt::format("read: {}", read_kernel), fmt::format("matmul: {}", matmul_kernel)};
       for (const io::QuantRate& q : quant) kernels.push_back(fmt::format("{}: {}", io::weight_type(q.kind), q.kernel));
       if (attention) kernels.push_back(fmt::format("attention: {}", attention->kernel));
       for (const io::QuantRate& v : gemv) kernels.push_back(fmt::format("{} one token: {}", io::weight_type(v.kind), v.kernel));
+      if (token_attention) kernels.push_back(fmt::format("attention one token: {}", token_attention->kernel));
       p.kernels = fmt::format("{}", fmt::join(kernels, "; "));
       p.comments = {"Device profile of this host, written by `edgeplan bench --write-profile`.",
                     fmt::format("{} threads, {:.0f} MiB read buffer, layer matmuls of {} at {} tokens.", threads,

@@ -12,7 +12,9 @@
 #include "cli/plan.hpp"
 #include "edgeplan/core/calibrate.hpp"
 #include "edgeplan/core/decode.hpp"
+#include "edgeplan/core/kv.hpp"
 #include "edgeplan/core/prefill.hpp"
+#include "edgeplan/util/names.hpp"
 #include "edgeplan/util/units.hpp"
 #include "edgeplan/io/input_file.hpp"
 #include "edgeplan/io/llama_bench.hpp"
@@ -30,15 +32,27 @@ struct Point {
   const io::BenchRow* row = nullptr;
   BenchTest kind = BenchTest::decode;
   double weight_bytes = 0;  // decode
-  double compute_s = 0;     // decode: the token's matmuls at the device's [decode] rates (0 without them)
+  double kv_bytes = 0;      // decode at a depth: the KV cache at the test's context (bench_context)
+  double compute_s = 0;     // decode: the token's matmuls and attention at the device's [decode] rates (0 without)
   ModelSpec model{};        // prefill; decode with [decode]
   const FileType* format = nullptr;  // the row's model_type as a file type (prefill: quantized formats run at the
                                      // quantized efficiency); nullptr when it names none
 };
 
 double predict(const Point& p, const DeviceSpec& d) {
-  if (p.kind == BenchTest::decode) return decode(d, {p.weight_bytes, 0, p.compute_s}).tok_per_s;
+  if (p.kind == BenchTest::decode) return decode(d, {p.weight_bytes, p.kv_bytes, p.compute_s}).tok_per_s;
   return d.prefill ? prefill(*d.prefill, p.model, *p.format, p.row->n_prompt).tok_per_s : 0;
+}
+
+// The KV cache type a row ran with: its type_k and type_v, llama-bench's default f16 where it gives none.
+KvCacheType row_kv_type(const io::BenchRow& row) {
+  const auto type = [&](std::string_view key, const std::string& name) -> const KvType& {
+    if (name.empty()) return *find_kv_type("f16");
+    auto t = util::lookup_or_suggest(kv_types(), name, [](const KvType& k) { return k.name; }, "cache type");
+    if (!t) throw UsageError(fmt::format("{}: {}: {}", row.where, key, t.error().message));
+    return **t;
+  };
+  return {type("type_k", row.type_k), type("type_v", row.type_v)};
 }
 
 std::string read_text(const std::string& path) {
@@ -89,7 +103,7 @@ Runner setup_calibrate(Options& opts) {
     std::vector<QuantizedPrefillSample> quantized_samples;
     std::vector<std::string> skipped;
     for (const io::BenchRow& row : rows) {
-      const BenchTest kind = bench_test_kind(row.n_prompt, row.n_gen, row.n_depth);
+      const BenchTest kind = bench_test_kind(row.n_prompt, row.n_gen, row.n_depth, model.has_value());
       if (kind == BenchTest::not_fitted) {
         skipped.push_back(row.test());
         continue;
@@ -115,10 +129,15 @@ Runner setup_calibrate(Options& opts) {
         p.model.params = row.model_n_params;
       }
       if (p.kind == BenchTest::decode) {
+        const std::uint64_t context = bench_context(row.n_depth, row.n_gen);
+        // At a depth the token reads the cache as decode counts it at that context; a test from an empty cache
+        // (depth 0) reads a few cells against the weights and is fitted on the weights alone, as before depths were.
+        if (row.n_depth > 0) p.kv_bytes = kv_cache_bytes(p.model, row_kv_type(row), context, device.kv_cache);
         if (device.decode) {
-          p.compute_s = decode_compute_s(*device.decode, p.model, format("needed for the device's [decode] rates"));
+          p.compute_s = decode_compute_s(*device.decode, p.model, format("needed for the device's [decode] rates"),
+                                         context);
         }
-        decode_samples.push_back(decode_sample(p.weight_bytes, row.avg_tok_per_s, p.compute_s));
+        decode_samples.push_back(decode_sample(p.weight_bytes + p.kv_bytes, row.avg_tok_per_s, p.compute_s));
       } else {
         format("needed for prefill");
         PrefillSample sample = prefill_sample(prefill_flops(p.model, row.n_prompt), row.n_prompt, row.avg_tok_per_s);
@@ -229,7 +248,8 @@ Runner setup_calibrate(Options& opts) {
       r.notes.push_back("without --model, prefill FLOPs count model_n_params (embeddings included) and no attention");
     }
     if (!skipped.empty()) {
-      r.notes.push_back(fmt::format("not fitted (prompt+generation or depth tests): {}", fmt::join(skipped, ", ")));
+      r.notes.push_back(fmt::format("not fitted (prompt+generation tests, prompt tests at a depth, and generation tests "
+                                    "at a depth without --model): {}", fmt::join(skipped, ", ")));
     }
 
     io::Table t{"tests", {{"#", "index"},

@@ -183,8 +183,12 @@ Runner setup_decode(Options& opts) {
       for (std::size_t i = 0; i < kPrefillTypes.size(); ++i) {
         if (const auto& g = device.decode->type_flops[i]) rates.push_back(fmt::format("{} {:.1f}", kPrefillTypes[i], *g / units::kGiga));
       }
+      const std::optional<double>& attention = device.decode->attention_flops;
       r.header.push_back(fmt::format("compute per token: each matrix at its type's one-token rate, GFLOPS: {} (others at "
-                                     "the slowest)", fmt::join(rates, ", ")));
+                                     "the slowest){}", fmt::join(rates, ", "),
+                                     attention ? fmt::format("; attention over the context at {:.1f}",
+                                                             *attention / units::kGiga)
+                                               : ""));
     }
     if (device.prefill) {
       std::string types;

@@ -91,10 +91,13 @@ Result<DecodeFit> fit_decode_keeping(std::span<const DecodeSample> samples, doub
 
 }  // namespace
 
-BenchTest bench_test_kind(std::uint64_t n_prompt, std::uint64_t n_gen, std::uint64_t n_depth) {
-  if (n_depth > 0 || (n_prompt > 0 && n_gen > 0)) return BenchTest::not_fitted;
+BenchTest bench_test_kind(std::uint64_t n_prompt, std::uint64_t n_gen, std::uint64_t n_depth, bool shaped) {
+  if (n_prompt > 0 && n_gen > 0) return BenchTest::not_fitted;
+  if (n_depth > 0 && (n_gen == 0 || !shaped)) return BenchTest::not_fitted;
   return n_gen > 0 ? BenchTest::decode : BenchTest::prefill;
 }
+
+std::uint64_t bench_context(std::uint64_t n_depth, std::uint64_t n_gen) { return n_depth + (n_gen + 1) / 2; }
 
 DecodeSample decode_sample(double bytes_per_token, double measured_tok_per_s, double compute_s) {
   return {bytes_per_token, 1.0 / measured_tok_per_s, compute_s};

@@ -17,7 +17,17 @@ DecodeResult decode(const DeviceSpec& device, const DecodeInputs& in) {
   return r;
 }
 
-double decode_compute_s(const DecodeRates& rates, const ModelSpec& m, const FileType& ft) {
+double decode_attention_flops(const ModelSpec& m, std::uint64_t context_tokens) {
+  const std::uint32_t n = attention_layers(m);
+  const std::uint32_t pattern = m.sliding_window ? m.sliding_window->pattern : 0;
+  const std::uint32_t global = pattern == 0 ? n : n / pattern;  // layer i is global at i % pattern == pattern - 1
+  const double context = static_cast<double>(context_tokens);
+  double keys = context * global;
+  if (global < n) keys += std::min(context, static_cast<double>(m.sliding_window->window_tokens)) * (n - global);
+  return 4.0 * m.heads * m.head_dim * keys;
+}
+
+double decode_compute_s(const DecodeRates& rates, const ModelSpec& m, const FileType& ft, std::uint64_t context_tokens) {
   double slowest = 0;
   for (const std::optional<double>& r : rates.type_flops) {
     if (r) slowest = slowest > 0 ? std::min(slowest, *r) : *r;
@@ -27,8 +37,8 @@ double decode_compute_s(const DecodeRates& rates, const ModelSpec& m, const File
     const std::optional<std::size_t> i = prefill_type_index(type);
     return i && rates.type_flops[*i] ? *rates.type_flops[*i] : slowest;
   };
-  if (!m.vocab) return 2 * matmul_params(m) / rate(ft.base);
-  double s = 0;
+  double s = rates.attention_flops ? decode_attention_flops(m, context_tokens) / *rates.attention_flops : 0;
+  if (!m.vocab) return s + 2 * matmul_params(m) / rate(ft.base);
   for (const TypedTensor& t : typed_tensors(m, ft)) {
     const bool lookup = t.shape.role == TensorRole::token_embd && !(m.tied_embeddings && t.shape.name == "token_embd.weight");
     if (!t.type || t.shape.rows <= 1 || lookup) continue;

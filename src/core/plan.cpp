@@ -115,7 +115,7 @@ Result<std::vector<FormatPlan>> plan_decode(const DeviceSpec& device, const Deco
     f.runtime = *runtime;
     f.memory = memory_fit(device.memory_bytes, device.reserved_bytes, f.runtime.fixed_bytes, kv_bytes);
     const double compute_s =  // the one-token rates where given, else the prefill rate's; 0 when not derived
-        device.decode    ? decode_compute_s(*device.decode, m, *f.format)
+        device.decode    ? decode_compute_s(*device.decode, m, *f.format, in.context_tokens)
         : device.prefill ? prefill(*device.prefill, in.token_flops, token_attention, *f.format, 1).seconds
                          : 0;
     f.decode = decode(device, {f.weights.active_bytes, kv_bytes, compute_s});

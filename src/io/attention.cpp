@@ -136,6 +136,84 @@ EDGEPLAN_FA_AVX2 void widen_avx2(const std::uint16_t* in, float* out, std::uint6
 constexpr Steps kAvx2{gemm_avx2, softmax_avx2, widen_avx2, "AVX2"};
 #endif
 
+// The vector steps of one query's attention over F16 keys and values, portable or AVX2 + F16C (TokenSteps below).
+struct TokenSteps {
+  float (*dot)(const std::uint16_t* x, const std::uint16_t* y, std::uint64_t n);          // ggml_vec_dot_f16
+  void (*scale)(std::uint16_t* y, std::uint64_t n, float v);                              // ggml_vec_scale_f16
+  void (*mad)(std::uint16_t* y, const std::uint16_t* x, std::uint64_t n, float v);        // ggml_vec_mad_f16
+  void (*narrow)(const float* x, std::uint16_t* y, std::uint64_t n);                      // ggml_cpu_fp32_to_fp16
+  const char* isa;
+};
+
+float dot_f16_scalar(const std::uint16_t* x, const std::uint16_t* y, std::uint64_t n) {
+  float sum = 0;
+  for (std::uint64_t i = 0; i < n; ++i) sum += f16_to_f32(x[i]) * f16_to_f32(y[i]);
+  return sum;
+}
+
+void scale_f16_scalar(std::uint16_t* y, std::uint64_t n, float v) {
+  for (std::uint64_t i = 0; i < n; ++i) y[i] = f32_to_f16(f16_to_f32(y[i]) * v);
+}
+
+void mad_f16_scalar(std::uint16_t* y, const std::uint16_t* x, std::uint64_t n, float v) {
+  for (std::uint64_t i = 0; i < n; ++i) y[i] = f32_to_f16(f16_to_f32(y[i]) + f16_to_f32(x[i]) * v);
+}
+
+void narrow_scalar(const float* x, std::uint16_t* y, std::uint64_t n) {
+  for (std::uint64_t i = 0; i < n; ++i) y[i] = f32_to_f16(x[i]);
+}
+
+constexpr TokenSteps kTokenScalar{dot_f16_scalar, scale_f16_scalar, mad_f16_scalar, narrow_scalar, "scalar"};
+
+#if EDGEPLAN_FA_X86
+EDGEPLAN_FA_AVX2 __m256 load_f16(const std::uint16_t* p) {
+  return _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
+}
+
+EDGEPLAN_FA_AVX2 void store_f16(std::uint16_t* p, __m256 v) {
+  _mm_storeu_si128(reinterpret_cast<__m128i*>(p), _mm256_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT));
+}
+
+// Four accumulators of 8 lanes over 32 values a step (GGML_F16_STEP), the rest 8 at a time; n a multiple of 8.
+EDGEPLAN_FA_AVX2 float dot_f16_avx2(const std::uint16_t* x, const std::uint16_t* y, std::uint64_t n) {
+  __m256 acc[4] = {_mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps()};
+  std::uint64_t i = 0;
+  for (; i + 32 <= n; i += 32) {
+    for (int j = 0; j < 4; ++j) acc[j] = _mm256_fmadd_ps(load_f16(x + i + 8 * j), load_f16(y + i + 8 * j), acc[j]);
+  }
+  for (; i < n; i += 8) acc[0] = _mm256_fmadd_ps(load_f16(x + i), load_f16(y + i), acc[0]);
+  return kernel_parts::hsum(_mm256_add_ps(_mm256_add_ps(acc[0], acc[1]), _mm256_add_ps(acc[2], acc[3])));
+}
+
+EDGEPLAN_FA_AVX2 void scale_f16_avx2(std::uint16_t* y, std::uint64_t n, float v) {
+  const __m256 s = _mm256_set1_ps(v);
+  for (std::uint64_t i = 0; i < n; i += 8) store_f16(y + i, _mm256_mul_ps(load_f16(y + i), s));
+}
+
+EDGEPLAN_FA_AVX2 void mad_f16_avx2(std::uint16_t* y, const std::uint16_t* x, std::uint64_t n, float v) {
+  const __m256 s = _mm256_set1_ps(v);
+  for (std::uint64_t i = 0; i < n; i += 8) store_f16(y + i, _mm256_fmadd_ps(load_f16(x + i), s, load_f16(y + i)));
+}
+
+EDGEPLAN_FA_AVX2 void narrow_avx2(const float* x, std::uint16_t* y, std::uint64_t n) {
+  for (std::uint64_t i = 0; i < n; i += 8) store_f16(y + i, _mm256_loadu_ps(x + i));
+}
+
+constexpr TokenSteps kTokenAvx2{dot_f16_avx2, scale_f16_avx2, mad_f16_avx2, narrow_avx2, "AVX2"};
+#endif
+
+// Fixed pseudo-random operands in [-1, 1), the same for both kernels.
+float operand(kernel_parts::Bytes& bytes) { return static_cast<float>(static_cast<int>(bytes.next()) - 128) / 128; }
+
+void check_heads(std::uint64_t heads, std::uint64_t kv_heads, std::uint64_t head_dim, std::uint64_t tokens,
+                 const char* what) {
+  if (heads == 0 || kv_heads == 0 || heads % kv_heads != 0 || head_dim == 0 || head_dim % 8 != 0 || tokens == 0) {
+    throw std::invalid_argument(fmt::format("{} of {} heads over {} KV heads of {} at {} tokens: heads must be a "
+                                            "positive multiple of the KV heads and head_dim of 8",
+                                            what, heads, kv_heads, head_dim, tokens));
+  }
+}
+
 }  // namespace fa
 
 struct FlashAttention::Data {
@@ -152,11 +230,7 @@ struct FlashAttention::Data {
 FlashAttention::FlashAttention(std::uint64_t heads, std::uint64_t kv_heads, std::uint64_t head_dim,
                                std::uint64_t tokens, QuantIsa isa)
     : data_(std::make_unique<Data>()) {
-  if (heads == 0 || kv_heads == 0 || heads % kv_heads != 0 || head_dim == 0 || head_dim % 8 != 0 || tokens == 0) {
-    throw std::invalid_argument(fmt::format("flash attention of {} heads over {} KV heads of {} at {} tokens: heads "
-                                            "must be a positive multiple of the KV heads and head_dim of 8",
-                                            heads, kv_heads, head_dim, tokens));
-  }
+  fa::check_heads(heads, kv_heads, head_dim, tokens, "flash attention");
   Data& d = *data_;
   d.heads = heads;
   d.kv_heads = kv_heads;
@@ -168,7 +242,7 @@ FlashAttention::FlashAttention(std::uint64_t heads, std::uint64_t kv_heads, std:
   (void)isa;
 #endif
   kernel_parts::Bytes bytes;
-  const auto value = [&] { return static_cast<float>(static_cast<int>(bytes.next()) - 128) / 128; };
+  const auto value = [&] { return fa::operand(bytes); };
   d.q.resize(tokens * heads * head_dim);
   for (float& x : d.q) x = value();
   d.k.resize(tokens * kv_heads * head_dim);
@@ -263,5 +337,93 @@ std::span<const float> FlashAttention::output() const { return data_->out; }
 std::span<const float> FlashAttention::queries() const { return data_->q; }
 std::span<const std::uint16_t> FlashAttention::keys() const { return data_->k; }
 std::span<const std::uint16_t> FlashAttention::values() const { return data_->v; }
+
+struct TokenAttention::Data {
+  std::uint64_t heads = 0, kv_heads = 0, dim = 0, context = 0, layers = 0;
+  const fa::TokenSteps* steps = &fa::kTokenScalar;
+  kernel_parts::AlignedVector<float> q, out;        // layers x heads x dim
+  kernel_parts::AlignedVector<std::uint16_t> k, v;  // layers x context x kv_heads x dim, F16
+  kernel_parts::AlignedVector<std::uint16_t> mask;  // context, F16: 0 (every cached key visible)
+};
+
+TokenAttention::TokenAttention(std::uint64_t heads, std::uint64_t kv_heads, std::uint64_t head_dim,
+                               std::uint64_t context, std::uint64_t layers, QuantIsa isa)
+    : data_(std::make_unique<Data>()) {
+  fa::check_heads(heads, kv_heads, head_dim, context, "one-token attention");
+  if (layers == 0) throw std::invalid_argument("one-token attention needs at least one layer");
+  Data& d = *data_;
+  d.heads = heads;
+  d.kv_heads = kv_heads;
+  d.dim = head_dim;
+  d.context = context;
+  d.layers = layers;
+#if EDGEPLAN_FA_X86
+  if (isa != QuantIsa::scalar && cpu_has_avx2()) d.steps = &fa::kTokenAvx2;
+#else
+  (void)isa;
+#endif
+  kernel_parts::Bytes bytes;
+  d.q.resize(layers * heads * head_dim);
+  for (float& x : d.q) x = fa::operand(bytes);
+  d.k.resize(layers * context * kv_heads * head_dim);
+  d.v.resize(d.k.size());
+  for (std::uint16_t& x : d.k) x = f32_to_f16(fa::operand(bytes));
+  for (std::uint16_t& x : d.v) x = f32_to_f16(fa::operand(bytes));
+  d.mask.assign(context, 0);
+  d.out.assign(d.q.size(), 0.0f);
+}
+
+TokenAttention::~TokenAttention() = default;
+TokenAttention::TokenAttention(TokenAttention&&) noexcept = default;
+TokenAttention& TokenAttention::operator=(TokenAttention&&) noexcept = default;
+
+void TokenAttention::run(std::uint64_t begin, std::uint64_t end) {
+  Data& d = *data_;
+  const fa::TokenSteps& s = *d.steps;
+  const std::uint64_t dim = d.dim, cell = d.kv_heads * dim;
+  const float scale = 1.0f / std::sqrt(static_cast<float>(dim));
+  kernel_parts::AlignedVector<std::uint16_t> q16(dim), vkq16(dim);
+  for (std::uint64_t row = begin; row < std::min(end, rows()); ++row) {
+    const std::uint64_t layer = row / d.heads, h = row % d.heads, kvh = h / (d.heads / d.kv_heads);
+    const std::uint16_t* k = d.k.data() + layer * d.context * cell + kvh * dim;
+    const std::uint16_t* v = d.v.data() + layer * d.context * cell + kvh * dim;
+    s.narrow(d.q.data() + row * dim, q16.data(), dim);
+    std::fill(vkq16.begin(), vkq16.end(), std::uint16_t{0});
+    float sum = 0, max = fa::kMinusInf;
+    for (std::uint64_t c = 0; c < d.context; ++c) {
+      const float mv = f16_to_f32(d.mask[c]);
+      if (mv == fa::kMinusInf) continue;
+      const float x = s.dot(k + c * cell, q16.data(), dim) * scale + mv;
+      float ms = 1, vs = 1;
+      if (x > max) {  // a new maximum: what is summed so far rescaled, this key's weight exp(0) = 1
+        ms = std::exp(max - x);  // 0 at the first key (max -inf)
+        max = x;
+        s.scale(vkq16.data(), dim, ms);
+      } else {
+        vs = std::exp(x - max);
+      }
+      s.mad(vkq16.data(), v + c * cell, dim, vs);
+      sum = sum * ms + vs;
+    }
+    const float inv = sum == 0 ? 0 : 1 / sum;
+    float* out = d.out.data() + row * dim;
+    for (std::uint64_t i = 0; i < dim; ++i) out[i] = f16_to_f32(vkq16[i]) * inv;
+  }
+}
+
+std::uint64_t TokenAttention::rows() const { return data_->layers * data_->heads; }
+
+double TokenAttention::flops() const {
+  return 4.0 * static_cast<double>(data_->dim) * static_cast<double>(data_->context) * static_cast<double>(rows());
+}
+
+std::string TokenAttention::kernel() const {
+  return fmt::format("one-query flash attention, F16 K/V, F16 accumulator, {}", data_->steps->isa);
+}
+
+std::span<const float> TokenAttention::output() const { return data_->out; }
+std::span<const float> TokenAttention::queries() const { return data_->q; }
+std::span<const std::uint16_t> TokenAttention::keys() const { return data_->k; }
+std::span<const std::uint16_t> TokenAttention::values() const { return data_->v; }
 
 }  // namespace edgeplan::io

@@ -223,6 +223,15 @@ AttentionRate measure_attention(const ModelSpec& m, std::uint64_t tokens, unsign
   return {fa.kernel(), attention_flops(m, tokens) / attention_layers(m) / seconds};
 }
 
+AttentionRate measure_token_attention(const ModelSpec& m, std::uint64_t context, unsigned threads, unsigned repeats) {
+  const std::uint64_t dim = std::max<std::uint64_t>(8, m.head_dim / 8 * 8);
+  const std::uint64_t layer_bytes = 2 * context * m.kv_heads * dim * sizeof(std::uint16_t);
+  const std::uint64_t layers = std::clamp<std::uint64_t>(kTokenAttentionBytes / layer_bytes, 1, kTokenAttentionLayers);
+  TokenAttention ta(m.heads, m.kv_heads, dim, context, layers);
+  const double seconds = best_matmul_s(ta, threads, repeats);
+  return {ta.kernel(), ta.flops() / seconds};
+}
+
 MatmulTime measure_f16_matmul(const GemmShape& shape, unsigned threads, unsigned repeats) {
   F16Matmul mm(shape.n, shape.k, shape.m);
   const double seconds = best_matmul_s(mm, threads, repeats);
@@ -317,7 +326,7 @@ std::string device_profile_toml(const HostProfile& p) {
       {"method", "measured by `edgeplan bench`, nothing fitted to a runtime"},
   };
   std::vector<std::string> texts;  // the per-type comments, which the span of `comments` points into
-  texts.reserve(p.quant_rates.size() + p.gemv_rates.size() + 2);
+  texts.reserve(p.quant_rates.size() + p.gemv_rates.size() + 3);
   if (p.gemm_flops_per_s || !p.quant_rates.empty()) {
     double peak = p.gemm_flops_per_s.value_or(0), slowest = 0;
     for (const QuantRate& q : p.quant_rates) peak = std::max(peak, q.flops_per_s);
@@ -355,6 +364,11 @@ std::string device_profile_toml(const HostProfile& p) {
     d.decode->type_flops[*i] = v.flops_per_s;
     texts.push_back(fmt::format("measured: one token, weights from DRAM: {}", v.kernel));
     comments.emplace_back(schema::decode_type_key(*i), texts.back());
+  }
+  if (d.decode && p.token_attention) {
+    d.decode->attention_flops = p.token_attention->flops_per_s;
+    texts.push_back(fmt::format("measured: one token over the cache: {}", p.token_attention->kernel));
+    comments.emplace_back("attention_gflops", texts.back());
   }
   d.runtime.repack = p.repack;
   comments.emplace_back("buffers", "llama.cpp's compute, output and repack buffers are counted");

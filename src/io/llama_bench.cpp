@@ -191,6 +191,8 @@ Result<BenchRow> bench_row(const Located& rec) {
     row.stddev_tok_per_s = *v;
   }
   if (auto it = rec.fields.find("backends"); it != rec.fields.end()) row.backends = it->second;
+  if (auto it = rec.fields.find("type_k"); it != rec.fields.end()) row.type_k = it->second;
+  if (auto it = rec.fields.find("type_v"); it != rec.fields.end()) row.type_v = it->second;
   if (row.avg_tok_per_s <= 0) return Error{fmt::format("{}: avg_ts must be above 0", rec.where)};
   if (row.n_prompt == 0 && row.n_gen == 0) return Error{fmt::format("{}: n_prompt and n_gen are both 0", rec.where)};
   return row;

@@ -100,7 +100,10 @@ std::vector<BadCase> cases() {
       {"device-power-no-decode", "d.toml", full_device("[power]\nprefill_w = 4\nidle_w = 1\n"), kKv,
        "{file}:6:1: missing required key device.power.decode_w"},
       {"device-decode-empty", "d.toml", full_device("[decode]\n"), kKv,
-       "{file}:6:1: device.decode needs at least one one-token rate (q4_0_gflops, q4_1_gflops, q5_0_gflops, "
+       "{file}:6:1: device.decode needs at least one one-token matmul rate (q4_0_gflops, q4_1_gflops, q5_0_gflops, "
+       "q5_1_gflops, q8_0_gflops, q2_k_gflops, q3_k_gflops, q4_k_gflops, q5_k_gflops, q6_k_gflops)"},
+      {"device-decode-attention-only", "d.toml", full_device("[decode]\nattention_gflops = 50\n"), kKv,
+       "{file}:6:1: device.decode needs at least one one-token matmul rate (q4_0_gflops, q4_1_gflops, q5_0_gflops, "
        "q5_1_gflops, q8_0_gflops, q2_k_gflops, q3_k_gflops, q4_k_gflops, q5_k_gflops, q6_k_gflops)"},
       {"device-decode-zero-rate", "d.toml", full_device("[decode]\nq4_0_gflops = 0\n"), kKv,
        "{file}:7:15: device.decode.q4_0_gflops must be greater than 0 (got 0)"},

@@ -56,24 +56,47 @@ TEST(Decode, ComputeTermRunsEachMatrixAtItsTypesRate) {
   DecodeRates rates;
   rates.type_flops[*prefill_type_index("Q4_0")] = 100e9;
   rates.type_flops[*prefill_type_index("Q6_K")] = 25e9;
-  EXPECT_NEAR(decode_compute_s(rates, m, q4_0), 2 * 135266304 / 100e9 + 2 * 32768000 / 25e9, 1e-15);
-  EXPECT_NEAR(decode_compute_s(rates, m, q4_0) * 1e3, 5.32676608, 1e-9);
+  EXPECT_NEAR(decode_compute_s(rates, m, q4_0, 0), 2 * 135266304 / 100e9 + 2 * 32768000 / 25e9, 1e-15);
+  EXPECT_NEAR(decode_compute_s(rates, m, q4_0, 0) * 1e3, 5.32676608, 1e-9);
   // A type without a rate runs at the slowest given: Q6_K at Q4_0's when only that is given.
   DecodeRates only_q4;
   only_q4.type_flops[*prefill_type_index("Q4_0")] = 100e9;
-  EXPECT_NEAR(decode_compute_s(only_q4, m, q4_0), 2 * (135266304 + 32768000) / 100e9, 1e-15);
-  EXPECT_EQ(decode_compute_s(DecodeRates{}, m, q4_0), 0);
+  EXPECT_NEAR(decode_compute_s(only_q4, m, q4_0, 0), 2 * (135266304 + 32768000) / 100e9, 1e-15);
+  EXPECT_EQ(decode_compute_s(DecodeRates{}, m, q4_0, 0), 0);
 
   // Tied embeddings: token_embd is the output matrix, multiplied in full. Llama 3.2 1B in Q8_0: 16 layers of
   // 60,817,408 weights and 128,256 x 2048 of token_embd, all Q8_0.
   DecodeRates q8;
   q8.type_flops[*prefill_type_index("Q8_0")] = 50e9;
-  EXPECT_NEAR(decode_compute_s(q8, fixtures::llama32_1b(), *find_file_type("Q8_0")),
+  EXPECT_NEAR(decode_compute_s(q8, fixtures::llama32_1b(), *find_file_type("Q8_0"), 0),
               2 * (16 * 60817408.0 + 128256 * 2048.0) / 50e9, 1e-15);
   // Without a tensor list: 2 x params at the file type's base type (Q4_K for Q4_K_M).
   DecodeRates q4k;
   q4k.type_flops[*prefill_type_index("Q4_K")] = 80e9;
-  EXPECT_NEAR(decode_compute_s(q4k, fixtures::ref_8b(), *find_file_type("Q4_K_M")), 0.2, 1e-15);
+  EXPECT_NEAR(decode_compute_s(q4k, fixtures::ref_8b(), *find_file_type("Q4_K_M"), 0), 0.2, 1e-15);
+}
+
+// One token's attention: 4 x heads x head_dim FLOPs per cached key and attention layer. The check model at 512
+// cached tokens: 4 x 16 x 64 x 512 x 12 = 25,165,824 FLOPs; a sliding layer sees at most its window.
+TEST(Decode, AttentionOverTheContext) {
+  const ModelSpec m = fixtures::dense("check", 12, 1024, 16, 4, 64, 2816, 32000);
+  EXPECT_EQ(decode_attention_flops(m, 512), 25165824.0);
+  EXPECT_EQ(decode_attention_flops(m, 0), 0.0);
+  ModelSpec swa = m;
+  swa.sliding_window = SlidingWindow{128, 3};  // 4 global layers of 12, 8 sliding
+  EXPECT_EQ(decode_attention_flops(swa, 512), 4.0 * 16 * 64 * (4 * 512 + 8 * 128));
+  EXPECT_EQ(decode_attention_flops(swa, 100), 4.0 * 16 * 64 * 12 * 100);  // within the window: every layer alike
+
+  // In the compute term at the attention rate, beside the matmuls: 25,165,824 FLOPs at 50 GFLOPS is 0.50331648 ms.
+  DecodeRates rates;
+  rates.type_flops[*prefill_type_index("Q4_0")] = 100e9;
+  rates.type_flops[*prefill_type_index("Q6_K")] = 25e9;
+  const FileType& q4_0 = *find_file_type("Q4_0");
+  const double matmuls = decode_compute_s(rates, m, q4_0, 512);  // no attention rate: the matmuls alone
+  EXPECT_NEAR(matmuls * 1e3, 5.32676608, 1e-9);
+  rates.attention_flops = 50e9;
+  EXPECT_NEAR(decode_compute_s(rates, m, q4_0, 512) * 1e3, 5.32676608 + 0.50331648, 1e-9);
+  EXPECT_NEAR(decode_compute_s(rates, m, q4_0, 0) * 1e3, 5.32676608, 1e-9);
 }
 
 TEST(Spec, ReferenceSpeedupAndRate) {

@@ -131,6 +131,17 @@ TEST(Host, WrittenProfileHasOneTokenRates) {
   EXPECT_DOUBLE_EQ(*d->decode->type_flops[*prefill_type_index("Q4_0")], 102.3e9);
   EXPECT_DOUBLE_EQ(*d->decode->type_flops[*prefill_type_index("Q6_K")], 27.9e9);
   EXPECT_FALSE(d->decode->type_flops[*prefill_type_index("Q8_0")].has_value());
+  EXPECT_FALSE(d->decode->attention_flops.has_value());
+  // The one-token attention rate goes beside them as attention_gflops.
+  p.token_attention = AttentionRate{"one-query flash attention, F16 K/V, F16 accumulator, AVX2", 48.5e9};
+  const std::string with_attention = device_profile_toml(p);
+  EXPECT_NE(with_attention.find("attention_gflops = 48.5     # measured: one token over the cache: one-query flash "
+                                "attention, F16 K/V, F16 accumulator, AVX2\n"),
+            std::string::npos)
+      << with_attention;
+  auto a = load_device(ProfileText{"host", "host.toml", "test", with_attention}, {});
+  ASSERT_TRUE(a.ok()) << a.error().message;
+  EXPECT_DOUBLE_EQ(*a->decode->attention_flops, 48.5e9);
   // Without rates no [decode] is written.
   EXPECT_EQ(device_profile_toml(test_host()).find("[decode]"), std::string::npos);
 }

@@ -4,15 +4,19 @@
 
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <string>
 #include <vector>
 
 #include "cli_run.hpp"
 #include "edgeplan/core/calibrate.hpp"
+#include "edgeplan/core/decode.hpp"
+#include "edgeplan/core/kv.hpp"
 #include "edgeplan/core/prefill.hpp"
 #include "edgeplan/io/profiles.hpp"
 #include "edgeplan/io/report.hpp"
 #include "fixtures.hpp"
+#include "scratch_dir.hpp"
 #include "edgeplan/io/json.hpp"
 
 namespace edgeplan {
@@ -359,11 +363,57 @@ TEST(Lora, MatricesGroupByTargetShapeAndRank) {
   EXPECT_EQ(g[2].matrix.target, "ffn_up.weight");
 }
 
+// calibrate on tg tests at a depth, with --model and a device with one-token rates: each row's token reads the
+// weights and the f16 cache at its average context (depth + (n_gen + 1) / 2) and computes its matmuls and its
+// attention over that context; the overhead is what max(bandwidth term, compute term) leaves, averaged. A q8_0
+// cache (type_k, type_v) is read at its own size; the depth-0 row reads the weights alone (its cache starts empty);
+// without --model the depth rows are not fitted.
+TEST(Calibrate, DepthTestsReadAndAttendToTheCache) {
+  const testing_dir::ScratchDir dir("calibrate_depth");
+  const std::string device = (dir / "d.toml").string(), results = (dir / "r.csv").string();
+  std::ofstream(device) << "description = \"d\"\nmemory_gib = 64\nreserved_gib = 1\nbandwidth_gbps = 1000\n"
+                           "utilization = 1\nper_token_overhead_ms = 0\n[decode]\nq4_0_gflops = 2000\n"
+                           "q6_k_gflops = 1000\nattention_gflops = 50\n";
+  std::ofstream(results) << "model_type,model_size,model_n_params,n_prompt,n_gen,n_depth,type_k,type_v,avg_ts\n"
+                            "llama 7B Q4_0,3825065984,6738415616,0,64,512,f16,f16,20\n"
+                            "llama 7B Q4_0,3825065984,6738415616,0,64,4096,q8_0,q8_0,15\n"
+                            "llama 7B Q4_0,3825065984,6738415616,0,64,0,f16,f16,22\n";
+  const io::Json fit = json_of({"calibrate", "--device", device, "--model", "llama-2-7b", results});
+  const ModelSpec m = model_profile("llama-2-7b");
+  const DeviceSpec d = io::load_device(io::find_profile("devices", device, {}).value(), {}).value();
+  const FileType& q4_0 = *find_file_type("Q4_0");
+  const double weights = weight_size(m, q4_0).value().bytes;
+  double overhead = 0;
+  for (const auto& [depth, kv, tok_per_s] : {std::tuple{512u, "f16", 20.0}, {4096u, "q8_0", 15.0}, {0u, "f16", 22.0}}) {
+    const std::uint64_t context = depth + 32;
+    const double bytes = weights + (depth > 0 ? kv_cache_bytes(m, *find_kv_type(kv), context, d.kv_cache) : 0);
+    overhead += (1 / tok_per_s - std::max(bytes / 1000e9, decode_compute_s(*d.decode, m, q4_0, context))) / 3;
+  }
+  EXPECT_NEAR(fit["per_token_overhead_ms"].get<double>(), overhead * 1e3, 1e-9);
+  // The attention at 4128 cached tokens is 4 x 32 x 128 x 4128 x 32 FLOPs: 43.3 ms at 50 GFLOPS, in that row alone.
+  EXPECT_NEAR(decode_attention_flops(m, 4128) / 50e9 * 1e3, 43.28, 0.01);
+
+  const io::Json bare = json_of({"calibrate", "--device", device, results});
+  EXPECT_EQ(bare["tests"].size(), 1u);  // the depth-0 row alone
+
+  std::ofstream(results) << "model_type,model_size,model_n_params,n_prompt,n_gen,n_depth,type_k,type_v,avg_ts\n"
+                            "llama 7B Q4_0,3825065984,6738415616,0,64,512,q9_0,f16,20\n";
+  const CliRun bad = run_cli({"calibrate", "--device", device, "--model", "llama-2-7b", results});
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_EQ(bad.err, "edgeplan: error: " + results + ":2: type_k: unknown cache type 'q9_0'; did you mean q8_0?\n");
+}
+
 TEST(Calibrate, SampleSelection) {
-  EXPECT_EQ(bench_test_kind(0, 128, 0), BenchTest::decode);
-  EXPECT_EQ(bench_test_kind(512, 0, 0), BenchTest::prefill);
-  EXPECT_EQ(bench_test_kind(512, 128, 0), BenchTest::not_fitted);
-  EXPECT_EQ(bench_test_kind(512, 0, 4096), BenchTest::not_fitted);
+  EXPECT_EQ(bench_test_kind(0, 128, 0, false), BenchTest::decode);
+  EXPECT_EQ(bench_test_kind(512, 0, 0, false), BenchTest::prefill);
+  EXPECT_EQ(bench_test_kind(512, 128, 0, true), BenchTest::not_fitted);
+  EXPECT_EQ(bench_test_kind(512, 0, 4096, true), BenchTest::not_fitted);
+  // A tg test at a depth reads and attends to the cache: fitted where the model's layers are known.
+  EXPECT_EQ(bench_test_kind(0, 128, 4096, true), BenchTest::decode);
+  EXPECT_EQ(bench_test_kind(0, 128, 4096, false), BenchTest::not_fitted);
+  EXPECT_EQ(bench_context(0, 128), 64u);
+  EXPECT_EQ(bench_context(512, 64), 544u);
+  EXPECT_EQ(bench_context(0, 1), 1u);  // the one token sees itself
   EXPECT_EQ(decode_sample(4e9, 8).s_per_token, 0.125);
   EXPECT_EQ(prefill_sample(1e12, 512, 256).seconds, 2.0);
 }

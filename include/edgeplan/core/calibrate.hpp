@@ -35,9 +35,15 @@
 namespace edgeplan {
 
 // Which fit a llama-bench test feeds: tg (generation only) the decode fit, pp (prompt only) the prefill fit;
-// prompt+generation (pg) tests and tests at a depth (n_depth > 0) mix the two and are not fitted.
+// prompt+generation (pg) tests mix the two and are not fitted. A tg test at a depth (n_depth > 0: that many tokens
+// already in the cache) is fitted where the model's layers are known (`shaped`: the cache it reads and attends to
+// are counted, bench_context); a pp test at a depth is not.
 enum class BenchTest { decode, prefill, not_fitted };
-BenchTest bench_test_kind(std::uint64_t n_prompt, std::uint64_t n_gen, std::uint64_t n_depth);
+BenchTest bench_test_kind(std::uint64_t n_prompt, std::uint64_t n_gen, std::uint64_t n_depth, bool shaped);
+
+// The context of a tg test's average token: the depth, then the n_gen tokens it generates, token i (from 0)
+// attending to n_depth + i + 1 cells: n_depth + (n_gen + 1) / 2, rounded down.
+std::uint64_t bench_context(std::uint64_t n_depth, std::uint64_t n_gen);
 
 struct DecodeSample {
   double bytes_per_token = 0;  // weights (and KV) read per generated token

@@ -1,7 +1,7 @@
 // Bandwidth-bound decode: every generated token reads all weights (and, at context c, c tokens of KV
 // cache) from DRAM once. time/token = max(bytes_read / (bandwidth x utilization), compute) + per_token_overhead,
-// where compute is the token's matmuls at the device's one-token rates by weight type ([decode]: decode_compute_s)
-// or else at its prefill rate (prefill of a 1-token prompt), where known: a device whose compute is slow for its
+// where compute is the token's matmuls at the device's one-token rates by weight type, and its attention over the
+// cached context at the one-token attention rate where given ([decode]: decode_compute_s), or else at its prefill rate (prefill of a 1-token prompt), where known: a device whose compute is slow for its
 // bandwidth (a few CPU cores on fast memory, a slow kernel for the weight type) decodes at its compute rate, the
 // roofline's other bound.
 // Source: reference chapter section 7.2 (memory.py); the overhead term follows the llama.cpp
@@ -31,8 +31,15 @@ DecodeResult decode(const DeviceSpec& device, const DecodeInputs& in);
 // (the blocks' matrices, expert stacks at used / experts, and the output matrix: token_embd when tied; not an
 // untied token_embd or per-layer embeddings, which a token looks up one row of) at 2 FLOPs per weight and its
 // type's rate, a type without one at the slowest rate given. Without a tensor list: 2 x matmul_params(m) at the
-// file type's base type. Zero when `rates` gives none.
-double decode_compute_s(const DecodeRates& rates, const ModelSpec& m, const FileType& ft);
+// file type's base type. Zero when `rates` gives no matmul rate. Where `rates` gives an attention rate, plus the
+// token's attention over `context_tokens` cached tokens (decode_attention_flops) at that rate.
+double decode_compute_s(const DecodeRates& rates, const ModelSpec& m, const FileType& ft, std::uint64_t context_tokens);
+
+// FLOPs of one decoded token's attention with `context_tokens` tokens in the cache: in every attention layer, each
+// query head's dot products with the keys it sees and the weighted sum of their values, 2 x head_dim FLOPs each per
+// key: 4 x heads x head_dim x keys, the keys being the context (a sliding layer's at most its window). llama.cpp
+// skips the masked cells of the cache (ggml_compute_forward_flash_attn_ext_f16_one_chunk), so padding costs nothing.
+double decode_attention_flops(const ModelSpec& m, std::uint64_t context_tokens);
 
 // Time to first token: the prompt's prefill and one decode step (the one definition of `ttft_s`).
 double ttft_s(double prefill_s, double decode_s_per_token);

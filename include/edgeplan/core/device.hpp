@@ -79,9 +79,11 @@ struct Provenance {
 bool calibrated(const std::optional<Provenance>& p);
 
 // One-token matmul rates by weight type ([decode]; docs/model.md, "decode"): the FLOP/s of the runtime's
-// matrix-vector kernel for weights of type kPrefillTypes[i] streamed from DRAM, as bench's gemv table measures them.
+// matrix-vector kernel for weights of type kPrefillTypes[i] streamed from DRAM, as bench's gemv table measures them;
+// and the FLOP/s of one token's attention over the cached context (bench's one-query flash attention), where given.
 struct DecodeRates {
   std::array<std::optional<double>, kPrefillTypes.size()> type_flops{};
+  std::optional<double> attention_flops;
 };
 
 struct DeviceSpec {

@@ -47,4 +47,40 @@ class FlashAttention {
   std::unique_ptr<Data> data_;
 };
 
+// One decoded token's attention, for `edgeplan bench`'s [decode] attention rate: a single query per head over the
+// cached keys, as ggml_compute_forward_flash_attn_ext_f16_one_chunk runs it for one row (ggml/src/ggml-cpu/ops.cpp):
+// the query converted to F16 (the K type's vec_dot_type); for each cached key the F16 mask entry widened (a -inf
+// cell skipped), s = K.Q by ggml_vec_dot_f16 (both widened to fp32, fused multiply-adds), scaled; an online softmax:
+// on a new maximum the F16 accumulator scaled by exp(old max - new) (ggml_vec_scale_f16), then V added into it with
+// weight exp(s - max) (ggml_vec_mad_f16: widened, multiply-add in fp32, rounded back to F16) and the sum updated; at
+// the end the accumulator widened and divided by the sum. Grouped-query heads share their KV head. `layers` layers,
+// each with a cache of `context` keys, all visible; threads run disjoint (layer, head) rows (llama.cpp splits the
+// keys among its threads from 512 cached keys on and merges the partial sums: the same arithmetic per key). AVX2 +
+// F16C when the CPU has them, else a portable loop of the same steps.
+class TokenAttention {
+ public:
+  // Every size positive, heads a multiple of kv_heads and head_dim of 8 (std::invalid_argument otherwise).
+  TokenAttention(std::uint64_t heads, std::uint64_t kv_heads, std::uint64_t head_dim, std::uint64_t context,
+                 std::uint64_t layers, QuantIsa isa = QuantIsa::best);
+  ~TokenAttention();
+  TokenAttention(TokenAttention&&) noexcept;
+  TokenAttention& operator=(TokenAttention&&) noexcept;
+
+  // Rows [begin, end) of layers x heads (row = layer x heads + head); threads may run disjoint ranges at once.
+  void run(std::uint64_t begin, std::uint64_t end);
+  [[nodiscard]] std::uint64_t rows() const;             // layers x heads
+  [[nodiscard]] double flops() const;                   // 4 x head_dim x context per row (decode_attention_flops)
+  [[nodiscard]] std::string kernel() const;             // "one-query flash attention, F16 K/V, F16 accumulator, AVX2"
+  [[nodiscard]] std::span<const float> output() const;  // layers x heads x head_dim
+  // The operands: queries layers x heads x head_dim (fp32); keys and values layers x context x kv_heads x
+  // head_dim (fp16 bits), as llama.cpp's cache holds them (a cell's heads side by side).
+  [[nodiscard]] std::span<const float> queries() const;
+  [[nodiscard]] std::span<const std::uint16_t> keys() const;
+  [[nodiscard]] std::span<const std::uint16_t> values() const;
+
+ private:
+  struct Data;
+  std::unique_ptr<Data> data_;
+};
+
 }  // namespace edgeplan::io

@@ -79,6 +79,14 @@ struct AttentionRate {
   double flops_per_s = 0;
 };
 AttentionRate measure_attention(const ModelSpec& m, std::uint64_t tokens, unsigned threads, unsigned repeats);
+// The rate of one decoded token's attention over `context` cached keys (io/attention.hpp, TokenAttention) at m's
+// heads, KV heads and head dim (rounded as above): its FLOPs (4 x head_dim x context per head and layer, as
+// decode_attention_flops counts them) over the best time of `repeats` after one warm-up, `threads` threads each
+// running a slice of the (layer, head) rows. As many layers as fill kTokenAttentionBytes of cache (1 to
+// kTokenAttentionLayers), so that one run is milliseconds long, not the microseconds of starting the threads.
+inline constexpr std::uint64_t kTokenAttentionBytes = std::uint64_t{64} << 20;
+inline constexpr std::uint64_t kTokenAttentionLayers = 256;
+AttentionRate measure_token_attention(const ModelSpec& m, std::uint64_t context, unsigned threads, unsigned repeats);
 
 // A matmul of a decoder layer and how many times the layer runs that shape.
 struct LayerMatmul {
@@ -127,6 +135,7 @@ struct HostProfile {
   std::vector<QuantRate> quant_rates;             // measured quantized rates: [prefill] per-type efficiencies
   std::optional<AttentionRate> attention;         // measured attention rate: [prefill] attention_efficiency
   std::vector<QuantRate> gemv_rates;              // measured one-token rates: [decode] <type>_gflops
+  std::optional<AttentionRate> token_attention;   // measured one-token attention rate: [decode] attention_gflops
   std::optional<double> storage_bytes_per_s;      // measured file read rate: a commented-out [storage]
   std::vector<std::string> comments;              // extra lines put at the top ("measured on ...")
   std::string kernels;                            // [provenance] kernels: the kernel and ISA of each figure
@@ -134,7 +143,8 @@ struct HostProfile {
 };
 // [prefill]: tflops the fastest measured rate (fp16 or quantized), efficiency fp16's share of it, each measured
 // weight type's share as its <type>_efficiency, and quantized_efficiency the slowest of those (for the types bench
-// does not measure). [decode]: each measured one-token rate as its <type>_gflops (decode's compute term).
+// does not measure). [decode]: each measured one-token rate as its <type>_gflops and the one-token attention rate as
+// attention_gflops (decode's compute term).
 std::string device_profile_toml(const HostProfile& p);
 
 }  // namespace edgeplan::io

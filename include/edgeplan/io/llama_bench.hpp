@@ -2,7 +2,8 @@
 // `-o jsonl` (one object per line) and `-o csv` (a header row of field names, then quoted values). Each test
 // is a row with the fields edgeplan fits to: model_type ("llama 7B Q4_0", "qwen2 1.5B Q4_K - Medium"),
 // model_size (bytes of the tensors), model_n_params, n_prompt, n_gen, n_depth (newer builds; 0 when absent),
-// avg_ts and stddev_ts (tokens/s), and backends when given. pp tests have n_gen = 0, tg tests n_prompt = 0.
+// avg_ts and stddev_ts (tokens/s), and backends, type_k and type_v (the KV cache's types) when given. pp tests
+// have n_gen = 0, tg tests n_prompt = 0.
 #pragma once
 
 #include <cstdint>
@@ -27,6 +28,7 @@ struct BenchRow {
   double stddev_tok_per_s = 0;
   std::string backends;           // llama.cpp's backends as llama-bench names them ("Metal,BLAS", "CPU", "CUDA");
                                   // empty when the results do not say (older builds)
+  std::string type_k, type_v;     // the KV cache's K and V types ("f16", "q8_0"); empty when not given
 
   [[nodiscard]] std::string test() const;  // "pp512", "tg128", "pp512+tg128", with "@d4096" for a depth
 };

@@ -83,7 +83,7 @@ bool decode_complete(const D& d) {
 
 void need_decode_rate(Fields& f, D& d) {
   if (!decode_complete(d)) {
-    f.fail("decode", fmt::format("needs at least one one-token rate ({})", fmt::join(kDecodeTypeKeys, ", ")));
+    f.fail("decode", fmt::format("needs at least one one-token matmul rate ({})", fmt::join(kDecodeTypeKeys, ", ")));
   }
 }
 
@@ -283,6 +283,13 @@ Schema<D> make_device() {
                                      kDecodeTypeKeys, Range::positive, std::make_index_sequence<kPrefillTypes.size()>{}),
                         [](D& d) { d.decode.emplace(); }, [](const D& d) { return d.decode.has_value(); },
                         need_decode_rate});
+  s.sections.back().rows.push_back(
+      DR{.key = "attention_gflops", .range = Range::positive,
+         .set = [](D& d, const Value& v) { d.decode->attention_flops = number(v) * units::kGiga; },
+         .get = [](const D& d) -> std::optional<Value> {
+           if (d.decode->attention_flops) return *d.decode->attention_flops / units::kGiga;
+           return std::nullopt;
+         }});
   s.sections.push_back({"kv_cache", {
       DR{.key = "pad_tokens", .type = Type::count, .counts = {1, limits::kContextTokens},
         .set = [](D& d, const Value& v) { d.kv_cache.pad_tokens = count(v); },
