@@ -1,7 +1,8 @@
 // edgeplan bench: measure this machine (io/host.hpp): memory read bandwidth, fp16 matmul GFLOPS at the
 // walkthrough's square sizes and at one decoder layer's shapes (io/f16_matmul.hpp), the quantized matmuls llama.cpp's
 // CPU backend runs (Q4_0, Q8_0, Q4_K; io/quant_matmul.hpp) for a prompt and for one decoded token (over weights read
-// from DRAM), optionally a file's read rate; and write a device profile of the host.
+// from DRAM), the attention of a prompt and of one decoded token (io/attention.hpp), optionally a file's read rate;
+// and write a device profile of the host.
 // A busy machine is measured again, at most kBenchAttempts times, keeping the best figure of each.
 #include <algorithm>
 #include <filesystem>
@@ -76,7 +77,11 @@ Runner setup_bench(Options& opts) {
   opts.add(Opt::repeats, o->repeats).show_default().range(1, 1000);
   opts.add(Opt::sizes, o->sizes).show_default().range(1, 16384);
   opts.add(Opt::model, o->model, "Model profile whose decoder-layer matmul shapes are measured").show_default();
-  opts.add(Opt::prompt, o->prompt, "Prompt tokens (M) of the layer matmuls (takes k: 2k)").show_default().range(1, 65536);
+  opts.add(Opt::prompt, o->prompt,
+           "Prompt tokens (M) of the layer matmuls and attention, and the cached tokens of one decoded token's "
+           "attention (takes k: 2k)")
+      .show_default()
+      .range(1, 65536);
   opts.add(Opt::storage, o->storage);
   opts.add(Opt::write_profile, o->write_profile, "Write a device profile of this host to FILE");
   opts.add(Opt::description, o->description).show_default();
