@@ -6,6 +6,7 @@
 // A busy machine is measured again, at most kBenchAttempts times, keeping the best figure of each.
 #include <algorithm>
 #include <filesystem>
+#include <iterator>
 #include <optional>
 #include <thread>
 
@@ -122,6 +123,8 @@ Runner setup_bench(Options& opts) {
     std::optional<io::AttentionRate> attention, token_attention;  // none for a model without attention layers
     const bool attends = attention_layers(model) > 0 && model.heads > 0 && model.kv_heads > 0;
     const std::uint64_t gemv_bytes = buffer_bytes / 2;  // weights of each matrix-vector product: read from DRAM
+    std::vector<io::QuantKind> kinds;  // the weight types with a vector kernel here, for a prompt and for one token
+    std::copy_if(std::begin(io::kQuantKinds), std::end(io::kQuantKinds), std::back_inserter(kinds), io::simd_kernel);
     unsigned attempts = 0;
     while (attempts < kBenchAttempts) {
       ++attempts;
@@ -132,16 +135,16 @@ Runner setup_bench(Options& opts) {
         gemm_s[i] = gemm_s[i] > 0 ? std::min(gemm_s[i], m.seconds) : m.seconds;
         matmul_kernel = m.kernel;
       }
-      for (std::size_t i = 0; i < std::size(io::kQuantKinds); ++i) {
-        io::QuantRate q = io::measure_quant_layer(io::kQuantKinds[i], quant_layer, threads, o->repeats);
+      for (std::size_t i = 0; i < kinds.size(); ++i) {
+        io::QuantRate q = io::measure_quant_layer(kinds[i], quant_layer, threads, o->repeats);
         if (quant.size() <= i) {
           quant.push_back(std::move(q));
         } else if (q.flops_per_s > quant[i].flops_per_s) {
           quant[i] = std::move(q);
         }
       }
-      for (std::size_t i = 0; i < std::size(io::kGemvKinds); ++i) {
-        io::QuantRate v = io::measure_quant_gemv(io::kGemvKinds[i], gemv_k, gemv_bytes, threads, o->repeats);
+      for (std::size_t i = 0; i < kinds.size(); ++i) {
+        io::QuantRate v = io::measure_quant_gemv(kinds[i], gemv_k, gemv_bytes, threads, o->repeats);
         if (gemv.size() <= i) {
           gemv.push_back(std::move(v));
         } else if (v.flops_per_s > gemv[i].flops_per_s) {
@@ -221,6 +224,14 @@ Runner setup_bench(Options& opts) {
     const RepackIsa repack = io::host_repack_isa();
     r.results["repack_isa"] = std::string(to_string(repack));
     if (!busy.empty()) r.notes.push_back(busy);
+    for (io::QuantKind k : io::kQuantKinds) {
+      if (std::find(kinds.begin(), kinds.end(), k) != kinds.end()) continue;
+      r.notes.push_back(fmt::format("{}: not measured: edgeplan has no vector kernel of it for this CPU (Q4_0, Q8_0 "
+                                    "and Q4_K need AVX2, FMA and F16C; Q6_K AMX), and a portable loop's speed says "
+                                    "nothing of a runtime's; its matrices prefill at quantized_efficiency and decode at "
+                                    "the slowest one-token rate measured",
+                                    io::weight_type(k)));
+    }
     r.title = fmt::format("bench: this host, {} threads", threads);
     r.header.push_back(fmt::format("memory {:.2f} GiB, {:.2f} GiB available", memory.total_bytes / units::kGiB,
                                    memory.available_bytes / units::kGiB));

@@ -145,7 +145,7 @@ Runner setup_calibrate(Options& opts) {
           sample = need(row.where, weights_part(sample, attention_flops(p.model, row.n_prompt), *device.prefill));
         }
         if (is_quantized(*p.format)) {
-          quantized_samples.push_back({sample, p.format});
+          quantized_samples.push_back({sample, p.format, matmul_weights(p.model, *p.format)});
         } else {
           prefill_samples.push_back(sample);
         }

@@ -131,7 +131,7 @@ Runner setup_decode(Options& opts) {
     const std::optional<SpecParams>& spec = in.plan.spec;
     // Prefill columns and header: the one prefill model's estimate, the same for every format.
     const Result<PrefillEstimate> prefill =
-        prefill_estimate(device, model, in.plan.prompt_flops, *formats.front(), o->prompt);
+        prefill_estimate(device, model, in.plan.prompt_flops, in.plan.sizes.front().matmuls, o->prompt);
 
     const double kv_bytes = kv_cache_bytes(model, kv, o->context, device.kv_cache);
     r.inputs["context_tokens"] = o->context;

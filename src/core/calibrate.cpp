@@ -144,12 +144,43 @@ Result<double> fit_prefill_efficiency(std::span<const PrefillSample> samples, do
   return efficiency;
 }
 
+namespace {
+
+// The part of sample s that type i's matrices take: their share of the FLOPs, and the time the matrices stored in
+// other types leave at the profile's efficiencies. Fails when those alone take the measured time.
+Result<PrefillSample> own_type_part(const QuantizedPrefillSample& s, std::size_t i, const PrefillSpec& before) {
+  double weights = 0, own = 0, other_time = 0;  // other_time: weights over efficiency
+  for (const TypedWeights& t : s.matmuls) {
+    weights += t.weights;
+    if (t.type->name == kPrefillTypes[i]) {
+      own += t.weights;
+    } else {
+      other_time += t.weights / prefill_efficiency(before, *t.type);
+    }
+  }
+  if (weights <= 0 || own >= weights) return s.sample;
+  if (own <= 0) {
+    return Error{std::string(s.format->name) + ": none of its prompt matrices is stored in its base type " +
+                 std::string(kPrefillTypes[i])};
+  }
+  const double flops_per_weight = s.sample.flops / weights;
+  const double seconds = s.sample.seconds - flops_per_weight * other_time / before.peak_flops;
+  if (seconds <= 0) {
+    return Error{std::string(s.format->name) + ": its matrices in types other than " + std::string(kPrefillTypes[i]) +
+                 " alone take the measured " + number(s.sample.seconds) +
+                 " s at the profile's efficiencies: those are too low for these measurements"};
+  }
+  return PrefillSample{flops_per_weight * own, seconds};
+}
+
+}  // namespace
+
 Result<QuantizedPrefillFit> fit_quantized_prefill(std::span<const QuantizedPrefillSample> samples,
                                                   const PrefillSpec& before, bool capped) {
   if (samples.empty()) return Error{"no prefill (pp) measurement of quantized weights to fit"};
   std::vector<PrefillSample> pooled;  // FLOPs scaled to what they cost at quantized_efficiency
   for (const QuantizedPrefillSample& s : samples) {
-    const double scale = before.quantized_efficiency / prefill_efficiency(before, *s.format);
+    const double scale = before.quantized_efficiency / prefill_efficiency(before, s.matmuls);
     pooled.push_back({s.sample.flops * scale, s.sample.seconds});
   }
   const Result<double> together = fit_prefill_efficiency(pooled, before.peak_flops, capped);
@@ -163,9 +194,12 @@ Result<QuantizedPrefillFit> fit_quantized_prefill(std::span<const QuantizedPrefi
   for (std::size_t i = 0; i < kPrefillTypes.size(); ++i) {
     std::vector<PrefillSample> own;
     for (const QuantizedPrefillSample& s : samples) {
-      if (s.format->base == kPrefillTypes[i]) own.push_back(s.sample);
+      if (!per_type || s.format->base != kPrefillTypes[i]) continue;
+      const Result<PrefillSample> part = own_type_part(s, i, before);
+      if (!part) return part.error();
+      own.push_back(*part);
     }
-    if (!per_type || own.empty()) continue;
+    if (own.empty()) continue;
     const Result<double> e = fit_prefill_efficiency(own, before.peak_flops, capped);
     if (!e) return Error{std::string(kPrefillTypes[i]) + ": " + e.error().message};
     fit.type_efficiency[i] = *e;
@@ -174,7 +208,8 @@ Result<QuantizedPrefillFit> fit_quantized_prefill(std::span<const QuantizedPrefi
     ys.push_back(std::log(*e));
   }
   // The types with an efficiency of their own but no samples follow the measured ones: with one measured type, or
-  // measured types that had one efficiency, scaled as the pooled fit moved; with two or more, on the line
+  // measured types that had one efficiency or efficiencies within kMinTypeSpread, scaled as the pooled fit moved;
+  // with two or more set apart, on the line
   // log e = mean(y) + alpha x (log e_before - mean(x)), alpha the least-squares slope of y on x clamped to [0, 1]
   // (0: the runtime runs every type alike, the measured types' mean; 1: the types keep the profile's ratios).
   const auto types = static_cast<double>(xs.size());
@@ -185,7 +220,11 @@ Result<QuantizedPrefillFit> fit_quantized_prefill(std::span<const QuantizedPrefi
     sxx += (xs[j] - mx) * (xs[j] - mx);
     sxy += (xs[j] - mx) * (ys[j] - my);
   }
-  const bool line = xs.size() >= 2 && sxx > 0;
+  // The line needs measured types the profile set apart: within kMinTypeSpread of each other their slope is timing
+  // noise, and the profile's ratios are kept.
+  const bool line = xs.size() >= 2 && sxx > 0 &&
+                    *std::max_element(xs.begin(), xs.end()) - *std::min_element(xs.begin(), xs.end()) >=
+                        std::log(kMinTypeSpread);
   fit.type_spread = line ? std::clamp(sxy / sxx, 0.0, 1.0) : 1.0;
   for (std::size_t i = 0; i < kPrefillTypes.size(); ++i) {
     if (fit.measured[i] > 0 || !before.type_efficiency[i]) continue;

@@ -182,7 +182,7 @@ void ffn_tensors(const ModelSpec& m, const ArchTraits& a, int i, std::vector<Ten
 }
 
 // Bytes of m's tensors `typed` (total and read per token); with `matrices_only`, of its 2-D weight matrices alone.
-std::pair<double, double> tensor_rule_bytes(const ModelSpec& m, const std::vector<TypedTensor>& typed,
+std::pair<double, double> tensor_rule_bytes(const ModelSpec& m, std::span<const TypedTensor> typed,
                                             bool matrices_only = false) {
   double total = 0, active = 0;
   for (const TypedTensor& t : typed) {
@@ -327,6 +327,28 @@ double active_fraction(const ModelSpec& m, const TensorShape& t) {
   return static_cast<double>(m.moe->used) / t.routed_experts;
 }
 
+bool prompt_matmul(const TensorShape& t) { return t.layer >= 0 && t.rows > 1; }
+
+std::vector<TypedWeights> matmul_weights(const ModelSpec& m, const FileType& ft, std::span<const TypedTensor> typed) {
+  if (!m.vocab) return {{find_ggml_type(ft.base), m.params.value_or(0)}};
+  std::vector<TypedWeights> out;
+  for (const TypedTensor& t : typed) {
+    if (!t.type || !prompt_matmul(t.shape)) continue;
+    const double w = tensor_weights(t.shape) * active_fraction(m, t.shape);
+    const auto row = std::find_if(out.begin(), out.end(), [&](const TypedWeights& x) { return x.type == t.type; });
+    if (row == out.end()) {
+      out.push_back({t.type, w});
+    } else {
+      row->weights += w;
+    }
+  }
+  return out;
+}
+
+std::vector<TypedWeights> matmul_weights(const ModelSpec& m, const FileType& ft) {
+  return matmul_weights(m, ft, m.vocab ? typed_tensors(m, ft) : std::vector<TypedTensor>());
+}
+
 std::optional<double> active_param_count(const ModelSpec& m) {
   if (!m.vocab) return m.params;
   double n = 0;
@@ -363,6 +385,7 @@ const char* to_string(SizeSource s) {
 Result<WeightSize> weight_size(const ModelSpec& m, const FileType& ft) {
   // The tensor list under ft's rules, made once (a sweep over model numbers sizes every combination).
   const std::vector<TypedTensor> typed = m.vocab ? typed_tensors(m, ft) : std::vector<TypedTensor>();
+  std::vector<TypedWeights> matmuls = matmul_weights(m, ft, typed);
   std::optional<double> params = m.params;  // param_count(m)
   if (m.vocab) {
     params = 0.0;
@@ -378,11 +401,11 @@ Result<WeightSize> weight_size(const ModelSpec& m, const FileType& ft) {
     if (!same_name(name, ft.name)) continue;
     if (size.bytes) {
       const double bits = params ? *size.bytes * 8 / *params : 0;
-      return WeightSize{*size.bytes, size.active_bytes.value_or(*size.bytes * share), bits, SizeSource::stated_bytes};
+      return WeightSize{*size.bytes, size.active_bytes.value_or(*size.bytes * share), bits, SizeSource::stated_bytes, std::move(matmuls)};
     }
     if (size.bits_per_weight && params) {
       const double bytes = *params * *size.bits_per_weight / 8;
-      return WeightSize{bytes, bytes * share, *size.bits_per_weight, SizeSource::stated_bits};
+      return WeightSize{bytes, bytes * share, *size.bits_per_weight, SizeSource::stated_bits, std::move(matmuls)};
     }
   }
   if (!ft.quantize_target) {
@@ -402,11 +425,11 @@ Result<WeightSize> weight_size(const ModelSpec& m, const FileType& ft) {
       return Error{"model '" + m.name + "' would hold " + std::to_string(bytes / 0x1p60) + " EiB of weights in " +
                    std::string(ft.name) + ": more than the 1 EiB edgeplan plans for (check its shape)"};
     }
-    return WeightSize{bytes, active, bytes * 8 / *params, SizeSource::tensor_rules};
+    return WeightSize{bytes, active, bytes * 8 / *params, SizeSource::tensor_rules, std::move(matmuls)};
   }
   if (params) {
     const double bits = effective_bits_per_weight(ft);
-    return WeightSize{*params * bits / 8, *params * bits / 8, bits, SizeSource::params_times_bits};
+    return WeightSize{*params * bits / 8, *params * bits / 8, bits, SizeSource::params_times_bits, std::move(matmuls)};
   }
   return Error{"model '" + m.name + "' has no size for " + std::string(ft.name) +
                ": give params, vocab, or formats." + std::string(ft.name) + " in its profile"};

@@ -48,11 +48,11 @@ Result<Prefill> unit_roofline_prefill(const ModelSpec& m, const DeviceSpec& devi
 }
 
 Result<PrefillEstimate> prefill_estimate(const DeviceSpec& device, const ModelSpec& m, double prompt_flops,
-                                         const FileType& ft, std::uint64_t prompt_tokens) {
+                                         std::span<const TypedWeights> matmuls, std::uint64_t prompt_tokens) {
   if (device.prefill) {
     const PrefillSpec& unit = *device.prefill;
     const double attention = unit.attention_efficiency ? attention_flops(m, prompt_tokens) : 0;  // else unused
-    const PrefillResult p = prefill(unit, prompt_flops, attention, ft, prompt_tokens);
+    const PrefillResult p = prefill(unit, prompt_flops, attention, matmuls, prompt_tokens);
     return PrefillEstimate{PrefillSource::profile, p.seconds, p.tok_per_s, nullptr};
   }
   if (device.units.empty()) {
@@ -76,8 +76,9 @@ Result<PrefillEstimate> prefill_estimate(const DeviceSpec& device, const ModelSp
                " has one; the profile's units: " + has + ")"};
 }
 
-Result<PrefillEstimate> derived_prefill_rate(const DeviceSpec& device, const ModelSpec& m, const FileType& ft) {
-  return prefill_estimate(device, m, prefill_flops(m, kRatePromptTokens), ft, kRatePromptTokens);
+Result<PrefillEstimate> derived_prefill_rate(const DeviceSpec& device, const ModelSpec& m,
+                                             std::span<const TypedWeights> matmuls) {
+  return prefill_estimate(device, m, prefill_flops(m, kRatePromptTokens), matmuls, kRatePromptTokens);
 }
 
 double derived_decode_rate(const DeviceSpec& device, const WeightSize& weights) {
@@ -116,12 +117,12 @@ Result<std::vector<FormatPlan>> plan_decode(const DeviceSpec& device, const Deco
     f.memory = memory_fit(device.memory_bytes, device.reserved_bytes, f.runtime.fixed_bytes, kv_bytes);
     const double compute_s =  // the one-token rates where given, else the prefill rate's; 0 when not derived
         device.decode    ? decode_compute_s(*device.decode, m, *f.format, in.context_tokens)
-        : device.prefill ? prefill(*device.prefill, in.token_flops, token_attention, *f.format, 1).seconds
+        : device.prefill ? prefill(*device.prefill, in.token_flops, token_attention, f.weights.matmuls, 1).seconds
                          : 0;
     f.decode = decode(device, {f.weights.active_bytes, kv_bytes, compute_s});
     f.relative = f.decode.tok_per_s / baseline;
     if (in.spec) f.spec_tok_per_s = f.decode.tok_per_s * speedup;
-    f.prefill = prefill_estimate(device, m, in.prompt_flops, *f.format, in.prompt_tokens);
+    f.prefill = prefill_estimate(device, m, in.prompt_flops, f.weights.matmuls, in.prompt_tokens);
     if (f.prefill) f.ttft_s = ttft_s(f.prefill->seconds, f.decode.s_per_token);
   }
   return out;
@@ -180,7 +181,7 @@ Result<PlacePlan> plan_place(const DeviceSpec& device, const ModelSpec& model, c
 Result<RouteShare> plan_route(const DeviceSpec& device, const ModelSpec& model, const PlanInputs& in,
                               const WeightSize& weights) {
   if (in.clouds.empty() || in.requests.empty()) return Error{"no clouds or requests to route"};
-  auto prefill_rate = derived_prefill_rate(device, model, *in.formats.front());
+  auto prefill_rate = derived_prefill_rate(device, model, weights.matmuls);
   if (!prefill_rate) return prefill_rate.error();
   RouteShare s;
   s.rates = {prefill_rate->tok_per_s, derived_decode_rate(device, weights)};

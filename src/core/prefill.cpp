@@ -6,7 +6,7 @@ double matmul_params(const ModelSpec& m) {
   if (!m.vocab) return m.params.value_or(0);
   double n = 0;
   for (const TensorShape& t : llama_tensors(m)) {
-    if (t.layer >= 0 && t.rows > 1) n += tensor_weights(t) * active_fraction(m, t);
+    if (prompt_matmul(t)) n += tensor_weights(t) * active_fraction(m, t);
   }
   return n;
 }
@@ -28,21 +28,32 @@ std::optional<std::size_t> prefill_type_index(std::string_view ggml_type) {
   return std::nullopt;
 }
 
-double prefill_efficiency(const PrefillSpec& unit, const FileType& ft) {
-  if (!is_quantized(ft)) return unit.efficiency;
-  const std::optional<std::size_t> i = prefill_type_index(ft.base);
+double prefill_efficiency(const PrefillSpec& unit, const GgmlType& type) {
+  if (!is_quantized(type)) return unit.efficiency;
+  const std::optional<std::size_t> i = prefill_type_index(type.name);
   return i && unit.type_efficiency[*i] ? *unit.type_efficiency[*i] : unit.quantized_efficiency;
 }
 
-PrefillResult prefill(const PrefillSpec& unit, const ModelSpec& m, const FileType& ft, std::uint64_t prompt_tokens) {
-  return prefill(unit, prefill_flops(m, prompt_tokens), attention_flops(m, prompt_tokens), ft, prompt_tokens);
+double prefill_efficiency(const PrefillSpec& unit, std::span<const TypedWeights> matmuls) {
+  double weights = 0, time = 0;  // time: weights over efficiency
+  for (const TypedWeights& t : matmuls) {
+    weights += t.weights;
+    time += t.weights / prefill_efficiency(unit, *t.type);
+  }
+  if (weights > 0) return weights / time;
+  return matmuls.empty() ? unit.efficiency : prefill_efficiency(unit, *matmuls.front().type);
 }
 
-PrefillResult prefill(const PrefillSpec& unit, double flops, double attention, const FileType& ft,
+PrefillResult prefill(const PrefillSpec& unit, const ModelSpec& m, const FileType& ft, std::uint64_t prompt_tokens) {
+  return prefill(unit, prefill_flops(m, prompt_tokens), attention_flops(m, prompt_tokens), matmul_weights(m, ft),
+                 prompt_tokens);
+}
+
+PrefillResult prefill(const PrefillSpec& unit, double flops, double attention, std::span<const TypedWeights> matmuls,
                       std::uint64_t prompt_tokens) {
   PrefillResult r;
   r.flops = flops;
-  const double efficiency = prefill_efficiency(unit, ft);
+  const double efficiency = prefill_efficiency(unit, matmuls);
   r.seconds = unit.attention_efficiency
                   ? (flops - attention) / (unit.peak_flops * efficiency) +
                         attention / (unit.peak_flops * *unit.attention_efficiency)

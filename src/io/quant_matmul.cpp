@@ -379,8 +379,9 @@ EDGEPLAN_QDOT_AVX2 void tile_q4_k_avx2(const void* wv, const void* av, std::uint
 // as 2 x 2 tiles of 16 x 16 int32 (_tile_dpbssd, 32 weights deep), stores the tiles and scales them into the fp32
 // output with AVX-512, as acc_C does. Q4_0 is kept as nibbles and unpacked into a tile per block (unpack_B, less
 // 8); Q4_K multiplies its eight 32-weight groups one by one, weights each group's int32 tile by its 6-bit scales
-// (scale_C) and subtracts the mins through the activations' group sums (acc_C of block_q4_K, _mm512_dpwssds_epi32).
-// The tile shapes are ggml_tile_config_init's. This is edgeplan's own code of that arithmetic and data movement.
+// (scale_C) and subtracts the mins through the activations' group sums (acc_C of block_q4_K, _mm512_dpwssds_epi32);
+// Q6_K multiplies its sixteen 16-weight groups the same way, each unpacked less 32 and padded to 32 weights deep with
+// zero activations, weighted by its int8 scales, and scaled by d alone (acc_C of block_q6_K). The tile shapes are ggml_tile_config_init's. This is edgeplan's own code of that arithmetic and data movement.
 constexpr std::uint64_t kAmxTile = 16;   // TILE_M = TILE_N: tokens and rows of one tile
 constexpr std::uint64_t kAmxBlock = 32;  // tokens and rows of one kernel call (2 x 2 tiles)
 
@@ -567,25 +568,74 @@ EDGEPLAN_QDOT_AMX void amx_scale_q4_k(float* c, std::uint64_t ldc, const std::in
   }
 }
 
-// 32 tokens x 32 rows of Q4_K (tinygemm_kernel_amx of the K-quants): per block, the eight groups' products are
-// summed in int32 under their scales, then scaled into c with the mins subtracted. The two halves of the tokens
-// are written out one after the other: GCC's tile macros name the tile registers by literals.
-EDGEPLAN_QDOT_AMX void amx_block_q4_k(const std::uint8_t* w0, const std::uint8_t* w1, std::uint64_t record,
-                                      const BlockQ8K* a, std::uint64_t nb, float* c, std::uint64_t ldc) {
-  constexpr std::uint64_t kTileInts = kAmxTile * kAmxTile;
-  alignas(64) std::int8_t b0[512], b1[512], act[kAmxTile * 32];
+// Q6_K's group j (16 weights) of a record as an int8 tile (unpack_B of block_q6_K): the four VNNI rows of the 6-bit
+// weights less 32 (the nibbles with their high bit pairs); the tile's rows 4..7 stay as they are, against zero
+// activations (unpack_A of block_q6_K pads each token's 16 to 32).
+EDGEPLAN_QDOT_AMX void unpack_q6_k(const std::uint8_t* record, int j, std::int8_t* tile) {
+  const __m512i low = _mm512_set1_epi8(0xF), pair = _mm512_set1_epi8(3), off = _mm512_set1_epi8(32);
+  const __m512i high = _mm512_loadu_si512(record + kQ6KHigh + 64 * j);
+  for (int h = 0; h < 2; ++h) {  // nibbles 64h..: low ones VNNI row 2h, high ones row 2h + 1
+    const __m512i bytes = _mm512_loadu_si512(record + 128 * j + 64 * h);
+    const __m512i hi0 = _mm512_and_si512(_mm512_srli_epi16(high, 4 * h), pair);
+    const __m512i hi1 = _mm512_and_si512(_mm512_srli_epi16(high, 4 * h + 2), pair);
+    const __m512i w0 = _mm512_or_si512(_mm512_and_si512(bytes, low), _mm512_slli_epi16(hi0, 4));
+    const __m512i w1 = _mm512_or_si512(_mm512_and_si512(_mm512_srli_epi16(bytes, 4), low), _mm512_slli_epi16(hi1, 4));
+    _mm512_storeu_si512(tile + 128 * h, _mm512_sub_epi8(w0, off));
+    _mm512_storeu_si512(tile + 128 * h + 64, _mm512_sub_epi8(w1, off));
+  }
+}
+
+// c[m] (+)= d_a x d x sumi[m] for the 16 tokens of a tile (acc_C of block_q6_K: no mins, the 32 is in the weights).
+EDGEPLAN_QDOT_AMX void amx_scale_q6_k(float* c, std::uint64_t ldc, const std::int32_t* sumi, const BlockQ8K* a,
+                                      std::uint64_t nb, const std::uint8_t* record, bool accumulate) {
+  const __m512 d = _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(record + kQ6KD)));
+  for (std::uint64_t m = 0; m < kAmxTile; ++m) {
+    const __m512 sum = accumulate ? _mm512_loadu_ps(c + m * ldc) : _mm512_setzero_ps();
+    _mm512_storeu_ps(c + m * ldc, _mm512_fmadd_ps(_mm512_cvtepi32_ps(_mm512_loadu_si512(sumi + m * kAmxTile)),
+                                                  _mm512_mul_ps(d, _mm512_set1_ps(a[m * nb].d)), sum));
+  }
+}
+
+// 32 tokens x 32 rows of Q4_K or Q6_K (tinygemm_kernel_amx of the K-quants): per block, the groups' products (Q4_K:
+// eight of 32 weights; Q6_K: sixteen of 16, each padded to the tile's 32 with zero activations) are summed in int32
+// under their scales, then scaled into c (Q4_K with the mins subtracted). The two halves of the tokens are written
+// out one after the other: GCC's tile macros name the tile registers by literals.
+template <QuantKind kKind>
+EDGEPLAN_QDOT_AMX void amx_block_k(const std::uint8_t* w0, const std::uint8_t* w1, std::uint64_t record,
+                                   const BlockQ8K* a, std::uint64_t nb, float* c, std::uint64_t ldc) {
+  static_assert(kKind == QuantKind::q4_k || kKind == QuantKind::q6_k);
+  constexpr bool kQ6 = kKind == QuantKind::q6_k;
+  constexpr int kGroups = kQ6 ? 16 : 8, kWidth = kQ6 ? 16 : 32;  // groups per block, weights per group
+  constexpr std::uint64_t kTileInts = kAmxTile * kAmxTile, kScales = kQ6 ? kQ6KScales : kQ4KScales;
+  alignas(64) std::int8_t b0[512] = {}, b1[512] = {}, act[kAmxTile * 32] = {};
   alignas(64) std::int32_t tiles[4][kTileInts], sumi[4][kTileInts];
   const BlockQ8K* a1 = a + kAmxTile * nb;
-  // The 16 tokens' 32 activations of group j into a tile (unpack_A: a Q8_K block is 292 bytes).
+  // The 16 tokens' activations of group j into a tile (unpack_A: a Q8_K block is 292 bytes; Q6_K's 16 leave the
+  // other 16 bytes of each token's row zero).
   const auto gather = [&](const BlockQ8K* first, std::uint64_t b, int j) {
-    for (std::uint64_t m = 0; m < kAmxTile; ++m) std::memcpy(act + 32 * m, first[m * nb + b].qs + 32 * j, 32);
+    for (std::uint64_t m = 0; m < kAmxTile; ++m) std::memcpy(act + 32 * m, first[m * nb + b].qs + kWidth * j, kWidth);
+  };
+  const auto unpack = [](const std::uint8_t* r, int j, std::int8_t* tile) {
+    if constexpr (kQ6) {
+      unpack_q6_k(r, j, tile);
+    } else {
+      unpack_nibbles<false>(r + 256 * j, tile);
+    }
+  };
+  const auto scale = [&](float* out, const std::int32_t* sums, const BlockQ8K* first, const std::uint8_t* r,
+                         bool accumulate) {
+    if constexpr (kQ6) {
+      amx_scale_q6_k(out, ldc, sums, first, nb, r, accumulate);
+    } else {
+      amx_scale_q4_k(out, ldc, sums, first, nb, r, accumulate);
+    }
   };
   for (std::uint64_t b = 0; b < nb; ++b) {
     const std::uint8_t* r0 = w0 + b * record;
     const std::uint8_t* r1 = w1 + b * record;
-    for (int j = 0; j < 8; ++j) {
-      unpack_nibbles<false>(r0 + 256 * j, b0);
-      unpack_nibbles<false>(r1 + 256 * j, b1);
+    for (int j = 0; j < kGroups; ++j) {
+      unpack(r0, j, b0);
+      unpack(r1, j, b1);
       EDGEPLAN_AMX_LOAD(0, b0, 64);
       EDGEPLAN_AMX_LOAD(1, b1, 64);
       gather(a, b, j);
@@ -596,8 +646,8 @@ EDGEPLAN_QDOT_AMX void amx_block_q4_k(const std::uint8_t* w0, const std::uint8_t
       _tile_dpbssd(6, 2, 1);
       _tile_stored(4, tiles[0], 64);
       _tile_stored(6, tiles[2], 64);
-      amx_scale_group(tiles[0], sumi[0], r0 + kQ4KScales + 16 * j, j > 0);
-      amx_scale_group(tiles[2], sumi[2], r1 + kQ4KScales + 16 * j, j > 0);
+      amx_scale_group(tiles[0], sumi[0], r0 + kScales + 16 * j, j > 0);
+      amx_scale_group(tiles[2], sumi[2], r1 + kScales + 16 * j, j > 0);
       gather(a1, b, j);
       EDGEPLAN_AMX_LOAD(3, act, 32);
       _tile_zero(5);
@@ -606,13 +656,13 @@ EDGEPLAN_QDOT_AMX void amx_block_q4_k(const std::uint8_t* w0, const std::uint8_t
       _tile_dpbssd(7, 3, 1);
       _tile_stored(5, tiles[1], 64);
       _tile_stored(7, tiles[3], 64);
-      amx_scale_group(tiles[1], sumi[1], r0 + kQ4KScales + 16 * j, j > 0);
-      amx_scale_group(tiles[3], sumi[3], r1 + kQ4KScales + 16 * j, j > 0);
+      amx_scale_group(tiles[1], sumi[1], r0 + kScales + 16 * j, j > 0);
+      amx_scale_group(tiles[3], sumi[3], r1 + kScales + 16 * j, j > 0);
     }
-    amx_scale_q4_k(c, ldc, sumi[0], a + b, nb, r0, b > 0);
-    amx_scale_q4_k(c + kAmxTile * ldc, ldc, sumi[1], a1 + b, nb, r0, b > 0);
-    amx_scale_q4_k(c + kAmxTile, ldc, sumi[2], a + b, nb, r1, b > 0);
-    amx_scale_q4_k(c + kAmxTile * ldc + kAmxTile, ldc, sumi[3], a1 + b, nb, r1, b > 0);
+    scale(c, sumi[0], a + b, r0, b > 0);
+    scale(c + kAmxTile * ldc, sumi[1], a1 + b, r0, b > 0);
+    scale(c + kAmxTile, sumi[2], a + b, r1, b > 0);
+    scale(c + kAmxTile * ldc + kAmxTile, sumi[3], a1 + b, r1, b > 0);
   }
 }
 
@@ -798,7 +848,7 @@ bool have_amx() { return false; }
 
 // The instruction set a kind's kernel runs with under `isa`: AVX-512 VNNI only for the Q8_0-activation kernels (the
 // Q4_K kernel weights its pair sums by the sub-block scales, which vpdpbusd cannot; two rows of it measured no
-// faster than one). Q6_K has only the portable loop here, beside its one-token kernel on AMX-packed weights.
+// faster than one). Q6_K has only the portable loop here, beside its AMX kernels (a prompt's, a decoded token's).
 Isa kernel_isa(QuantKind kind, QuantIsa isa) {
   if (isa == QuantIsa::scalar || !have_avx2() || kind == QuantKind::q6_k) return Isa::scalar;
   if (isa != QuantIsa::avx2 && kind != QuantKind::q4_k && have_vnni512()) return Isa::vnni512;
@@ -807,10 +857,9 @@ Isa kernel_isa(QuantKind kind, QuantIsa isa) {
 
 // A matmul's instruction set: AMX under `best` where the CPU has it, the rows fill its 32-row calls (llama.cpp's
 // AMX buffer takes weights of rows % 32 == 0 only: ggml-cpu/amx/amx.cpp) and the tokens its 32-token calls or are
-// one (a decoded token: llama.cpp's AVX-512 VNNI kernel on the same packed weights), else kernel_isa's. Q6_K has
-// the one-token kernel only.
+// one (a decoded token: llama.cpp's AVX-512 VNNI kernel on the same packed weights), else kernel_isa's.
 Isa matmul_isa(QuantKind kind, QuantIsa isa, std::uint64_t rows, std::uint64_t tokens) {
-  const bool fits = tokens == 1 || (tokens % kAmxBlock == 0 && kind != QuantKind::q6_k);
+  const bool fits = tokens == 1 || tokens % kAmxBlock == 0;
   if (isa == QuantIsa::best && fits && rows % kAmxBlock == 0 && have_amx()) {
     return Isa::amx;
   }
@@ -1036,6 +1085,7 @@ std::uint64_t quant_row_bytes(QuantKind kind, std::uint64_t k) {
 
 bool cpu_has_avx2() { return qdot::have_avx2(); }
 bool cpu_has_amx() { return qdot::have_amx(); }
+bool simd_kernel(QuantKind kind) { return kind == QuantKind::q6_k ? qdot::have_amx() : qdot::have_avx2(); }
 
 std::string_view quant_isa() {
   return qdot::have_amx() ? qdot::isa_name(qdot::Isa::amx)
@@ -1132,8 +1182,12 @@ EDGEPLAN_QDOT_AMX void run_amx(QuantMatmul::Data& d, std::uint64_t row_begin, st
       switch (d.kind) {
         case QuantKind::q4_0: amx_block_q8<true>(w0, w0 + group, record, d.act8.data() + t * nb, nb, c, d.rows); break;
         case QuantKind::q8_0: amx_block_q8<false>(w0, w0 + group, record, d.act8.data() + t * nb, nb, c, d.rows); break;
-        case QuantKind::q4_k: amx_block_q4_k(w0, w0 + group, record, d.act_k.data() + t * nb, nb, c, d.rows); break;
-        case QuantKind::q6_k: break;  // one token only (matmul_isa)
+        case QuantKind::q4_k:
+          amx_block_k<QuantKind::q4_k>(w0, w0 + group, record, d.act_k.data() + t * nb, nb, c, d.rows);
+          break;
+        case QuantKind::q6_k:
+          amx_block_k<QuantKind::q6_k>(w0, w0 + group, record, d.act_k.data() + t * nb, nb, c, d.rows);
+          break;
       }
     }
   }

@@ -8,6 +8,11 @@
 namespace edgeplan {
 namespace {
 
+// A pp sample of a file whose prompt matrices are all in its base type.
+QuantizedPrefillSample at(PrefillSample sample, const FileType& format) {
+  return {sample, &format, {{find_ggml_type(format.base), 1}}};
+}
+
 TEST(Calibrate, DecodeLineThroughTwoSizes) {
   // t = b / (100 GB/s x 0.8) + 5 ms, exactly, at 4 GB and 8 GB per token.
   const std::vector<DecodeSample> s{{4e9, 4e9 / 80e9 + 0.005}, {8e9, 8e9 / 80e9 + 0.005}};
@@ -139,7 +144,7 @@ TEST(Calibrate, QuantizedTypesScaleTogether) {
   const FileType& q4 = *find_file_type("Q4_0");
   const FileType& q8 = *find_file_type("Q8_0");
   const FileType& q4k = *find_file_type("Q4_K_M");
-  const std::vector<QuantizedPrefillSample> s{{{1e12, 5}, &q4}, {{1e12, 2.5}, &q8}};
+  const std::vector<QuantizedPrefillSample> s{at({1e12, 5}, q4), at({1e12, 2.5}, q8)};
   const QuantizedPrefillFit one = *fit_quantized_prefill(s, pooled);
   EXPECT_NEAR(one.quantized_efficiency, 2.0 / 7.5, 1e-12);
   for (const auto& e : one.type_efficiency) EXPECT_FALSE(e);
@@ -163,15 +168,41 @@ TEST(Calibrate, QuantizedTypesScaleTogether) {
   PrefillSpec after = typed;
   after.quantized_efficiency = apart.quantized_efficiency;
   after.type_efficiency = apart.type_efficiency;
-  EXPECT_NEAR(prefill_efficiency(after, q4k), 0.24, 1e-12);
+  EXPECT_NEAR(prefill_efficiency(after, *find_ggml_type(q4k.base)), 0.24, 1e-12);
 
   EXPECT_DOUBLE_EQ(apart.type_spread, 1.0);  // both measured types moved by 0.8: the profile's ratios kept
 
   EXPECT_EQ(fit_quantized_prefill({}, typed).error().message, "no prefill (pp) measurement of quantized weights to fit");
-  const std::vector<QuantizedPrefillSample> fast{{{4e12, 2}, &q8}};
+  const std::vector<QuantizedPrefillSample> fast{at({4e12, 2}, q8)};
   EXPECT_EQ(fit_quantized_prefill(fast, typed).error().message,
             "the measurements need a prefill efficiency of 2 (above 1): the device's prefill.tflops (1) is below the "
             "measured rate");
+}
+
+// A Q4_K_M sample fits Q4_K on its Q4_K matrices alone: 1 TFLOP in 5 s, a fifth of the weights in Q6_K, which take
+// 0.2e12 / (1e12 x 0.15) = 1.333 s at the profile's Q6_K efficiency; Q4_K gets 0.8e12 FLOPs in the 3.667 s left,
+// 0.218 of the peak. Q6_K, not measured, moves as the pooled fit did (one measured type): the blend of
+// 1 / (0.8 / 0.3 + 0.2 / 0.15) = 0.25 measured at 0.2, so 0.15 x 0.8 = 0.12.
+TEST(Calibrate, OwnTypeFitLeavesOutTheMatricesOfOtherTypes) {
+  PrefillSpec typed{1e12, 0.9, 0.15};
+  typed.type_efficiency[*prefill_type_index("Q4_K")] = 0.3;
+  typed.type_efficiency[*prefill_type_index("Q6_K")] = 0.15;
+  const FileType& q4_k_m = *find_file_type("Q4_K_M");
+  const std::vector<QuantizedPrefillSample> s{
+      {{1e12, 5}, &q4_k_m, {{find_ggml_type("Q4_K"), 0.8}, {find_ggml_type("Q6_K"), 0.2}}}};
+  const QuantizedPrefillFit fit = *fit_quantized_prefill(s, typed);
+  const double q4_k = 0.8 / (5 - 0.2 / 0.15);
+  EXPECT_NEAR(*fit.type_efficiency[*prefill_type_index("Q4_K")], q4_k, 1e-12);
+  EXPECT_NEAR(q4_k, 0.218, 1e-3);
+  EXPECT_EQ(fit.measured[*prefill_type_index("Q4_K")], 1u);
+  EXPECT_EQ(fit.measured[*prefill_type_index("Q6_K")], 0u);
+  EXPECT_NEAR(fit.quantized_efficiency, 0.12, 1e-12);
+  EXPECT_NEAR(*fit.type_efficiency[*prefill_type_index("Q6_K")], 0.12, 1e-12);
+  // The Q6_K matrices alone would take longer than measured: their efficiency is too low for the sample.
+  typed.type_efficiency[*prefill_type_index("Q6_K")] = 0.01;
+  EXPECT_EQ(fit_quantized_prefill(s, typed).error().message,
+            "Q4_K_M: its matrices in types other than Q4_K alone take the measured 5 s at the profile's efficiencies: "
+            "those are too low for these measurements");
 }
 
 TEST(Calibrate, UnmeasuredTypeFollowsTheMeasuredOnes) {
@@ -184,24 +215,38 @@ TEST(Calibrate, UnmeasuredTypeFollowsTheMeasuredOnes) {
   typed.type_efficiency[*prefill_type_index("Q4_K")] = 0.3;
   const FileType& q4 = *find_file_type("Q4_0");
   const FileType& q8 = *find_file_type("Q8_0");
-  const std::vector<QuantizedPrefillSample> alike{{{1e12, 2.5}, &q4}, {{1e12, 2.5}, &q8}};
+  const std::vector<QuantizedPrefillSample> alike{at({1e12, 2.5}, q4), at({1e12, 2.5}, q8)};
   const QuantizedPrefillFit flat = *fit_quantized_prefill(alike, typed);
   EXPECT_DOUBLE_EQ(flat.type_spread, 0.0);
   EXPECT_NEAR(*flat.type_efficiency[*prefill_type_index("Q4_K")], 0.4, 1e-12);
 
   // Q4_0 at 0.2 and Q8_0 at 0.2 x sqrt(2) (1 TFLOP in 5 s and 5 / sqrt 2 s): half the profile's ratio of 2 on the
   // log scale, alpha 0.5; Q4_K = exp(mean y + 0.5 (log 0.3 - mean x)) = 0.2 x 2^0.25 x sqrt(0.3 / sqrt(0.125)).
-  const std::vector<QuantizedPrefillSample> half{{{1e12, 5}, &q4}, {{1e12, 5 / std::sqrt(2.0)}, &q8}};
+  const std::vector<QuantizedPrefillSample> half{at({1e12, 5}, q4), at({1e12, 5 / std::sqrt(2.0)}, q8)};
   const QuantizedPrefillFit partly = *fit_quantized_prefill(half, typed);
   EXPECT_NEAR(partly.type_spread, 0.5, 1e-12);
   EXPECT_NEAR(*partly.type_efficiency[*prefill_type_index("Q4_K")],
               0.2 * std::pow(2.0, 0.25) * std::sqrt(0.3 / std::sqrt(0.125)), 1e-12);
 
   // The runtime spreads the types the other way (Q4_0 above Q8_0): alpha clamps to 0, the measured types' mean.
-  const std::vector<QuantizedPrefillSample> reversed{{{1e12, 2.5}, &q4}, {{1e12, 5}, &q8}};
+  const std::vector<QuantizedPrefillSample> reversed{at({1e12, 2.5}, q4), at({1e12, 5}, q8)};
   const QuantizedPrefillFit against = *fit_quantized_prefill(reversed, typed);
   EXPECT_DOUBLE_EQ(against.type_spread, 0.0);
   EXPECT_NEAR(*against.type_efficiency[*prefill_type_index("Q4_K")], std::sqrt(0.4 * 0.2), 1e-12);
+
+  // Measured types the profile put within 1.25x of each other (0.5 and 0.49, as bench's AMX Q4_0 and Q8_0) give no
+  // slope: alpha 1, and Q4_K moves as the pooled fit did. Pooled: F' = 0.98e12 in 2.5 s and 1e12 in 2 s,
+  // (0.98^2 + 1) / (0.98 x 2.5 + 2) = 0.4405 of the peak against 0.49 before.
+  PrefillSpec close{1e12, 0.9, 0.49};
+  close.type_efficiency[*prefill_type_index("Q4_0")] = 0.5;
+  close.type_efficiency[*prefill_type_index("Q8_0")] = 0.49;
+  close.type_efficiency[*prefill_type_index("Q4_K")] = 0.3;
+  const std::vector<QuantizedPrefillSample> near{at({1e12, 2.5}, q4), at({1e12, 2}, q8)};
+  const QuantizedPrefillFit kept = *fit_quantized_prefill(near, close);
+  EXPECT_DOUBLE_EQ(kept.type_spread, 1.0);
+  const double together = (0.98 * 0.98 + 1) / (0.98 * 2.5 + 2);
+  EXPECT_NEAR(kept.quantized_efficiency, together, 1e-12);
+  EXPECT_NEAR(*kept.type_efficiency[*prefill_type_index("Q4_K")], 0.3 * together / 0.49, 1e-12);
 }
 
 // A measured profile is fitted uncapped, then its peaks rise to the fastest fitted rate: utilization 1.5 of 10 GB/s

@@ -106,11 +106,11 @@ TEST(Host, WrittenProfileHasPerTypePrefill) {
   EXPECT_DOUBLE_EQ(d->prefill->peak_flops, 0.4e12);
   EXPECT_DOUBLE_EQ(d->prefill->efficiency, 0.625);
   EXPECT_DOUBLE_EQ(d->prefill->quantized_efficiency, 0.5);
-  EXPECT_DOUBLE_EQ(prefill_efficiency(*d->prefill, *find_file_type("Q4_0")), 1.0);
-  EXPECT_DOUBLE_EQ(prefill_efficiency(*d->prefill, *find_file_type("Q8_0")), 0.5);
-  EXPECT_DOUBLE_EQ(prefill_efficiency(*d->prefill, *find_file_type("Q4_K_M")), 0.75);
-  EXPECT_DOUBLE_EQ(prefill_efficiency(*d->prefill, *find_file_type("Q5_K_M")), 0.5);
-  EXPECT_DOUBLE_EQ(prefill_efficiency(*d->prefill, *find_file_type("F16")), 0.625);
+  EXPECT_DOUBLE_EQ(prefill_efficiency(*d->prefill, *find_ggml_type("Q4_0")), 1.0);
+  EXPECT_DOUBLE_EQ(prefill_efficiency(*d->prefill, *find_ggml_type("Q8_0")), 0.5);
+  EXPECT_DOUBLE_EQ(prefill_efficiency(*d->prefill, *find_ggml_type("Q4_K")), 0.75);
+  EXPECT_DOUBLE_EQ(prefill_efficiency(*d->prefill, *find_ggml_type("Q5_K")), 0.5);
+  EXPECT_DOUBLE_EQ(prefill_efficiency(*d->prefill, *find_ggml_type("F16")), 0.625);
 }
 
 // The one-token rates (bench's gemv table) become [decode]'s <type>_gflops, each with its kernel, and load back as

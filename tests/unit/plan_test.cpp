@@ -127,7 +127,7 @@ TEST(PlanCli, UnitsWithoutPrefillUseTheFittedGpuRoofline) {
 TEST(Plan, UnitsPrefillIsTheGpuRooflineOverItsUtilization) {
   const DeviceSpec d = device_profile(source_file("tests/data/place-three-units.toml"));
   const ModelSpec m = model_profile("ref-8b");
-  const auto est = prefill_estimate(d, m, prefill_flops(m, 512), *find_file_type("Q4_K_M"), 512);
+  const auto est = prefill_estimate(d, m, prefill_flops(m, 512), matmul_weights(m, *find_file_type("Q4_K_M")), 512);
   ASSERT_TRUE(est.ok()) << est.error().message;
   ASSERT_NE(est->fitted, nullptr);
   EXPECT_EQ(est->fitted->unit, UnitKind::gpu);
@@ -142,7 +142,7 @@ TEST(Plan, UnitsPrefillIsTheGpuRooflineOverItsUtilization) {
 TEST(Plan, NoPrefillFigureWithoutAFittedUnit) {
   const DeviceSpec d = device_profile("iphone-15-pro");
   const ModelSpec m = model_profile("llama-3.1-8b");
-  const auto est = prefill_estimate(d, m, prefill_flops(m, 512), *find_file_type("Q4_K_M"), 512);
+  const auto est = prefill_estimate(d, m, prefill_flops(m, 512), matmul_weights(m, *find_file_type("Q4_K_M")), 512);
   ASSERT_FALSE(est.ok());
   EXPECT_EQ(est.error().message, "device profile has no [prefill], and no unit with a utilization fitted to measured "
                                  "prefill (gpu has one; the profile's units: npu)");

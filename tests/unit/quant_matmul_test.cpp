@@ -97,7 +97,7 @@ TEST(QuantMatmul, AmxTilesAgreeWithThePortableLoop) {
 // One token (a decoded token's matrix-vector product, bench's GEMV) runs tiles of one token: the same products
 // as token 0 of the eight-token matmul over the same operands, on every ISA's kernel.
 TEST(QuantMatmul, OneTokenIsTheFirstTokenOfTheMatmul) {
-  for (QuantKind kind : kGemvKinds) {
+  for (QuantKind kind : kQuantKinds) {
     const Reference ref(kind);
     const QuantMatmul& eight = ref.mm;
     const double largest = ref.largest;
@@ -119,7 +119,7 @@ TEST(QuantMatmul, OneTokenIsTheFirstTokenOfTheMatmul) {
 // path on the AMX-packed weights (AVX-512 VNNI, 16 rows per vector), Q6_K's too, and gives the portable loop's
 // products; the slices start inside a block. Without AMX the test says it skipped.
 TEST(QuantMatmul, OneTokenOnAmxPackedWeightsAgreesWithThePortableLoop) {
-  for (QuantKind kind : kGemvKinds) {
+  for (QuantKind kind : kQuantKinds) {
     QuantMatmul scalar(kind, 96, 1024, 1, QuantIsa::scalar), packed(kind, 96, 1024, 1);
     if (packed.kernel().find("AMX") == std::string::npos) GTEST_SKIP() << "no AMX here: " << packed.kernel();
     EXPECT_EQ(packed.kernel(), std::string(weight_type(kind)) + " x " + std::string(activation_type(kind)) +

@@ -11,10 +11,13 @@
 //            are first scaled by quantized_efficiency / e, e the efficiency its weight type had (prefill_efficiency),
 //            so the one fit says how far all types move together: quantized_efficiency becomes the fitted value and
 //            every per-type efficiency not measured scales with it. When the profile gives per-type efficiencies,
-//            each measured type of kPrefillTypes is also fitted on its own samples alone, and the types with an
+//            each measured type of kPrefillTypes (a file type's base type) is also fitted on its own samples alone:
+//            of each, the FLOPs of its matrices in that type, and the time left once the matrices in other types
+//            (Q4_K_M's Q6_K ones) have taken theirs at the profile's efficiencies; and the types with an
 //            efficiency of their own but no samples follow the measured ones on log e = mean(log e_fit) + alpha x
 //            (log e_before - mean(log e_before)), alpha the least-squares slope over the measured types clamped to
-//            [0, 1] (alpha 1, the profile's ratios kept, with one measured type).
+//            [0, 1] (alpha 1, the profile's ratios kept, with one measured type or measured types whose efficiencies
+//            before were within kMinTypeSpread of each other: a slope over so narrow a span is timing noise).
 // A measured profile (bench's rates, [provenance] method "measured") is no ceiling: a runtime's kernels may beat
 // bench's. Its fit is not capped at 1; then raise_measured_peaks sets the peak to the fastest fitted rate:
 //   utilization u > 1:  bandwidth x= u, utilization = 1
@@ -27,6 +30,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <span>
+#include <vector>
 
 #include "edgeplan/core/device.hpp"
 #include "edgeplan/core/prefill.hpp"
@@ -95,12 +99,14 @@ Result<PrefillSample> weights_part(const PrefillSample& sample, double attention
 // The fitted efficiency. Fails without samples or when it would exceed 1 (the peak is too low).
 Result<double> fit_prefill_efficiency(std::span<const PrefillSample> samples, double peak_flops, bool capped = true);
 
-// A pp result of quantized weights, with the format they were stored as.
+// A pp result of quantized weights, with the format they were stored as and its matrices' types (matmul_weights).
 struct QuantizedPrefillSample {
   PrefillSample sample;
   const FileType* format = nullptr;
+  std::vector<TypedWeights> matmuls;
 };
 
+inline constexpr double kMinTypeSpread = 1.25;
 struct QuantizedPrefillFit {
   double quantized_efficiency = 1;  // the fitted efficiency of types without one of their own
   std::array<std::optional<double>, kPrefillTypes.size()> type_efficiency{};  // fitted, or scaled with the rest

@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -149,6 +150,21 @@ std::vector<TypedTensor> typed_tensors(const ModelSpec& m, const FileType& ft);
 // one row of Gemma 3n's per-layer embeddings (per_layer_token_embd, a lookup like token_embd).
 double active_fraction(const ModelSpec& m, const TensorShape& t);
 
+// Whether every prompt token multiplies t (prefill's matrices): the decoder blocks' weight matrices, not token_embd,
+// the output matrix or 1-D tensors.
+bool prompt_matmul(const TensorShape& t);
+
+// Weights of one ggml type among a prompt token's matrices.
+struct TypedWeights {
+  const GgmlType* type = nullptr;
+  double weights = 0;  // expert stacks at used / experts (active_fraction)
+};
+// The prompt matrices' weights (prompt_matmul; their sum is matmul_params) by the type ft stores them in, a row
+// per type in the order first met: from the tensor list under ft's rules (typed_tensors(m, ft), given), or all of
+// the stated params at ft's base type without a vocabulary.
+std::vector<TypedWeights> matmul_weights(const ModelSpec& m, const FileType& ft, std::span<const TypedTensor> typed);
+std::vector<TypedWeights> matmul_weights(const ModelSpec& m, const FileType& ft);
+
 // Parameters read per decoded token: every tensor, expert stacks counted at used / experts.
 std::optional<double> active_param_count(const ModelSpec& m);
 
@@ -168,6 +184,7 @@ struct WeightSize {
   double active_bytes = 0;     // bytes a decoded token reads (= bytes for a dense model)
   double bits_per_weight = 0;  // bytes x 8 / params
   SizeSource source = SizeSource::params_times_bits;
+  std::vector<TypedWeights> matmuls;  // matmul_weights(m, ft): the types prefill runs the prompt's matrices at
 };
 
 // Weight bytes of model m stored as file type ft. Fails when the model states neither a size for ft,

@@ -71,19 +71,20 @@ struct PrefillEstimate {
 Result<Prefill> unit_roofline_prefill(const ModelSpec& m, const DeviceSpec& device, UnitKind unit,
                                       std::uint32_t seq_tokens);
 
-// The one prefill model of a prompt of `prompt_tokens` costing `prompt_flops` (prefill_flops) for m stored as
-// ft: [prefill] when the device has it, else unit_roofline_prefill on the first unit kind (gpu, then the
+// The one prefill model of a prompt of `prompt_tokens` costing `prompt_flops` (prefill_flops) for m, its matrices
+// stored in the types `matmuls` gives (WeightSize::matmuls): [prefill] when the device has it, else unit_roofline_prefill on the first unit kind (gpu, then the
 // others in unit_kinds() order) that the device has and that has a fitted utilization, divided by it. Fails,
 // naming what is missing, when the device has neither.
 Result<PrefillEstimate> prefill_estimate(const DeviceSpec& device, const ModelSpec& m, double prompt_flops,
-                                         const FileType& ft, std::uint64_t prompt_tokens);
+                                         std::span<const TypedWeights> matmuls, std::uint64_t prompt_tokens);
 
 // Prompt length at which a device's prefill rate is quoted for routing (as llama-bench's pp512).
 inline constexpr std::uint64_t kRatePromptTokens = 512;
 
 // The device's full-speed rates for routing, derived from the profiles: prefill by prefill_estimate at a
 // kRatePromptTokens prompt, decode by decode.hpp over the weight bytes (no KV).
-Result<PrefillEstimate> derived_prefill_rate(const DeviceSpec& device, const ModelSpec& m, const FileType& ft);
+Result<PrefillEstimate> derived_prefill_rate(const DeviceSpec& device, const ModelSpec& m,
+                                             std::span<const TypedWeights> matmuls);
 double derived_decode_rate(const DeviceSpec& device, const WeightSize& weights);
 
 // What one format's weights and llama.cpp's buffers (runtime.hpp) leave for the KV cache on a device: the one

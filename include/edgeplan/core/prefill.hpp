@@ -7,10 +7,13 @@
 //   time = FLOPs / (peak_flops x efficiency);  tok/s = S / time
 // (efficiency for float weights, quantized_efficiency for quantized ones: llama-bench pp512 on Apple GPUs runs
 // Q8_0 / Q4_0 about 11% slower than F16. A quantized ggml type may have an efficiency of its own, which overrides
-// quantized_efficiency for models of that weight type: llama.cpp's CPU backend runs each type's own integer dot
-// product, ggml_vec_dot_q4_0_q8_0, ..._q8_0_q8_0, ..._q4_K_q8_K in ggml/src/ggml-cpu/arch/*/quants.c, whose
-// speeds differ 1.6x between Q4_0 and Q8_0 on an AVX2 core. The weight type is the file type's base type,
-// the type of most 2-D weights: Q4_K for Q4_K_M.)
+// quantized_efficiency for the matrices stored in it: llama.cpp's CPU backend runs each type's own integer dot
+// product, ggml_vec_dot_q4_0_q8_0, ..._q8_0_q8_0, ..._q4_K_q8_K in ggml/src/ggml-cpu/arch/*/quants.c, or its AMX
+// GEMMs in ggml-cpu/amx/mmq.cpp, whose speeds differ 1.6x between Q4_0 and Q8_0 on an AVX2 core and 2x between
+// Q4_K and Q6_K on AMX. Each matrix runs at its own type's efficiency under the file type's rules (a Q4_K_M file
+// keeps attn_v and ffn_down of some layers in Q6_K), so the weights' efficiency is the blend
+//   efficiency = W / sum over types (W_type / efficiency_type)
+// W the prompt matrices' weights, W_type those stored in each type: the types' times add up.)
 // With an attention_efficiency, the attention term runs at it instead (a runtime's attention over the KV cache
 // runs in fp16/fp32 whatever the weights, llama.cpp's CPU flash attention at a fraction of its quantized GEMMs'
 // rate; bench measures it):
@@ -23,6 +26,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string_view>
 
 #include "edgeplan/core/model.hpp"
@@ -46,13 +50,15 @@ struct PrefillSpec {
 // Index of a ggml type name in kPrefillTypes; nullopt for a type without an efficiency of its own.
 std::optional<std::size_t> prefill_type_index(std::string_view ggml_type);
 
-// The efficiency weights stored as ft run at: efficiency for float ones, the base type's own efficiency where
-// given, else quantized_efficiency.
-double prefill_efficiency(const PrefillSpec& unit, const FileType& ft);
+// The efficiency matrices stored as `type` run at: efficiency for float ones, the type's own where given, else
+// quantized_efficiency.
+double prefill_efficiency(const PrefillSpec& unit, const GgmlType& type);
+// The efficiency of a prompt's matrices together (matmul_weights): their weights over the sum of each type's weights
+// over its efficiency. Without weights (a model of no stated size), the first type's.
+double prefill_efficiency(const PrefillSpec& unit, std::span<const TypedWeights> matmuls);
 
-// Parameters of the matrices every prompt token multiplies: the decoder blocks' weight matrices (without
-// token_embd, the output matrix and 1-D tensors; expert stacks at used / experts) when the tensor list is
-// known, else the stated params.
+// Parameters of the matrices every prompt token multiplies: the decoder blocks' weight matrices (prompt_matmul;
+// expert stacks at used / experts) when the tensor list is known, else the stated params.
 double matmul_params(const ModelSpec& m);
 
 double prefill_flops(const ModelSpec& m, std::uint64_t prompt_tokens);
@@ -65,11 +71,11 @@ struct PrefillResult {
   double tok_per_s = 0;  // prompt tokens per second
 };
 
-// Prefill of m stored as ft, at prefill_efficiency(unit, ft).
+// Prefill of m stored as ft, its matrices at their types' efficiencies (matmul_weights(m, ft)).
 PrefillResult prefill(const PrefillSpec& unit, const ModelSpec& m, const FileType& ft, std::uint64_t prompt_tokens);
-// The same from the prompt's FLOPs (prefill_flops) and their attention term (attention_flops), for callers that
-// evaluate one model on many devices.
-PrefillResult prefill(const PrefillSpec& unit, double flops, double attention, const FileType& ft,
+// The same from the prompt's FLOPs (prefill_flops), their attention term (attention_flops) and the matrices' types
+// (WeightSize::matmuls), for callers that evaluate one model on many devices.
+PrefillResult prefill(const PrefillSpec& unit, double flops, double attention, std::span<const TypedWeights> matmuls,
                       std::uint64_t prompt_tokens);
 
 }  // namespace edgeplan

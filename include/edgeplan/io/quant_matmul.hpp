@@ -27,12 +27,11 @@
 
 namespace edgeplan::io {
 
-// The weight types bench measures, with the activation type ggml pairs them with: a prompt's (kQuantKinds) and a
-// decoded token's (kGemvKinds: Q6_K too, the output matrix of most K-quant and Q4_0 files; its only kernel here
-// besides the portable loop is the one-token one on AMX-packed weights).
+// The weight types bench measures, each with the activation type ggml pairs it with, for a prompt and for one
+// decoded token. Q6_K is the output matrix of most K-quant and Q4_0 files and attn_v / ffn_down in some layers of
+// Q4_K_M; its only kernels here besides the portable loop are the AMX ones (simd_kernel).
 enum class QuantKind { q4_0, q8_0, q4_k, q6_k };
-inline constexpr QuantKind kQuantKinds[] = {QuantKind::q4_0, QuantKind::q8_0, QuantKind::q4_k};
-inline constexpr QuantKind kGemvKinds[] = {QuantKind::q4_0, QuantKind::q8_0, QuantKind::q4_k, QuantKind::q6_k};
+inline constexpr QuantKind kQuantKinds[] = {QuantKind::q4_0, QuantKind::q8_0, QuantKind::q4_k, QuantKind::q6_k};
 std::string_view weight_type(QuantKind k);      // "Q4_0", "Q8_0", "Q4_K", "Q6_K" (ggml type names)
 std::string_view activation_type(QuantKind k);  // "Q8_0" or "Q8_K"
 // Bytes of one weight row of k weights in type k's blocks (k a multiple of 256): 18 per 32 for Q4_0, 34 per 32
@@ -48,6 +47,9 @@ std::string_view quant_isa();
 bool cpu_has_avx2();
 // AMX-TILE and AMX-INT8 with AVX-512 VNNI, the tile state granted by the OS: what the AMX kernels here need.
 bool cpu_has_amx();
+// Whether kind runs a vector kernel on this machine (Q6_K: AMX only), not only the portable loop, whose speed says
+// nothing of a runtime's: bench measures only the kinds that do.
+bool simd_kernel(QuantKind kind);
 // best: quant_isa()'s (AMX where the shape allows it); vnni512: AVX-512 VNNI, not AMX; avx2: AVX2 without VNNI;
 // scalar: the portable loop (tests compare them). A request the machine cannot run falls back to the next below it.
 enum class QuantIsa { best, vnni512, avx2, scalar };
@@ -55,9 +57,8 @@ enum class QuantIsa { best, vnni512, avx2, scalar };
 // Weights of `rows` x `k` in type kind and activations of `tokens` x `k` in its activation type, filled with fixed
 // pseudo-random values (the speed does not depend on them); k is a multiple of 256 and tokens 1 (a matrix-vector
 // product: one decoded token, tiles of one token) or a multiple of 8 (both checked: std::invalid_argument otherwise).
-// AMX runs when rows are a multiple of 32 and tokens too (Q4_0, Q8_0, Q4_K), or one token runs llama.cpp's
-// AVX-512 VNNI kernel on the AMX-packed weights (all four types; kernel() names it). Q6_K has no prompt kernel here
-// but the portable loop.
+// AMX runs when rows are a multiple of 32 and tokens too, or one token runs llama.cpp's AVX-512 VNNI kernel on the
+// AMX-packed weights (all four types; kernel() names it).
 class QuantMatmul {
  public:
   QuantMatmul(QuantKind kind, std::uint64_t rows, std::uint64_t k, std::uint64_t tokens, QuantIsa isa = QuantIsa::best);
