@@ -50,7 +50,8 @@ DeviceRates resolve_rates(const RouteOptions& o, const Context& ctx, const Devic
     rates.prefill_tok_per_s = positive(Opt::prefill_tok_per_s, *o.prefill_tok_s);
     sources.push_back(fmt::format("prefill {:.1f} tok/s (measured, --prefill-tok-per-s)", rates.prefill_tok_per_s));
   } else {
-    const std::vector<TypedWeights> matmuls = matmul_weights(*model, need_format(quant_or_file_format(o.quant, *model)));
+    const std::vector<TypedWeights> matmuls =
+        matmul_weights(*model, need_format(quant_or_file_format(o.quant, *model)));
     const auto estimate = derived_prefill_rate(device, *model, matmuls);
     if (!estimate) throw UsageError(fmt::format("device '{}': {}: give --prefill-tok-per-s", device.name, estimate.error().message));
     rates.prefill_tok_per_s = estimate->tok_per_s;

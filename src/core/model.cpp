@@ -401,7 +401,8 @@ Result<WeightSize> weight_size(const ModelSpec& m, const FileType& ft) {
     if (!same_name(name, ft.name)) continue;
     if (size.bytes) {
       const double bits = params ? *size.bytes * 8 / *params : 0;
-      return WeightSize{*size.bytes, size.active_bytes.value_or(*size.bytes * share), bits, SizeSource::stated_bytes, std::move(matmuls)};
+      return WeightSize{*size.bytes, size.active_bytes.value_or(*size.bytes * share), bits, SizeSource::stated_bytes,
+                        std::move(matmuls)};
     }
     if (size.bits_per_weight && params) {
       const double bytes = *params * *size.bits_per_weight / 8;

@@ -72,9 +72,9 @@ Result<Prefill> unit_roofline_prefill(const ModelSpec& m, const DeviceSpec& devi
                                       std::uint32_t seq_tokens);
 
 // The one prefill model of a prompt of `prompt_tokens` costing `prompt_flops` (prefill_flops) for m, its matrices
-// stored in the types `matmuls` gives (WeightSize::matmuls): [prefill] when the device has it, else unit_roofline_prefill on the first unit kind (gpu, then the
-// others in unit_kinds() order) that the device has and that has a fitted utilization, divided by it. Fails,
-// naming what is missing, when the device has neither.
+// stored in the types `matmuls` gives (WeightSize::matmuls): [prefill] when the device has it, else
+// unit_roofline_prefill on the first unit kind (gpu, then the others in unit_kinds() order) that the device has
+// and that has a fitted utilization, divided by it. Fails, naming what is missing, when the device has neither.
 Result<PrefillEstimate> prefill_estimate(const DeviceSpec& device, const ModelSpec& m, double prompt_flops,
                                          std::span<const TypedWeights> matmuls, std::uint64_t prompt_tokens);
 
