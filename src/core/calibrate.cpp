@@ -147,7 +147,8 @@ Result<double> fit_prefill_efficiency(std::span<const PrefillSample> samples, do
 namespace {
 
 // The part of sample s that type i's matrices take: their share of the FLOPs, and the time the matrices stored in
-// other types leave at the profile's efficiencies. Fails when those alone take the measured time.
+// other types leave at the profile's efficiencies; no FLOPs when none is stored in type i (a model too narrow for
+// its blocks: llama.cpp's fallback types). Fails when the other types alone take the measured time.
 Result<PrefillSample> own_type_part(const QuantizedPrefillSample& s, std::size_t i, const PrefillSpec& before) {
   double weights = 0, own = 0, other_time = 0;  // other_time: weights over efficiency
   for (const TypedWeights& t : s.matmuls) {
@@ -159,10 +160,7 @@ Result<PrefillSample> own_type_part(const QuantizedPrefillSample& s, std::size_t
     }
   }
   if (weights <= 0 || own >= weights) return s.sample;
-  if (own <= 0) {
-    return Error{std::string(s.format->name) + ": none of its prompt matrices is stored in its base type " +
-                 std::string(kPrefillTypes[i])};
-  }
+  if (own <= 0) return PrefillSample{};
   const double flops_per_weight = s.sample.flops / weights;
   const double seconds = s.sample.seconds - flops_per_weight * other_time / before.peak_flops;
   if (seconds <= 0) {
@@ -197,7 +195,7 @@ Result<QuantizedPrefillFit> fit_quantized_prefill(std::span<const QuantizedPrefi
       if (!per_type || s.format->base != kPrefillTypes[i]) continue;
       const Result<PrefillSample> part = own_type_part(s, i, before);
       if (!part) return part.error();
-      own.push_back(*part);
+      if (part->flops > 0) own.push_back(*part);
     }
     if (own.empty()) continue;
     const Result<double> e = fit_prefill_efficiency(own, before.peak_flops, capped);

@@ -198,6 +198,12 @@ TEST(Calibrate, OwnTypeFitLeavesOutTheMatricesOfOtherTypes) {
   EXPECT_EQ(fit.measured[*prefill_type_index("Q6_K")], 0u);
   EXPECT_NEAR(fit.quantized_efficiency, 0.12, 1e-12);
   EXPECT_NEAR(*fit.type_efficiency[*prefill_type_index("Q6_K")], 0.12, 1e-12);
+  // A model too narrow for Q4_K's blocks keeps no matrix in it (llama.cpp's fallback, Q5_0 here): its sample says
+  // nothing of Q4_K, which is left to follow (pooled: 1e12 x 0.15 / 0.15 FLOPs in 5 s).
+  const std::vector<QuantizedPrefillSample> narrow{{{1e12, 5}, &q4_k_m, {{find_ggml_type("Q5_0"), 1}}}};
+  const QuantizedPrefillFit none = *fit_quantized_prefill(narrow, typed);
+  EXPECT_EQ(none.measured[*prefill_type_index("Q4_K")], 0u);
+  EXPECT_NEAR(none.quantized_efficiency, 0.2, 1e-12);
   // The Q6_K matrices alone would take longer than measured: their efficiency is too low for the sample.
   typed.type_efficiency[*prefill_type_index("Q6_K")] = 0.01;
   EXPECT_EQ(fit_quantized_prefill(s, typed).error().message,

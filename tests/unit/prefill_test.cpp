@@ -78,6 +78,9 @@ TEST(Prefill, MatricesRunAtTheirTypesEfficiency) {
   ASSERT_EQ(base.size(), 1u);
   EXPECT_EQ(base[0].type->name, "Q4_K");
   EXPECT_DOUBLE_EQ(base[0].weights, 8e9);
+  for (const FileType& ft : file_types()) {  // every file type's base is a ggml type
+    ASSERT_NE(matmul_weights(stated, ft).front().type, nullptr) << ft.name;
+  }
 
   PrefillSpec unit{1e11, 0.9, 0.5};
   unit.type_efficiency[*prefill_type_index("Q4_K")] = 0.4;

@@ -106,6 +106,7 @@ struct QuantizedPrefillSample {
   std::vector<TypedWeights> matmuls;
 };
 
+// The narrowest spread of the measured types' efficiencies before (largest / smallest) that fits alpha.
 inline constexpr double kMinTypeSpread = 1.25;
 struct QuantizedPrefillFit {
   double quantized_efficiency = 1;  // the fitted efficiency of types without one of their own
