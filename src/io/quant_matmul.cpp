@@ -381,7 +381,8 @@ EDGEPLAN_QDOT_AVX2 void tile_q4_k_avx2(const void* wv, const void* av, std::uint
 // 8); Q4_K multiplies its eight 32-weight groups one by one, weights each group's int32 tile by its 6-bit scales
 // (scale_C) and subtracts the mins through the activations' group sums (acc_C of block_q4_K, _mm512_dpwssds_epi32);
 // Q6_K multiplies its sixteen 16-weight groups the same way, each unpacked less 32 and padded to 32 weights deep with
-// zero activations, weighted by its int8 scales, and scaled by d alone (acc_C of block_q6_K). The tile shapes are ggml_tile_config_init's. This is edgeplan's own code of that arithmetic and data movement.
+// zero activations, weighted by its int8 scales, and scaled by d alone (acc_C of block_q6_K). The tile shapes are
+// ggml_tile_config_init's. This is edgeplan's own code of that arithmetic and data movement.
 constexpr std::uint64_t kAmxTile = 16;   // TILE_M = TILE_N: tokens and rows of one tile
 constexpr std::uint64_t kAmxBlock = 32;  // tokens and rows of one kernel call (2 x 2 tiles)
 
@@ -568,18 +569,28 @@ EDGEPLAN_QDOT_AMX void amx_scale_q4_k(float* c, std::uint64_t ldc, const std::in
   }
 }
 
+// VNNI rows 2h and 2h + 1 of Q6_K's group j in a record as the stored 6-bit weights (0..63): the nibbles of its
+// 64 bytes at 128j + 64h (low ones row 2h, high ones row 2h + 1) joined with their bit pairs in `high`, the group's
+// 64 bytes of high bits (bits 2r, 2r + 1 for row r).
+EDGEPLAN_QDOT_AMX inline void q6_k_rows(const std::uint8_t* record, int j, int h, __m512i high, __m512i& w0,
+                                        __m512i& w1) {
+  const __m512i low = _mm512_set1_epi8(0xF), pair = _mm512_set1_epi8(3);
+  const __m512i bytes = _mm512_loadu_si512(record + 128 * j + 64 * h);
+  const __m512i hi0 = _mm512_and_si512(_mm512_srli_epi16(high, 4 * h), pair);
+  const __m512i hi1 = _mm512_and_si512(_mm512_srli_epi16(high, 4 * h + 2), pair);
+  w0 = _mm512_or_si512(_mm512_and_si512(bytes, low), _mm512_slli_epi16(hi0, 4));
+  w1 = _mm512_or_si512(_mm512_and_si512(_mm512_srli_epi16(bytes, 4), low), _mm512_slli_epi16(hi1, 4));
+}
+
 // Q6_K's group j (16 weights) of a record as an int8 tile (unpack_B of block_q6_K): the four VNNI rows of the 6-bit
-// weights less 32 (the nibbles with their high bit pairs); the tile's rows 4..7 stay as they are, against zero
-// activations (unpack_A of block_q6_K pads each token's 16 to 32).
+// weights less 32; the tile's rows 4..7 stay as they are, against zero activations (unpack_A of block_q6_K pads
+// each token's 16 to 32).
 EDGEPLAN_QDOT_AMX void unpack_q6_k(const std::uint8_t* record, int j, std::int8_t* tile) {
-  const __m512i low = _mm512_set1_epi8(0xF), pair = _mm512_set1_epi8(3), off = _mm512_set1_epi8(32);
+  const __m512i off = _mm512_set1_epi8(32);
   const __m512i high = _mm512_loadu_si512(record + kQ6KHigh + 64 * j);
-  for (int h = 0; h < 2; ++h) {  // nibbles 64h..: low ones VNNI row 2h, high ones row 2h + 1
-    const __m512i bytes = _mm512_loadu_si512(record + 128 * j + 64 * h);
-    const __m512i hi0 = _mm512_and_si512(_mm512_srli_epi16(high, 4 * h), pair);
-    const __m512i hi1 = _mm512_and_si512(_mm512_srli_epi16(high, 4 * h + 2), pair);
-    const __m512i w0 = _mm512_or_si512(_mm512_and_si512(bytes, low), _mm512_slli_epi16(hi0, 4));
-    const __m512i w1 = _mm512_or_si512(_mm512_and_si512(_mm512_srli_epi16(bytes, 4), low), _mm512_slli_epi16(hi1, 4));
+  for (int h = 0; h < 2; ++h) {
+    __m512i w0, w1;
+    q6_k_rows(record, j, h, high, w0, w1);
     _mm512_storeu_si512(tile + 128 * h, _mm512_sub_epi8(w0, off));
     _mm512_storeu_si512(tile + 128 * h + 64, _mm512_sub_epi8(w1, off));
   }
@@ -771,7 +782,6 @@ EDGEPLAN_QDOT_AMX void gemv_packed_q4_k(const std::uint8_t* w, std::uint64_t gro
 template <int kGroups>
 EDGEPLAN_QDOT_AMX void gemv_packed_q6_k(const std::uint8_t* w, std::uint64_t group, std::uint64_t record,
                                         const BlockQ8K* a, std::uint64_t nb, float* c) {
-  const __m512i low = _mm512_set1_epi8(0xF), pair = _mm512_set1_epi8(3);
   __m512 acc[kGroups];
   for (int g = 0; g < kGroups; ++g) acc[g] = _mm512_setzero_ps();
   for (std::uint64_t b = 0; b < nb; ++b) {
@@ -788,12 +798,8 @@ EDGEPLAN_QDOT_AMX void gemv_packed_q6_k(const std::uint8_t* w, std::uint64_t gro
         const __m512i high = _mm512_loadu_si512(r + kQ6KHigh + 64 * j);
         __m512i sum = _mm512_setzero_si512();
         for (int h = 0; h < 2; ++h) {
-          const __m512i bytes = _mm512_loadu_si512(r + 128 * j + 64 * h);
-          const __m512i hi0 = _mm512_and_si512(_mm512_srli_epi16(high, 4 * h), pair);
-          const __m512i hi1 = _mm512_and_si512(_mm512_srli_epi16(high, 4 * h + 2), pair);
-          const __m512i w0 = _mm512_or_si512(_mm512_and_si512(bytes, low), _mm512_slli_epi16(hi0, 4));
-          const __m512i w1 =
-              _mm512_or_si512(_mm512_and_si512(_mm512_srli_epi16(bytes, 4), low), _mm512_slli_epi16(hi1, 4));
+          __m512i w0, w1;
+          q6_k_rows(r, j, h, high, w0, w1);
           const int lane = 4 * j % 16 + 2 * h;
           sum = _mm512_dpbusd_epi32(sum, w0, _mm512_permutexvar_epi32(_mm512_set1_epi32(lane), x[j / 4]));
           sum = _mm512_dpbusd_epi32(sum, w1, _mm512_permutexvar_epi32(_mm512_set1_epi32(lane + 1), x[j / 4]));
