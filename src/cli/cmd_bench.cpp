@@ -123,8 +123,8 @@ Runner setup_bench(Options& opts) {
     std::optional<io::AttentionRate> attention, token_attention;  // none for a model without attention layers
     const bool attends = attention_layers(model) > 0 && model.heads > 0 && model.kv_heads > 0;
     const std::uint64_t gemv_bytes = buffer_bytes / 2;  // weights of each matrix-vector product: read from DRAM
-    std::vector<io::QuantKind> kinds;  // the weight types with a vector kernel here, for a prompt and for one token
-    std::copy_if(std::begin(io::kQuantKinds), std::end(io::kQuantKinds), std::back_inserter(kinds), io::simd_kernel);
+    std::vector<io::QuantKind> kinds;  // the weight types measured, for a prompt and for one token: all, where the
+    if (io::cpu_has_avx2()) kinds.assign(std::begin(io::kQuantKinds), std::end(io::kQuantKinds));  // kernels run
     unsigned attempts = 0;
     while (attempts < kBenchAttempts) {
       ++attempts;
@@ -224,13 +224,10 @@ Runner setup_bench(Options& opts) {
     const RepackIsa repack = io::host_repack_isa();
     r.results["repack_isa"] = std::string(to_string(repack));
     if (!busy.empty()) r.notes.push_back(busy);
-    for (io::QuantKind k : io::kQuantKinds) {
-      if (std::find(kinds.begin(), kinds.end(), k) != kinds.end()) continue;
-      r.notes.push_back(fmt::format("{}: not measured: edgeplan has no vector kernel of it for this CPU (Q4_0, Q8_0 "
-                                    "and Q4_K need AVX2, FMA and F16C; Q6_K AMX), and a portable loop's speed says "
-                                    "nothing of a runtime's; its matrices prefill at quantized_efficiency and decode at "
-                                    "the slowest one-token rate measured",
-                                    io::weight_type(k)));
+    if (kinds.empty()) {
+      r.notes.push_back("Q4_0, Q8_0, Q4_K, Q6_K: not measured: edgeplan's kernels of llama.cpp's quantized dot "
+                        "products need x86-64 with AVX2, FMA and F16C, and a portable loop's speed says nothing of a "
+                        "runtime's; quantized matrices prefill at the fp16 rate and decode at the memory bandwidth");
     }
     r.title = fmt::format("bench: this host, {} threads", threads);
     r.header.push_back(fmt::format("memory {:.2f} GiB, {:.2f} GiB available", memory.total_bytes / units::kGiB,

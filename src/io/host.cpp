@@ -1,6 +1,7 @@
 #include "edgeplan/io/host.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <array>
 #include <charconv>
 #include <cmath>
@@ -115,12 +116,29 @@ double timed_on_threads(unsigned threads, Body body) {
 }
 
 // Best wall time of `repeats` runs of a matmul (F16Matmul, QuantMatmul) after one warm-up, `threads` threads each
-// running a contiguous slice of its rows.
+// running a contiguous slice of its rows, or chunks of them where the matmul names a chunk size (QuantMatmul's
+// chunk_rows: the first chunk by thread index, the rest from a shared counter, and slices where there are fewer
+// than 4 chunks a thread, as ggml_compute_forward_mul_mat hands them out).
 template <class Matmul>
 double best_matmul_s(Matmul& mm, unsigned threads, unsigned repeats) {
-  const std::uint64_t slice = (mm.rows() + threads - 1) / threads;
+  const std::uint64_t rows = mm.rows(), slice = (rows + threads - 1) / threads;
+  std::uint64_t chunk = 0;
+  if constexpr (requires { mm.chunk_rows(); }) chunk = mm.chunk_rows();
+  const std::uint64_t chunks = chunk == 0 ? 0 : (rows + chunk - 1) / chunk;
+  if (chunks < 4ull * threads) chunk = 0;
+  std::atomic<std::uint64_t> next{0};
+  auto share = [&](unsigned t) {
+    if (chunk == 0) {
+      mm.run(t * slice, std::min(rows, (t + 1) * slice));
+      return;
+    }
+    for (std::uint64_t c = t; c < chunks; c = next.fetch_add(1, std::memory_order_relaxed)) {
+      mm.run(c * chunk, std::min(rows, (c + 1) * chunk));
+    }
+  };
   auto once = [&] {
-    return timed_on_threads(threads, [&](unsigned t) { mm.run(t * slice, std::min(mm.rows(), (t + 1) * slice)); });
+    next.store(threads, std::memory_order_relaxed);
+    return timed_on_threads(threads, share);
   };
   once();
   double best = once();

@@ -64,6 +64,7 @@ static_assert(sizeof(BlockQ4_0) == 18 && sizeof(BlockQ8_0) == 34 && sizeof(Block
 
 constexpr std::uint64_t kTileTokens = 8;  // prompt tokens one unpacked weight block is multiplied with
 // A tile's tokens: kTileTokens for a matmul; 1 for a matrix-vector product (a decoded token, bench's GEMV).
+constexpr std::uint64_t kGemvChunkRows = 64;  // ggml_compute_forward_mul_mat's chunk_size where nr1 == 1
 
 enum class Isa { scalar, avx2, vnni512, amx };  // what a kernel runs with (kernel_isa, matmul_isa)
 
@@ -283,46 +284,53 @@ EDGEPLAN_QDOT_AVX2 void tile_q8_0_avx2(const void* w, const void* a, std::uint64
   tile_q8_avx2<BlockQ8_0, unpack_q8_0, T>(static_cast<const BlockQ8_0*>(w), static_cast<const BlockQ8_0*>(a), stride, nb, out);
 }
 
-// Two weight rows by a tile's activation rows with AVX-512 VNNI on 256-bit vectors (_mm256_dpbusd_epi32, ggml's
-// path under __AVX512VNNI__ and __AVX512VL__): each token's activation block is loaded once for both rows, and the
-// 16 accumulators fit AVX-512's 32 vector registers.
+// R weight rows (1 or 2) by a tile's activation rows with AVX-512 VNNI on 256-bit vectors (_mm256_dpbusd_epi32,
+// ggml's path under __AVX512VNNI__ and __AVX512VL__). A prompt's tiles take two rows: each token's activation block
+// is loaded once for both, and the 16 accumulators fit AVX-512's 32 vector registers. One token takes one row per
+// call, as ggml_vec_dot_q8_0_q8_0 (nrc 1) does: two rows walked side by side are two interleaved streams, which
+// read from DRAM at a third of one row's speed on the Zen 5 EPYC of docs/accuracy.md.
 #define EDGEPLAN_QDOT_VNNI512 __attribute__((target("avx2,fma,f16c,avx512f,avx512vl,avx512bw,avx512vnni")))
-template <class Weights, __m256i (*unpack)(const Weights&), std::uint64_t T>
-EDGEPLAN_QDOT_VNNI512 void tile2_q8_vnni512(const Weights* w0, const Weights* w1, const BlockQ8_0* a,
-                                            std::uint64_t stride, std::uint64_t nb, float* out0, float* out1) {
-  __m256 acc0[T] = {}, acc1[T] = {};
+template <class Weights, __m256i (*unpack)(const Weights&), std::uint64_t R, std::uint64_t T>
+EDGEPLAN_QDOT_VNNI512 void rows_q8_vnni512(const Weights* const (&w)[R], const BlockQ8_0* a, std::uint64_t stride,
+                                           std::uint64_t nb, float* const (&out)[R]) {
+  __m256 acc[R][T] = {};
   for (std::uint64_t b = 0; b < nb; ++b) {
-    const __m256i x0 = unpack(w0[b]), x1 = unpack(w1[b]);
-    const __m256i ax0 = _mm256_abs_epi8(x0), ax1 = _mm256_abs_epi8(x1);
-    const float d0 = _cvtsh_ss(w0[b].d), d1 = _cvtsh_ss(w1[b].d);
+    __m256i x[R], ax[R];
+    float d[R];
+    for (std::uint64_t r = 0; r < R; ++r) {
+      x[r] = unpack(w[r][b]);
+      ax[r] = _mm256_abs_epi8(x[r]);
+      d[r] = _cvtsh_ss(w[r][b].d);
+    }
     for (std::uint64_t t = 0; t < T; ++t) {
       const BlockQ8_0& y = a[t * stride + b];
       const __m256i qy = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(y.qs));
       const float dy = _cvtsh_ss(y.d);
-      const __m256i p0 = _mm256_dpbusd_epi32(_mm256_setzero_si256(), ax0, _mm256_sign_epi8(qy, x0));
-      const __m256i p1 = _mm256_dpbusd_epi32(_mm256_setzero_si256(), ax1, _mm256_sign_epi8(qy, x1));
-      acc0[t] = _mm256_fmadd_ps(_mm256_set1_ps(d0 * dy), _mm256_cvtepi32_ps(p0), acc0[t]);
-      acc1[t] = _mm256_fmadd_ps(_mm256_set1_ps(d1 * dy), _mm256_cvtepi32_ps(p1), acc1[t]);
+      for (std::uint64_t r = 0; r < R; ++r) {
+        const __m256i p = _mm256_dpbusd_epi32(_mm256_setzero_si256(), ax[r], _mm256_sign_epi8(qy, x[r]));
+        acc[r][t] = _mm256_fmadd_ps(_mm256_set1_ps(d[r] * dy), _mm256_cvtepi32_ps(p), acc[r][t]);
+      }
     }
   }
-  for (std::uint64_t t = 0; t < T; ++t) {
-    out0[t] = hsum(acc0[t]);
-    out1[t] = hsum(acc1[t]);
+  for (std::uint64_t r = 0; r < R; ++r) {
+    for (std::uint64_t t = 0; t < T; ++t) out[r][t] = hsum(acc[r][t]);
   }
 }
 
-template <std::uint64_t T>
-EDGEPLAN_QDOT_VNNI512 void tile2_q4_0_vnni512(const void* w0, const void* w1, const void* a, std::uint64_t stride,
-                                              std::uint64_t nb, float* out0, float* out1) {
-  tile2_q8_vnni512<BlockQ4_0, unpack_q4_0, T>(static_cast<const BlockQ4_0*>(w0), static_cast<const BlockQ4_0*>(w1),
-                                              static_cast<const BlockQ8_0*>(a), stride, nb, out0, out1);
+template <class Weights, __m256i (*unpack)(const Weights&), std::uint64_t T>
+EDGEPLAN_QDOT_VNNI512 void tile_q8_vnni512(const void* w, const void* a, std::uint64_t stride, std::uint64_t nb,
+                                           float* out) {
+  const Weights* const rows[1] = {static_cast<const Weights*>(w)};
+  float* const outs[1] = {out};
+  rows_q8_vnni512<Weights, unpack, 1, T>(rows, static_cast<const BlockQ8_0*>(a), stride, nb, outs);
 }
 
-template <std::uint64_t T>
-EDGEPLAN_QDOT_VNNI512 void tile2_q8_0_vnni512(const void* w0, const void* w1, const void* a, std::uint64_t stride,
-                                              std::uint64_t nb, float* out0, float* out1) {
-  tile2_q8_vnni512<BlockQ8_0, unpack_q8_0, T>(static_cast<const BlockQ8_0*>(w0), static_cast<const BlockQ8_0*>(w1),
-                                              static_cast<const BlockQ8_0*>(a), stride, nb, out0, out1);
+template <class Weights, __m256i (*unpack)(const Weights&), std::uint64_t T>
+EDGEPLAN_QDOT_VNNI512 void tile2_q8_vnni512(const void* w0, const void* w1, const void* a, std::uint64_t stride,
+                                            std::uint64_t nb, float* out0, float* out1) {
+  const Weights* const rows[2] = {static_cast<const Weights*>(w0), static_cast<const Weights*>(w1)};
+  float* const outs[2] = {out0, out1};
+  rows_q8_vnni512<Weights, unpack, 2, T>(rows, static_cast<const BlockQ8_0*>(a), stride, nb, outs);
 }
 
 // Q4_K: the nibbles are unsigned (0..15), so _mm256_maddubs_epi16 takes them as they are; each sub-block's pair
@@ -368,6 +376,59 @@ EDGEPLAN_QDOT_AVX2 void tile_q4_k_avx2(const void* wv, const void* av, std::uint
     }
   }
   for (std::uint64_t t = 0; t < T; ++t) out[t] = hsum(acc[t]) - hsum(mins[t]);
+}
+
+// Q6_K, as ggml's AVX2 ggml_vec_dot_q6_K_q8_K: per 128 weights the 6-bit values (0..63) joined from ql's nibbles
+// and qh's bit pairs, _mm256_maddubs_epi16 with the activations, each 16 weights' pair sums weighted by their int8
+// scale (_mm256_madd_epi16 of the scales spread by a byte shuffle), and 32 x sum(scale x bsum) subtracted once per
+// block for the stored offset. llama.cpp has no repacked or tinyBLAS kernel of Q6_K on x86 without AMX, so its
+// mul_mat calls this dot product once per weight row and token, a prompt's too: every tile here is one row by one
+// token, its weights joined again for each token.
+EDGEPLAN_QDOT_AVX2 float dot_q6_k_avx2(const BlockQ6K* w, const BlockQ8K* y, std::uint64_t nb) {
+  const __m256i m3 = _mm256_set1_epi8(3), m15 = _mm256_set1_epi8(15);
+  __m256 acc = _mm256_setzero_ps();
+  for (std::uint64_t b = 0; b < nb; ++b) {
+    const __m128i scales = _mm_loadu_si128(reinterpret_cast<const __m128i*>(w[b].scales));
+    const __m256i bsums = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(y[b].bsums));
+    const __m256i offset = _mm256_slli_epi32(_mm256_madd_epi16(bsums, _mm256_cvtepi8_epi16(scales)), 5);
+    __m256i sumi = _mm256_setzero_si256();
+    for (int h = 0; h < 2; ++h) {
+      const __m256i low0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w[b].ql + 64 * h));
+      const __m256i low1 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w[b].ql + 64 * h + 32));
+      const __m256i high = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w[b].qh + 32 * h));
+      const __m256i q[4] = {
+          _mm256_or_si256(_mm256_and_si256(low0, m15), _mm256_slli_epi16(_mm256_and_si256(high, m3), 4)),
+          _mm256_or_si256(_mm256_and_si256(low1, m15),
+                          _mm256_slli_epi16(_mm256_and_si256(high, _mm256_set1_epi8(12)), 2)),
+          _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(low0, 4), m15),
+                          _mm256_and_si256(high, _mm256_set1_epi8(48))),
+          _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(low1, 4), m15),
+                          _mm256_srli_epi16(_mm256_and_si256(high, _mm256_set1_epi8(-64)), 2))};
+      for (int j = 0; j < 4; ++j) {
+        const int g = 8 * h + 2 * j;  // the scales of this quarter's two groups of 16
+        const __m128i spread = _mm_set_epi8(static_cast<char>(g + 1), static_cast<char>(g + 1), static_cast<char>(g + 1),
+                                            static_cast<char>(g + 1), static_cast<char>(g + 1), static_cast<char>(g + 1),
+                                            static_cast<char>(g + 1), static_cast<char>(g + 1), static_cast<char>(g),
+                                            static_cast<char>(g), static_cast<char>(g), static_cast<char>(g),
+                                            static_cast<char>(g), static_cast<char>(g), static_cast<char>(g),
+                                            static_cast<char>(g));
+        const __m256i qy = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(y[b].qs + 128 * h + 32 * j));
+        const __m256i pairs = _mm256_maddubs_epi16(q[j], qy);
+        sumi = _mm256_add_epi32(sumi, _mm256_madd_epi16(_mm256_cvtepi8_epi16(_mm_shuffle_epi8(scales, spread)), pairs));
+      }
+    }
+    const float d = y[b].d * _cvtsh_ss(w[b].d);
+    acc = _mm256_fmadd_ps(_mm256_set1_ps(d), _mm256_cvtepi32_ps(_mm256_sub_epi32(sumi, offset)), acc);
+  }
+  return hsum(acc);
+}
+
+template <std::uint64_t T>
+EDGEPLAN_QDOT_AVX2 void tile_q6_k_avx2(const void* wv, const void* av, std::uint64_t stride, std::uint64_t nb,
+                                        float* out) {
+  const auto* w = static_cast<const BlockQ6K*>(wv);
+  const auto* a = static_cast<const BlockQ8K*>(av);
+  for (std::uint64_t t = 0; t < T; ++t) out[t] = dot_q6_k_avx2(w, a + t * stride, nb);
 }
 
 #endif  // EDGEPLAN_QDOT_X86
@@ -853,11 +914,11 @@ bool have_amx() { return false; }
 #endif
 
 // The instruction set a kind's kernel runs with under `isa`: AVX-512 VNNI only for the Q8_0-activation kernels (the
-// Q4_K kernel weights its pair sums by the sub-block scales, which vpdpbusd cannot; two rows of it measured no
-// faster than one). Q6_K has only the portable loop here, beside its AMX kernels (a prompt's, a decoded token's).
+// K-quant kernels weight their pair sums by the sub-block scales, which vpdpbusd cannot, and ggml's run AVX2 too; two
+// rows of Q4_K measured no faster than one).
 Isa kernel_isa(QuantKind kind, QuantIsa isa) {
-  if (isa == QuantIsa::scalar || !have_avx2() || kind == QuantKind::q6_k) return Isa::scalar;
-  if (isa != QuantIsa::avx2 && kind != QuantKind::q4_k && have_vnni512()) return Isa::vnni512;
+  if (isa == QuantIsa::scalar || !have_avx2()) return Isa::scalar;
+  if (isa != QuantIsa::avx2 && !k_quant(kind) && have_vnni512()) return Isa::vnni512;
   return Isa::avx2;
 }
 
@@ -876,12 +937,14 @@ Isa matmul_isa(QuantKind kind, QuantIsa isa, std::uint64_t rows, std::uint64_t t
 template <std::uint64_t T>
 Tile tile_for(QuantKind kind, Isa isa) {
 #if EDGEPLAN_QDOT_X86
-  if (isa == Isa::avx2 || isa == Isa::vnni512) {  // vnni512: the row left over by an odd slice runs AVX2
+  if (isa == Isa::vnni512 && kind == QuantKind::q4_0) return tile_q8_vnni512<BlockQ4_0, unpack_q4_0, T>;
+  if (isa == Isa::vnni512 && kind == QuantKind::q8_0) return tile_q8_vnni512<BlockQ8_0, unpack_q8_0, T>;
+  if (isa == Isa::avx2 || isa == Isa::vnni512) {
     switch (kind) {
       case QuantKind::q4_0: return tile_q4_0_avx2<T>;
       case QuantKind::q8_0: return tile_q8_0_avx2<T>;
       case QuantKind::q4_k: return tile_q4_k_avx2<T>;
-      case QuantKind::q6_k: break;
+      case QuantKind::q6_k: return tile_q6_k_avx2<T>;
     }
   }
 #else
@@ -896,12 +959,13 @@ Tile tile_for(QuantKind kind, Isa isa) {
   return tile_q4_k_scalar<T>;
 }
 
-// The two-row kernel of `kind` under `isa` for tiles of T tokens, or nullptr where only the one-row kernel exists.
+// The two-row kernel of `kind` under `isa` for tiles of T tokens, or nullptr where only the one-row kernel exists
+// (one token: one row per call, as ggml's vec_dot runs it; see rows_q8_vnni512).
 template <std::uint64_t T>
 Tile2 tile2_for(QuantKind kind, Isa isa) {
 #if EDGEPLAN_QDOT_X86
-  if (isa == Isa::vnni512 && kind == QuantKind::q4_0) return tile2_q4_0_vnni512<T>;
-  if (isa == Isa::vnni512 && kind == QuantKind::q8_0) return tile2_q8_0_vnni512<T>;
+  if (T > 1 && isa == Isa::vnni512 && kind == QuantKind::q4_0) return tile2_q8_vnni512<BlockQ4_0, unpack_q4_0, T>;
+  if (T > 1 && isa == Isa::vnni512 && kind == QuantKind::q8_0) return tile2_q8_vnni512<BlockQ8_0, unpack_q8_0, T>;
 #else
   (void)kind;
   (void)isa;
@@ -1091,7 +1155,7 @@ std::uint64_t quant_row_bytes(QuantKind kind, std::uint64_t k) {
 
 bool cpu_has_avx2() { return qdot::have_avx2(); }
 bool cpu_has_amx() { return qdot::have_amx(); }
-bool simd_kernel(QuantKind kind) { return kind == QuantKind::q6_k ? qdot::have_amx() : qdot::have_avx2(); }
+bool simd_kernel(QuantKind) { return qdot::have_avx2(); }
 
 std::string_view quant_isa() {
   return qdot::have_amx() ? qdot::isa_name(qdot::Isa::amx)
@@ -1254,6 +1318,10 @@ double QuantMatmul::flops() const {
 
 std::uint64_t QuantMatmul::rows() const { return data_->rows; }
 
+std::uint64_t QuantMatmul::chunk_rows() const {
+  return data_->tokens == 1 && data_->isa != qdot::Isa::amx ? qdot::kGemvChunkRows : 0;
+}
+
 std::string QuantMatmul::kernel() const {
   if (data_->isa == qdot::Isa::amx && data_->tokens == 1) {
     return fmt::format("{} x {} int8 dot products, 64x1 tile, AVX-512 VNNI on AMX-packed weights",
@@ -1265,8 +1333,10 @@ std::string QuantMatmul::kernel() const {
   }
   const bool two = data_->tokens == 1 ? qdot::tile2_for<1>(data_->kind, data_->isa) != nullptr
                                       : qdot::tile2_for<qdot::kTileTokens>(data_->kind, data_->isa) != nullptr;
+  // Q6_K's vector tiles are one row by one token (tile_q6_k_avx2), whatever the tokens.
+  const bool one_token = data_->tokens == 1 || (data_->kind == QuantKind::q6_k && data_->isa == qdot::Isa::avx2);
   return fmt::format("{} x {} int8 dot products, {}x{} tile, {}", weight_type(data_->kind), activation_type(data_->kind),
-                     two ? 2 : 1, data_->tokens == 1 ? 1 : qdot::kTileTokens, qdot::isa_name(data_->isa));
+                     two ? 2 : 1, one_token ? 1 : qdot::kTileTokens, qdot::isa_name(data_->isa));
 }
 
 std::span<const float> QuantMatmul::output() const { return data_->out; }

@@ -27,6 +27,17 @@ TEST(QuantMatmul, CountsFlopsAndNamesItsKernel) {
   EXPECT_TRUE(isa == "AMX" || isa == "AVX-512 VNNI" || isa == "AVX2" || isa == "scalar") << isa;
   const std::string q4k = QuantMatmul(QuantKind::q4_k, 8, 256, 8).kernel();  // no VNNI kernel of Q4_K
   EXPECT_EQ(q4k.find("VNNI"), std::string::npos) << q4k;
+  if (cpu_has_avx2()) {  // Q6_K: ggml's AVX2 dot product, one row by one token even in a prompt
+    EXPECT_EQ(QuantMatmul(QuantKind::q6_k, 8, 256, 8, QuantIsa::avx2).kernel(),
+              "Q6_K x Q8_K int8 dot products, 1x1 tile, AVX2");
+  }
+  if (isa == "AVX-512 VNNI") {  // two rows per prompt tile, one row for one token
+    EXPECT_EQ(QuantMatmul(QuantKind::q8_0, 8, 256, 8).kernel(), "Q8_0 x Q8_0 int8 dot products, 2x8 tile, AVX-512 VNNI");
+    EXPECT_EQ(QuantMatmul(QuantKind::q8_0, 8, 256, 1).kernel(), "Q8_0 x Q8_0 int8 dot products, 1x1 tile, AVX-512 VNNI");
+  }
+  // Threads share one token's rows in chunks of 64, as ggml_compute_forward_mul_mat does; a prompt's in slices.
+  EXPECT_EQ(QuantMatmul(QuantKind::q4_0, 8, 256, 1, QuantIsa::scalar).chunk_rows(), 64u);
+  EXPECT_EQ(QuantMatmul(QuantKind::q4_0, 8, 256, 8, QuantIsa::scalar).chunk_rows(), 0u);
   EXPECT_THROW(QuantMatmul(QuantKind::q8_0, 8, 100, 4), std::invalid_argument);  // k not a multiple of 256
   EXPECT_THROW(QuantMatmul(QuantKind::q8_0, 8, 256, 4), std::invalid_argument);  // tokens not 1 or a multiple of 8
 }
