@@ -123,7 +123,7 @@ template <class Matmul>
 double best_matmul_s(Matmul& mm, unsigned threads, unsigned repeats) {
   const std::uint64_t rows = mm.rows(), slice = (rows + threads - 1) / threads;
   std::uint64_t chunk = 0;
-  if constexpr (requires { mm.chunk_rows(); }) chunk = mm.chunk_rows();
+  if constexpr (requires { mm.chunk_rows(threads); }) chunk = mm.chunk_rows(threads);
   const std::uint64_t chunks = chunk == 0 ? 0 : (rows + chunk - 1) / chunk;
   if (chunks < 4ull * threads) chunk = 0;
   std::atomic<std::uint64_t> next{0};

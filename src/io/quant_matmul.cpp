@@ -65,6 +65,10 @@ static_assert(sizeof(BlockQ4_0) == 18 && sizeof(BlockQ8_0) == 34 && sizeof(Block
 constexpr std::uint64_t kTileTokens = 8;  // prompt tokens one unpacked weight block is multiplied with
 // A tile's tokens: kTileTokens for a matmul; 1 for a matrix-vector product (a decoded token, bench's GEMV).
 constexpr std::uint64_t kGemvChunkRows = 64;  // ggml_compute_forward_mul_mat's chunk_size where nr1 == 1
+constexpr std::uint64_t kR8Rows = 8;           // repacked Q4_0 (gemv_q4_0_r8): rows interleaved in one record,
+constexpr std::uint64_t kR8Record = 16 + 128;  // its bytes (8 fp16 scales, 8 x 16 bytes of nibbles),
+constexpr std::uint64_t kR8PromptRows = 16;    // the rows of one prompt call (two records)
+constexpr std::uint64_t kR8PromptTokens = 16;  // and its tokens
 
 enum class Isa { scalar, avx2, vnni512, amx };  // what a kernel runs with (kernel_isa, matmul_isa)
 
@@ -331,6 +335,190 @@ EDGEPLAN_QDOT_VNNI512 void tile2_q8_vnni512(const void* w0, const void* w1, cons
   const Weights* const rows[2] = {static_cast<const Weights*>(w0), static_cast<const Weights*>(w1)};
   float* const outs[2] = {out0, out1};
   rows_q8_vnni512<Weights, unpack, 2, T>(rows, static_cast<const BlockQ8_0*>(a), stride, nb, outs);
+}
+
+// Q4_0 as llama.cpp repacks it on x86 without AMX (the CPU_REPACK buffer: make_block_q4_0x8 of ggml-cpu/repack.cpp,
+// and gemv_q4_b32_8x8_q8_0_lut_avx / the AVX-512 path of gemm_q4_b32_8x8_q8_0_lut_avx in arch/x86/repack.cpp). A
+// record holds 8 rows x one block (block_q4_0x8, 144 bytes): the 8 fp16 scales, then 16 chunks of 8 bytes, chunk
+// i being bytes 8 x (i / 8).. of row i % 8, xor 0x88 so that a byte shuffle of a 16-entry table sign-extends each
+// nibble (low nibble of byte j: weight j; high: weight j + 16). A vector of 32 bytes thus holds 8 weights of 4 rows;
+// a blend of two such vectors, one with its 32-bit lanes swapped in pairs, puts 4 weights of each of the 8 rows in
+// its 8 lanes (rows in the order 0 4 1 5 2 6 3 7), whose dot product with 4 activation bytes broadcast is that
+// row's, so the 8 rows' sums sit in one vector with no horizontal sum, put in order once at the end. The int8
+// products are ggml's mul_sum_i8_pairs (|x| with y given x's sign, then vpdpbusd): one token takes the sign of the
+// weights on 256-bit vectors; a prompt runs 16 rows (two records side by side in 512-bit vectors) by 16 tokens,
+// each block's weights unpacked once for the 16, and takes the sign of the activations by mask (AVX-512 has no
+// vpsignb), as ggml's AVX-512 gemm does. This is edgeplan's own code of that data movement and arithmetic.
+
+EDGEPLAN_QDOT_VNNI512 __m256i sign_extend_table256() {
+  return _mm256_setr_epi8(0, 1, 2, 3, 4, 5, 6, 7, -8, -7, -6, -5, -4, -3, -2, -1, 0, 1, 2, 3, 4, 5, 6, 7, -8, -7, -6,
+                          -5, -4, -3, -2, -1);
+}
+
+// The 8 scales of a record as fp32 in the lanes' row order 0 4 1 5 2 6 3 7.
+EDGEPLAN_QDOT_VNNI512 __m256 r8_scales(const std::uint8_t* record) {
+  const __m128i order = _mm_set_epi8(15, 14, 7, 6, 13, 12, 5, 4, 11, 10, 3, 2, 9, 8, 1, 0);
+  return _mm256_cvtph_ps(_mm_shuffle_epi8(_mm_loadu_si128(reinterpret_cast<const __m128i*>(record)), order));
+}
+
+// The 8 unpacked weight vectors of a record's 32-byte quarter q (0..3) pair: x[0..3] the low nibbles of quarters
+// 0..3 (rows 0-3 weights 0-7, rows 4-7 weights 0-7, rows 0-3 weights 8-15, rows 4-7 weights 8-15), x[4..7] the
+// high nibbles (weights 16-31 likewise); 256 bits for one record, 512 for two side by side.
+EDGEPLAN_QDOT_VNNI512 void r8_unpack(const std::uint8_t* record, __m256i (&x)[8]) {
+  const __m256i table = sign_extend_table256(), low = _mm256_set1_epi8(0xF);
+  for (int q = 0; q < 4; ++q) {
+    const __m256i raw = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(record + 16 + 32 * q));
+    x[q] = _mm256_shuffle_epi8(table, _mm256_and_si256(raw, low));
+    x[4 + q] = _mm256_shuffle_epi8(table, _mm256_and_si256(_mm256_srli_epi16(raw, 4), low));
+  }
+}
+
+EDGEPLAN_QDOT_VNNI512 void r8_unpack(const std::uint8_t* r0, const std::uint8_t* r1, __m512i (&x)[8]) {
+  const __m512i table = _mm512_inserti64x4(_mm512_castsi256_si512(sign_extend_table256()), sign_extend_table256(), 1);
+  const __m512i low = _mm512_set1_epi8(0xF);
+  for (int q = 0; q < 4; ++q) {
+    const __m512i raw = _mm512_inserti64x4(
+        _mm512_castsi256_si512(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(r0 + 16 + 32 * q))),
+        _mm256_loadu_si256(reinterpret_cast<const __m256i*>(r1 + 16 + 32 * q)), 1);
+    x[q] = _mm512_shuffle_epi8(table, _mm512_and_si512(raw, low));
+    x[4 + q] = _mm512_shuffle_epi8(table, _mm512_and_si512(_mm512_srli_epi16(raw, 4), low));
+  }
+}
+
+// One token by the 8 rows of `nb` records from `w`: out[0..7].
+EDGEPLAN_QDOT_VNNI512 void gemv_q4_0_r8(const std::uint8_t* w, const BlockQ8_0* a, std::uint64_t nb, float* out) {
+  __m256 acc = _mm256_setzero_ps();
+  for (std::uint64_t b = 0; b < nb; ++b, w += kR8Record) {
+    __m256i x[8];
+    r8_unpack(w, x);
+    const __m256i half[2] = {_mm256_broadcastsi128_si256(_mm_loadu_si128(reinterpret_cast<const __m128i*>(a[b].qs))),
+                             _mm256_broadcastsi128_si256(_mm_loadu_si128(reinterpret_cast<const __m128i*>(a[b].qs + 16)))};
+    __m256i iacc = _mm256_setzero_si256();
+    for (int p = 0; p < 4; ++p) {  // weights 8p..8p+7: rows 0-3 in x[2p'], rows 4-7 in x[2p' + 1]
+      const __m256i r03 = x[p % 2 * 2 + p / 2 * 4], r47 = x[p % 2 * 2 + p / 2 * 4 + 1];
+      const __m256i w_lo = _mm256_blend_epi32(r03, _mm256_shuffle_epi32(r47, 177), 170);  // weights 8p..8p+3
+      const __m256i w_hi = _mm256_blend_epi32(_mm256_shuffle_epi32(r03, 177), r47, 170);  // 8p+4..8p+7
+      const __m256i y = half[p / 2];
+      const __m256i y_lo = p % 2 == 0 ? _mm256_shuffle_epi32(y, 0) : _mm256_shuffle_epi32(y, 170);
+      const __m256i y_hi = p % 2 == 0 ? _mm256_shuffle_epi32(y, 85) : _mm256_shuffle_epi32(y, 255);
+      iacc = _mm256_dpbusd_epi32(iacc, _mm256_sign_epi8(w_lo, w_lo), _mm256_sign_epi8(y_lo, w_lo));
+      iacc = _mm256_dpbusd_epi32(iacc, _mm256_sign_epi8(w_hi, w_hi), _mm256_sign_epi8(y_hi, w_hi));
+    }
+    acc = _mm256_fmadd_ps(_mm256_cvtepi32_ps(iacc), _mm256_mul_ps(r8_scales(w), _mm256_set1_ps(_cvtsh_ss(a[b].d))), acc);
+  }
+  _mm256_storeu_ps(out, _mm256_permutevar8x32_ps(acc, _mm256_setr_epi32(0, 2, 4, 6, 1, 3, 5, 7)));
+}
+
+// kR8PromptTokens tokens (activation rows `stride` blocks apart) by the 16 rows of the records at w0 and w1 (w1 ==
+// w0: 8 rows only); token t's sums go to out + t x ldc.
+EDGEPLAN_QDOT_VNNI512 void gemm_q4_0_r8(const std::uint8_t* w0, const std::uint8_t* w1, const BlockQ8_0* a,
+                                        std::uint64_t stride, std::uint64_t nb, float* out, std::uint64_t ldc) {
+  const __m512i zero = _mm512_setzero_si512();
+  __m512 acc[kR8PromptTokens];
+  for (__m512& v : acc) v = _mm512_setzero_ps();
+  for (std::uint64_t b = 0; b < nb; ++b) {
+    const std::uint8_t* r0 = w0 + b * kR8Record;
+    const std::uint8_t* r1 = w1 + b * kR8Record;
+    __m512i x[8], wq[8];
+    r8_unpack(r0, r1, x);
+    for (int p = 0; p < 4; ++p) {  // the 16 rows' weights 4k..4k+3 in wq[k], rows 0 4 1 5 2 6 3 7, then 8 12 ...
+      const __m512i r03 = x[p % 2 * 2 + p / 2 * 4], r47 = x[p % 2 * 2 + p / 2 * 4 + 1];
+      wq[2 * p] = _mm512_mask_blend_epi32(0xAAAA, r03, _mm512_shuffle_epi32(r47, _MM_PERM_CDAB));
+      wq[2 * p + 1] = _mm512_mask_blend_epi32(0xAAAA, _mm512_shuffle_epi32(r03, _MM_PERM_CDAB), r47);
+    }
+    const __m512 scales = _mm512_castpd_ps(_mm512_insertf64x4(_mm512_castpd256_pd512(_mm256_castps_pd(r8_scales(r0))),
+                                                              _mm256_castps_pd(r8_scales(r1)), 1));
+    for (std::uint64_t t = 0; t < kR8PromptTokens; ++t) {
+      const BlockQ8_0& y = a[t * stride + b];
+      __m512i iacc = _mm512_setzero_si512();
+      for (int k = 0; k < 8; ++k) {
+        std::int32_t quad;
+        std::memcpy(&quad, y.qs + 4 * k, sizeof quad);
+        const __m512i q = _mm512_set1_epi32(quad);
+        const __m512i signed_w = _mm512_mask_sub_epi8(wq[k], _mm512_movepi8_mask(q), zero, wq[k]);
+        iacc = _mm512_dpbusd_epi32(iacc, _mm512_abs_epi8(q), signed_w);
+      }
+      acc[t] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(iacc), _mm512_mul_ps(scales, _mm512_set1_ps(_cvtsh_ss(y.d))), acc[t]);
+    }
+  }
+  const __m512i order = _mm512_setr_epi32(0, 2, 4, 6, 1, 3, 5, 7, 8, 10, 12, 14, 9, 11, 13, 15);
+  const __mmask16 rows = w1 == w0 ? 0x00FF : 0xFFFF;
+  for (std::uint64_t t = 0; t < kR8PromptTokens; ++t) {
+    _mm512_mask_storeu_ps(out + t * ldc, rows, _mm512_permutexvar_ps(order, acc[t]));
+  }
+}
+
+// Q4_K for one token as llama.cpp repacks and runs it on x86 without AMX (make_block_q4_Kx8 with an interleave of 8,
+// ggml_gemv_q4_K_8x8_q8_K's AVX2 code): a record of 8 rows x 256 weights (1152 bytes, block_q4_Kx8) holds the 8
+// rows' d and dmin, for each of the 8 sub-blocks the 8 rows' 6-bit scales and mins packed in 12 bytes as a Q4_K
+// block packs its own (get_scale_min), then the nibbles interleaved 8 bytes at a time as Q4_0's records. Per pair
+// of sub-blocks: the 8 rows' scales and mins unpacked from their 12 bytes each (the kmask shifts), the nibbles
+// (unsigned) by the activations with _mm256_maddubs_epi16, 8 products summed in int16, weighted by the rows'
+// scales with _mm256_madd_epi16, and the mins taken out through the activations' sums per 32.
+constexpr std::uint64_t kR8KRecord = 16 + 16 + 96 + 1024;
+
+// The 8 rows' scales (bytes 0..7) and mins (8..15) of sub-block j from its 12 packed bytes.
+__m128i r8k_scales_mins(const std::uint8_t* packed) {
+  constexpr std::uint32_t kmask1 = 0x3f3f3f3f, kmask2 = 0x0f0f0f0f, kmask3 = 0x03030303;
+  std::uint32_t u[4];
+  std::memcpy(u, packed, 12);
+  u[3] = ((u[2] >> 4) & kmask2) | (((u[1] >> 6) & kmask3) << 4);
+  const std::uint32_t mins_low = u[1] & kmask1;
+  u[1] = (u[2] & kmask2) | (((u[0] >> 6) & kmask3) << 4);
+  u[2] = mins_low;
+  u[0] &= kmask1;
+  return _mm_set_epi32(static_cast<int>(u[3]), static_cast<int>(u[2]), static_cast<int>(u[1]), static_cast<int>(u[0]));
+}
+
+// One token by the 8 rows of `nb` Q4_K records from `w`: out[0..7].
+EDGEPLAN_QDOT_AVX2 void gemv_q4_k_r8(const std::uint8_t* w, const BlockQ8K* a, std::uint64_t nb, float* out) {
+  const __m256i low = _mm256_set1_epi8(0xF);
+  const __m128i lane_order = _mm_set_epi8(15, 14, 7, 6, 13, 12, 5, 4, 11, 10, 3, 2, 9, 8, 1, 0);  // rows 0 4 1 5 ..
+  const __m128i scale_pairs = _mm_set_epi8(7, 7, 3, 3, 6, 6, 2, 2, 5, 5, 1, 1, 4, 4, 0, 0);
+  __m256 acc = _mm256_setzero_ps(), acc_min = _mm256_setzero_ps();
+  for (std::uint64_t b = 0; b < nb; ++b, w += kR8KRecord) {
+    const __m256 dy = _mm256_set1_ps(a[b].d);
+    const __m256 d = _mm256_cvtph_ps(_mm_shuffle_epi8(_mm_loadu_si128(reinterpret_cast<const __m128i*>(w)), lane_order));
+    const __m256 dmin = _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(w + 16)));
+    const __m256i bsums = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(a[b].bsums));
+    const __m128i sums32 = _mm_hadd_epi16(_mm256_castsi256_si128(bsums), _mm256_extracti128_si256(bsums, 1));
+    __m256i sums = _mm256_broadcastsi128_si256(sums32);  // the activations' sums per 32, two sub-blocks a lane
+    __m256i iacc = _mm256_setzero_si256(), iacc_min = _mm256_setzero_si256();
+    for (int sb = 0; sb < 4; ++sb) {  // sub-blocks 2sb (low nibbles) and 2sb + 1 (high)
+      const __m128i sm[2] = {r8k_scales_mins(w + 32 + 24 * sb), r8k_scales_mins(w + 32 + 24 * sb + 12)};
+      const std::uint8_t* q = w + 128 + 256 * sb;
+      __m256i x[2][8];
+      for (int v = 0; v < 8; ++v) {
+        const __m256i raw = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(q + 32 * v));
+        x[0][v] = _mm256_and_si256(raw, low);
+        x[1][v] = _mm256_and_si256(_mm256_srli_epi16(raw, 4), low);
+      }
+      for (int h = 0; h < 2; ++h) {
+        const std::int8_t* y = a[b].qs + 64 * sb + 32 * h;
+        const __m256i half[2] = {
+            _mm256_broadcastsi128_si256(_mm_loadu_si128(reinterpret_cast<const __m128i*>(y))),
+            _mm256_broadcastsi128_si256(_mm_loadu_si128(reinterpret_cast<const __m128i*>(y + 16)))};
+        __m256i pairs = _mm256_setzero_si256();
+        for (int p = 0; p < 4; ++p) {  // weights 8p..8p+7 of the sub-block: rows 0-3 in x[h][2p], 4-7 in x[h][2p + 1]
+          const __m256i r03 = x[h][2 * p], r47 = x[h][2 * p + 1];
+          const __m256i w_lo = _mm256_blend_epi32(r03, _mm256_shuffle_epi32(r47, 177), 170);
+          const __m256i w_hi = _mm256_blend_epi32(_mm256_shuffle_epi32(r03, 177), r47, 170);
+          const __m256i y_lo = p % 2 == 0 ? _mm256_shuffle_epi32(half[p / 2], 0) : _mm256_shuffle_epi32(half[p / 2], 170);
+          const __m256i y_hi = p % 2 == 0 ? _mm256_shuffle_epi32(half[p / 2], 85) : _mm256_shuffle_epi32(half[p / 2], 255);
+          pairs = _mm256_add_epi16(pairs, _mm256_maddubs_epi16(w_lo, y_lo));
+          pairs = _mm256_add_epi16(pairs, _mm256_maddubs_epi16(w_hi, y_hi));
+        }
+        iacc = _mm256_add_epi32(iacc, _mm256_madd_epi16(pairs, _mm256_cvtepu8_epi16(_mm_shuffle_epi8(sm[h], scale_pairs))));
+      }
+      const __m256i mins = _mm256_cvtepu8_epi16(_mm_unpacklo_epi8(_mm_shuffle_epi32(sm[0], 78), _mm_shuffle_epi32(sm[1], 78)));
+      iacc_min = _mm256_add_epi32(iacc_min, _mm256_madd_epi16(_mm256_shuffle_epi32(sums, 0), mins));
+      sums = _mm256_bsrli_epi128(sums, 4);
+    }
+    acc = _mm256_fmadd_ps(_mm256_cvtepi32_ps(iacc), _mm256_mul_ps(d, dy), acc);
+    acc_min = _mm256_fmadd_ps(_mm256_cvtepi32_ps(iacc_min), _mm256_mul_ps(dmin, dy), acc_min);
+  }
+  const __m256 rows = _mm256_permutevar8x32_ps(acc, _mm256_setr_epi32(0, 2, 4, 6, 1, 3, 5, 7));
+  _mm256_storeu_ps(out, _mm256_sub_ps(rows, acc_min));
 }
 
 // Q4_K: the nibbles are unsigned (0..15), so _mm256_maddubs_epi16 takes them as they are; each sub-block's pair
@@ -1024,7 +1212,8 @@ struct QuantMatmul::Data {
   kernel_parts::AlignedVector<qdot::BlockQ6K> q6_k;
   kernel_parts::AlignedVector<qdot::BlockQ8K> act_k, work_k;
   kernel_parts::AlignedVector<float> act_f32;  // the activations before quantization, tokens x k
-  kernel_parts::AlignedVector<std::uint8_t> packed;  // isa amx: the weights in 16-row records (pack_amx)
+  kernel_parts::AlignedVector<std::uint8_t> packed;  // isa amx: the weights in 16-row records (pack_amx); r8: in
+  bool r8 = false;                                    // 8-row records (pack_r8: Q4_0 repacked as llama.cpp does)
   kernel_parts::AlignedVector<float> out;
 };
 
@@ -1062,6 +1251,86 @@ void requantize_share(QuantMatmul::Data& d, std::uint64_t row_begin, std::uint64
   const void* kept = y8 ? static_cast<const void*>(y8) : static_cast<const void*>(yk);
   __asm__ volatile("" : : "r"(kept) : "memory");
 }
+
+#if EDGEPLAN_QDOT_X86
+// Whether d's weights are repacked into 8-row records as llama.cpp's CPU_REPACK buffer holds them on x86 without
+// AMX (ggml_repack_get_optimal_repack_type: rows a multiple of 8): Q4_0 on the AVX-512 VNNI kernels, one token or a
+// multiple of 16 (AVX2-only hosts run the plain tiles: their repacked kernels are not built here); Q4_K for one
+// token (a prompt runs the plain tiles: the repacked GEMM is not built here).
+bool repacks_r8(const QuantMatmul::Data& d) {
+  if (d.rows % kR8Rows != 0) return false;
+  if (d.kind == QuantKind::q4_0) return d.isa == Isa::vnni512 && (d.tokens == 1 || d.tokens % kR8PromptTokens == 0);
+  return d.kind == QuantKind::q4_k && d.isa == Isa::avx2 && d.tokens == 1;
+}
+
+std::uint64_t r8_record_bytes(QuantKind kind) { return kind == QuantKind::q4_k ? kR8KRecord : kR8Record; }
+
+// Q4_K's scales and mins of sub-block j of 8 rows into 12 bytes, as a Q4_K block packs its 8 sub-blocks' (rows 0-3:
+// the 6 bits, with rows 4-7's top 2 bits above them; rows 4-7's low 4 bits of scale and min in bytes 8-11).
+void pack_scales_mins(const BlockQ4K* const (&rows)[kR8Rows], int j, std::uint8_t* out) {
+  int sc[kR8Rows], mn[kR8Rows];
+  for (std::uint64_t r = 0; r < kR8Rows; ++r) scale_min(j, rows[r]->scales, sc[r], mn[r]);
+  for (int r = 0; r < 4; ++r) {
+    out[r] = static_cast<std::uint8_t>(sc[r] | (sc[r + 4] & 48) << 2);
+    out[4 + r] = static_cast<std::uint8_t>(mn[r] | (mn[r + 4] & 48) << 2);
+    out[8 + r] = static_cast<std::uint8_t>((sc[r + 4] & 15) | (mn[r + 4] & 15) << 4);
+  }
+}
+
+// The weights into 8-row records, row group g's block b at (g x blocks + b) x record bytes: the scales first (Q4_K:
+// d, dmin, then 12 bytes of scales and mins per sub-block), then byte j of row r's nibbles in chunk 8 x (j / 8) + r
+// (make_block_q4_0x8 and make_block_q4_Kx8 with an interleave of 8; Q4_0's nibbles xor 0x88).
+void pack_r8(QuantMatmul::Data& d) {
+  const std::uint64_t nb = d.weight_blocks, record_bytes = r8_record_bytes(d.kind);
+  d.packed.assign(d.rows / kR8Rows * nb * record_bytes, 0);
+  for (std::uint64_t g = 0; g < d.rows / kR8Rows; ++g) {
+    for (std::uint64_t b = 0; b < nb; ++b) {
+      std::uint8_t* record = d.packed.data() + (g * nb + b) * record_bytes;
+      if (d.kind == QuantKind::q4_0) {
+        for (std::uint64_t r = 0; r < kR8Rows; ++r) {
+          const BlockQ4_0& w = d.q4_0[(g * kR8Rows + r) * nb + b];
+          std::memcpy(record + 2 * r, &w.d, 2);
+          for (int j = 0; j < 16; ++j) record[16 + j / 8 * 64 + 8 * r + j % 8] = w.qs[j] ^ 0x88;
+        }
+        continue;
+      }
+      const BlockQ4K* rows[kR8Rows];
+      for (std::uint64_t r = 0; r < kR8Rows; ++r) {
+        rows[r] = &d.q4_k[(g * kR8Rows + r) * nb + b];
+        std::memcpy(record + 2 * r, &rows[r]->d, 2);
+        std::memcpy(record + 16 + 2 * r, &rows[r]->dmin, 2);
+        for (int j = 0; j < 128; ++j) record[128 + j / 8 * 64 + 8 * r + j % 8] = rows[r]->qs[j];
+      }
+      for (int j = 0; j < 8; ++j) pack_scales_mins(rows, j, record + 32 + 12 * j);
+    }
+  }
+  d.r8 = true;
+}
+
+// The 8-row groups of `d` that start in [row_begin, row_end), through the repacked kernels: one token a group at a
+// time, a prompt two groups (the last alone where the range holds an odd number) by 16 tokens.
+void run_r8(QuantMatmul::Data& d, std::uint64_t row_begin, std::uint64_t row_end) {
+  const std::uint64_t nb = d.weight_blocks, end = std::min(row_end, d.rows), record_bytes = r8_record_bytes(d.kind);
+  auto record = [&](std::uint64_t r) { return d.packed.data() + r / kR8Rows * nb * record_bytes; };
+  for (std::uint64_t r = (row_begin + kR8Rows - 1) / kR8Rows * kR8Rows; r < end;) {
+    if (d.tokens == 1) {
+      if (d.kind == QuantKind::q4_k) {
+        gemv_q4_k_r8(record(r), d.act_k.data(), nb, d.out.data() + r);
+      } else {
+        gemv_q4_0_r8(record(r), d.act8.data(), nb, d.out.data() + r);
+      }
+      r += kR8Rows;
+      continue;
+    }
+    const bool two = r + kR8Rows < end;
+    for (std::uint64_t t = 0; t < d.tokens; t += kR8PromptTokens) {
+      gemm_q4_0_r8(record(r), record(two ? r + kR8Rows : r), d.act8.data() + t * nb, nb, nb,
+                   d.out.data() + t * d.rows + r, d.rows);
+    }
+    r += two ? kR8PromptRows : kR8Rows;
+  }
+}
+#endif
 
 // The weights into AMX records, 16 rows x one block each, row group g's block b at (g x blocks + b) x record
 // bytes (PACKED_INDEX of mmq.cpp).
@@ -1196,6 +1465,9 @@ QuantMatmul::QuantMatmul(QuantKind kind, std::uint64_t rows, std::uint64_t k, st
   qdot::quantize_activations(d, d.act_f32.data(), tokens, d.act8.data(), d.act_k.data());
   d.out.assign(tokens * rows, 0.0f);
   if (d.isa == qdot::Isa::amx) qdot::pack_amx(d);
+#if EDGEPLAN_QDOT_X86
+  if (qdot::repacks_r8(d)) qdot::pack_r8(d);
+#endif
 }
 
 QuantMatmul::~QuantMatmul() = default;
@@ -1304,6 +1576,10 @@ void QuantMatmul::run(std::uint64_t row_begin, std::uint64_t row_end) {
     data_->tokens == 1 ? qdot::run_amx_gemv(*data_, row_begin, row_end) : qdot::run_amx(*data_, row_begin, row_end);
     return;
   }
+  if (data_->r8) {
+    qdot::run_r8(*data_, row_begin, row_end);
+    return;
+  }
 #endif
   if (data_->tokens == 1) {
     qdot::run_tiles<1>(*data_, row_begin, row_end);
@@ -1318,8 +1594,13 @@ double QuantMatmul::flops() const {
 
 std::uint64_t QuantMatmul::rows() const { return data_->rows; }
 
-std::uint64_t QuantMatmul::chunk_rows() const {
-  return data_->tokens == 1 && data_->isa != qdot::Isa::amx ? qdot::kGemvChunkRows : 0;
+std::uint64_t QuantMatmul::chunk_rows(unsigned threads) const {
+  const Data& d = *data_;
+  if (d.r8) {  // repack.cpp's forward_mul_mat: 4 chunks a thread, on 8-row boundaries
+    const std::uint64_t chunk = (d.rows + 4ull * threads - 1) / (4ull * threads);
+    return std::max<std::uint64_t>(qdot::kR8Rows, (chunk + qdot::kR8Rows - 1) / qdot::kR8Rows * qdot::kR8Rows);
+  }
+  return d.tokens == 1 && d.isa != qdot::Isa::amx ? qdot::kGemvChunkRows : 0;
 }
 
 std::string QuantMatmul::kernel() const {
@@ -1330,6 +1611,10 @@ std::string QuantMatmul::kernel() const {
   if (data_->isa == qdot::Isa::amx) {
     return fmt::format("{} x {} int8 dot products, {}x{} tile, AMX", weight_type(data_->kind),
                        activation_type(data_->kind), qdot::kAmxBlock, qdot::kAmxBlock);
+  }
+  if (data_->r8) {
+    return fmt::format("{} x {} int8 dot products, {} tile on 8-row interleaved weights, {}", weight_type(data_->kind),
+                       activation_type(data_->kind), data_->tokens == 1 ? "8x1" : "16x16", qdot::isa_name(data_->isa));
   }
   const bool two = data_->tokens == 1 ? qdot::tile2_for<1>(data_->kind, data_->isa) != nullptr
                                       : qdot::tile2_for<qdot::kTileTokens>(data_->kind, data_->isa) != nullptr;

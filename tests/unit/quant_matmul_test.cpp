@@ -36,8 +36,8 @@ TEST(QuantMatmul, CountsFlopsAndNamesItsKernel) {
     EXPECT_EQ(QuantMatmul(QuantKind::q8_0, 8, 256, 1).kernel(), "Q8_0 x Q8_0 int8 dot products, 1x1 tile, AVX-512 VNNI");
   }
   // Threads share one token's rows in chunks of 64, as ggml_compute_forward_mul_mat does; a prompt's in slices.
-  EXPECT_EQ(QuantMatmul(QuantKind::q4_0, 8, 256, 1, QuantIsa::scalar).chunk_rows(), 64u);
-  EXPECT_EQ(QuantMatmul(QuantKind::q4_0, 8, 256, 8, QuantIsa::scalar).chunk_rows(), 0u);
+  EXPECT_EQ(QuantMatmul(QuantKind::q4_0, 8, 256, 1, QuantIsa::scalar).chunk_rows(2), 64u);
+  EXPECT_EQ(QuantMatmul(QuantKind::q4_0, 8, 256, 8, QuantIsa::scalar).chunk_rows(2), 0u);
   EXPECT_THROW(QuantMatmul(QuantKind::q8_0, 8, 100, 4), std::invalid_argument);  // k not a multiple of 256
   EXPECT_THROW(QuantMatmul(QuantKind::q8_0, 8, 256, 4), std::invalid_argument);  // tokens not 1 or a multiple of 8
 }
@@ -138,6 +138,38 @@ TEST(QuantMatmul, OneTokenOnAmxPackedWeightsAgreesWithThePortableLoop) {
     ASSERT_EQ(packed.output().size(), 96u);
     expect_same_products(scalar, packed, 40);
   }
+}
+
+// Q4_0 repacked into 8-row records as llama.cpp's CPU_REPACK buffer holds it (AVX-512 VNNI hosts without AMX): a
+// prompt of 16 tokens and one token over 40 rows (five groups: the first slice ends inside the third, which runs
+// alone, 8 rows by 16 tokens) give the portable loop's products; 36 rows (not a multiple of 8) are not repacked,
+// as llama.cpp repacks only whole groups, nor 8 tokens (the prompt kernel takes 16). Elsewhere the test says it
+// skipped.
+TEST(QuantMatmul, RepackedQ4_0AgreesWithThePortableLoop) {
+  for (std::uint64_t tokens : {16u, 1u}) {
+    QuantMatmul scalar(QuantKind::q4_0, 40, 1024, tokens, QuantIsa::scalar), r8(QuantKind::q4_0, 40, 1024, tokens);
+    if (r8.kernel().find("interleaved") == std::string::npos) GTEST_SKIP() << "no repacked Q4_0 here: " << r8.kernel();
+    EXPECT_EQ(r8.kernel(), tokens == 1
+                               ? "Q4_0 x Q8_0 int8 dot products, 8x1 tile on 8-row interleaved weights, AVX-512 VNNI"
+                               : "Q4_0 x Q8_0 int8 dot products, 16x16 tile on 8-row interleaved weights, AVX-512 VNNI");
+    EXPECT_EQ(r8.chunk_rows(2), 8u);  // 40 rows in 4 chunks a thread, on 8-row boundaries
+    expect_same_products(scalar, r8, 20);
+  }
+  EXPECT_EQ(QuantMatmul(QuantKind::q4_0, 36, 1024, 16).kernel().find("interleaved"), std::string::npos);
+  EXPECT_EQ(QuantMatmul(QuantKind::q4_0, 40, 1024, 8).kernel().find("interleaved"), std::string::npos);
+  EXPECT_EQ(QuantMatmul(QuantKind::q4_0, 2816, 1024, 1).chunk_rows(2) % 8, 0u);
+}
+
+// Q4_K for one token repacked into 8-row records as llama.cpp's CPU_REPACK buffer holds it (x86 with AVX2, no AMX;
+// ggml_gemv_q4_K_8x8_q8_K): 40 rows, sliced inside the third group, give the portable loop's products; a prompt runs
+// the plain tiles. Elsewhere the test says it skipped.
+TEST(QuantMatmul, RepackedQ4_KOneTokenAgreesWithThePortableLoop) {
+  QuantMatmul scalar(QuantKind::q4_k, 40, 1024, 1, QuantIsa::scalar), r8(QuantKind::q4_k, 40, 1024, 1);
+  if (r8.kernel().find("interleaved") == std::string::npos) GTEST_SKIP() << "no repacked Q4_K here: " << r8.kernel();
+  EXPECT_EQ(r8.kernel(), "Q4_K x Q8_K int8 dot products, 8x1 tile on 8-row interleaved weights, AVX2");
+  expect_same_products(scalar, r8, 20);
+  EXPECT_EQ(QuantMatmul(QuantKind::q4_k, 40, 1024, 8).kernel().find("interleaved"), std::string::npos);
+  EXPECT_EQ(r8.chunk_rows(2), 8u);
 }
 
 // The operands are fixed: the first product of each kind is always the same.

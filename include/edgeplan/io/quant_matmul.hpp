@@ -73,10 +73,11 @@ class QuantMatmul {
   void run(std::uint64_t row_begin, std::uint64_t row_end);
   [[nodiscard]] double flops() const;                 // 2 x rows x k x tokens
   [[nodiscard]] std::uint64_t rows() const;
-  // How threads share the rows as llama.cpp shares them: for one token off AMX, chunks of this many rows, the first
-  // by thread index and the rest from a shared counter (ggml_compute_forward_mul_mat's chunk_size of 64 for one
-  // column, ggml-cpu.c); 0 elsewhere: one contiguous slice per thread (the AMX and repacked GEMMs split so).
-  [[nodiscard]] std::uint64_t chunk_rows() const;
+  // How `threads` threads share the rows as llama.cpp shares them: chunks of this many rows, the first by thread
+  // index and the rest from a shared counter: for one token off AMX, 64 (ggml_compute_forward_mul_mat's chunk_size
+  // for one column, ggml-cpu.c); for repacked Q4_0, a quarter of a thread's rows on 8-row boundaries (repack.cpp's
+  // forward_mul_mat); 0 elsewhere: one contiguous slice per thread.
+  [[nodiscard]] std::uint64_t chunk_rows(unsigned threads) const;
   [[nodiscard]] std::string kernel() const;  // "Q4_0 x Q8_0 int8 dot products, 2x8 tile, AVX-512 VNNI"
   [[nodiscard]] std::span<const float> output() const;  // tokens x rows, row-major by token
 
