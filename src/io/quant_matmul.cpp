@@ -70,7 +70,7 @@ constexpr std::uint64_t kR8Record = 16 + 128;  // its bytes (8 fp16 scales, 8 x 
 constexpr std::uint64_t kR8PromptRows = 16;    // the rows of one prompt call (two records)
 constexpr std::uint64_t kR8PromptTokens = 16;  // and its tokens
 
-enum class Isa { scalar, avx2, vnni512, amx };  // what a kernel runs with (kernel_isa, matmul_isa)
+enum class Isa { scalar, avx2, avx512, vnni512, amx };  // what a kernel runs with (kernel_isa, matmul_isa)
 
 // The K-quants: blocks of 256 weights, activations in Q8_K.
 constexpr bool k_quant(QuantKind kind) { return kind == QuantKind::q4_k || kind == QuantKind::q6_k; }
@@ -361,6 +361,14 @@ EDGEPLAN_QDOT_VNNI512 __m256 r8_scales(const std::uint8_t* record) {
   return _mm256_cvtph_ps(_mm_shuffle_epi8(_mm_loadu_si128(reinterpret_cast<const __m128i*>(record)), order));
 }
 
+// Two 256-bit halves as one 512-bit vector: the 8 rows of two records side by side.
+EDGEPLAN_QDOT_VNNI512 __m512i join(__m256i lo, __m256i hi) {
+  return _mm512_inserti64x4(_mm512_castsi256_si512(lo), hi, 1);
+}
+EDGEPLAN_QDOT_VNNI512 __m512 join(__m256 lo, __m256 hi) {
+  return _mm512_castpd_ps(_mm512_insertf64x4(_mm512_castpd256_pd512(_mm256_castps_pd(lo)), _mm256_castps_pd(hi), 1));
+}
+
 // The 8 unpacked weight vectors of a record's 32-byte quarter q (0..3) pair: x[0..3] the low nibbles of quarters
 // 0..3 (rows 0-3 weights 0-7, rows 4-7 weights 0-7, rows 0-3 weights 8-15, rows 4-7 weights 8-15), x[4..7] the
 // high nibbles (weights 16-31 likewise); 256 bits for one record, 512 for two side by side.
@@ -374,12 +382,11 @@ EDGEPLAN_QDOT_VNNI512 void r8_unpack(const std::uint8_t* record, __m256i (&x)[8]
 }
 
 EDGEPLAN_QDOT_VNNI512 void r8_unpack(const std::uint8_t* r0, const std::uint8_t* r1, __m512i (&x)[8]) {
-  const __m512i table = _mm512_inserti64x4(_mm512_castsi256_si512(sign_extend_table256()), sign_extend_table256(), 1);
+  const __m512i table = join(sign_extend_table256(), sign_extend_table256());
   const __m512i low = _mm512_set1_epi8(0xF);
   for (int q = 0; q < 4; ++q) {
-    const __m512i raw = _mm512_inserti64x4(
-        _mm512_castsi256_si512(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(r0 + 16 + 32 * q))),
-        _mm256_loadu_si256(reinterpret_cast<const __m256i*>(r1 + 16 + 32 * q)), 1);
+    const __m512i raw = join(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(r0 + 16 + 32 * q)),
+                             _mm256_loadu_si256(reinterpret_cast<const __m256i*>(r1 + 16 + 32 * q)));
     x[q] = _mm512_shuffle_epi8(table, _mm512_and_si512(raw, low));
     x[4 + q] = _mm512_shuffle_epi8(table, _mm512_and_si512(_mm512_srli_epi16(raw, 4), low));
   }
@@ -426,8 +433,7 @@ EDGEPLAN_QDOT_VNNI512 void gemm_q4_0_r8(const std::uint8_t* w0, const std::uint8
       wq[2 * p] = _mm512_mask_blend_epi32(0xAAAA, r03, _mm512_shuffle_epi32(r47, _MM_PERM_CDAB));
       wq[2 * p + 1] = _mm512_mask_blend_epi32(0xAAAA, _mm512_shuffle_epi32(r03, _MM_PERM_CDAB), r47);
     }
-    const __m512 scales = _mm512_castpd_ps(_mm512_insertf64x4(_mm512_castpd256_pd512(_mm256_castps_pd(r8_scales(r0))),
-                                                              _mm256_castps_pd(r8_scales(r1)), 1));
+    const __m512 scales = join(r8_scales(r0), r8_scales(r1));
     for (std::uint64_t t = 0; t < kR8PromptTokens; ++t) {
       const BlockQ8_0& y = a[t * stride + b];
       __m512i iacc = _mm512_setzero_si512();
@@ -519,6 +525,85 @@ EDGEPLAN_QDOT_AVX2 void gemv_q4_k_r8(const std::uint8_t* w, const BlockQ8K* a, s
   }
   const __m256 rows = _mm256_permutevar8x32_ps(acc, _mm256_setr_epi32(0, 2, 4, 6, 1, 3, 5, 7));
   _mm256_storeu_ps(out, _mm256_sub_ps(rows, acc_min));
+}
+
+// A prompt of Q4_K on repacked records, as llama.cpp's AVX-512 GEMM of them (the AVX-512 path of
+// ggml_gemm_q4_K_8x8_q8_K; _mm512_maddubs_epi16, no VNNI): 16 rows (two records side by side) by kTileTokens
+// tokens a call, each pair of sub-blocks' 16 weight vectors unpacked once for the tokens, each token's 8 products
+// of a sub-block summed in int16 and weighted by the rows' scales, the mins taken out through the activations'
+// sums per 32 (the 8 rows of a record in lane order 0 4 1 5 2 6 3 7 for the sums, in order for the mins).
+EDGEPLAN_QDOT_VNNI512 void gemm_q4_k_r8(const std::uint8_t* w0, const std::uint8_t* w1, const BlockQ8K* a,
+                                        std::uint64_t stride, std::uint64_t nb, float* out, std::uint64_t ldc) {
+  const __m512i low = _mm512_set1_epi8(0xF);
+  const __m128i lane_order = _mm_set_epi8(15, 14, 7, 6, 13, 12, 5, 4, 11, 10, 3, 2, 9, 8, 1, 0);
+  const __m128i scale_pairs = _mm_set_epi8(7, 7, 3, 3, 6, 6, 2, 2, 5, 5, 1, 1, 4, 4, 0, 0);
+  __m512 acc[kTileTokens], acc_min[kTileTokens];
+  for (std::uint64_t t = 0; t < kTileTokens; ++t) acc[t] = acc_min[t] = _mm512_setzero_ps();
+  for (std::uint64_t b = 0; b < nb; ++b) {
+    const std::uint8_t* const rec[2] = {w0 + b * kR8KRecord, w1 + b * kR8KRecord};
+    const __m512 d = join(
+        _mm256_cvtph_ps(_mm_shuffle_epi8(_mm_loadu_si128(reinterpret_cast<const __m128i*>(rec[0])), lane_order)),
+        _mm256_cvtph_ps(_mm_shuffle_epi8(_mm_loadu_si128(reinterpret_cast<const __m128i*>(rec[1])), lane_order)));
+    const __m512 dmin = join(_mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(rec[0] + 16))),
+                                _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(rec[1] + 16))));
+    for (int sb = 0; sb < 4; ++sb) {  // sub-blocks 2sb (low nibbles) and 2sb + 1 (high)
+      __m128i sm[2][2];
+      for (int r = 0; r < 2; ++r) {
+        for (int h = 0; h < 2; ++h) sm[r][h] = r8k_scales_mins(rec[r] + 32 + 24 * sb + 12 * h);
+      }
+      __m512i scale[2];
+      for (int h = 0; h < 2; ++h) {
+        scale[h] = join(_mm256_cvtepu8_epi16(_mm_shuffle_epi8(sm[0][h], scale_pairs)),
+                        _mm256_cvtepu8_epi16(_mm_shuffle_epi8(sm[1][h], scale_pairs)));
+      }
+      const __m512i mins =
+          join(_mm256_cvtepu8_epi16(_mm_unpacklo_epi8(_mm_shuffle_epi32(sm[0][0], 78), _mm_shuffle_epi32(sm[0][1], 78))),
+               _mm256_cvtepu8_epi16(_mm_unpacklo_epi8(_mm_shuffle_epi32(sm[1][0], 78), _mm_shuffle_epi32(sm[1][1], 78))));
+      __m512i x[2][8], wq[2][8];
+      for (int v = 0; v < 8; ++v) {
+        const __m512i raw = join(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(rec[0] + 128 + 256 * sb + 32 * v)),
+                                 _mm256_loadu_si256(reinterpret_cast<const __m256i*>(rec[1] + 128 + 256 * sb + 32 * v)));
+        x[0][v] = _mm512_and_si512(raw, low);
+        x[1][v] = _mm512_and_si512(_mm512_srli_epi16(raw, 4), low);
+      }
+      for (int h = 0; h < 2; ++h) {  // wq[h][k]: weights 4k..4k+3 of sub-block 2sb + h, one row per lane
+        for (int p = 0; p < 4; ++p) {
+          wq[h][2 * p] = _mm512_mask_blend_epi32(0xAAAA, x[h][2 * p], _mm512_shuffle_epi32(x[h][2 * p + 1], _MM_PERM_CDAB));
+          wq[h][2 * p + 1] =
+              _mm512_mask_blend_epi32(0xAAAA, _mm512_shuffle_epi32(x[h][2 * p], _MM_PERM_CDAB), x[h][2 * p + 1]);
+        }
+      }
+      for (std::uint64_t t = 0; t < kTileTokens; ++t) {
+        const BlockQ8K& y = a[t * stride + b];
+        __m512i iacc = _mm512_setzero_si512();
+        for (int h = 0; h < 2; ++h) {
+          __m512i pairs = _mm512_setzero_si512();
+          for (int half = 0; half < 2; ++half) {  // 16 activations broadcast, 4 at a time shuffled out of them
+            const __m512i q = _mm512_broadcast_i32x4(
+                _mm_loadu_si128(reinterpret_cast<const __m128i*>(y.qs + 64 * sb + 32 * h + 16 * half)));
+            const __m512i quads[4] = {_mm512_shuffle_epi32(q, _MM_PERM_AAAA), _mm512_shuffle_epi32(q, _MM_PERM_BBBB),
+                                      _mm512_shuffle_epi32(q, _MM_PERM_CCCC), _mm512_shuffle_epi32(q, _MM_PERM_DDDD)};
+            for (int k = 0; k < 4; ++k) {
+              pairs = _mm512_add_epi16(pairs, _mm512_maddubs_epi16(wq[h][4 * half + k], quads[k]));
+            }
+          }
+          iacc = _mm512_add_epi32(iacc, _mm512_madd_epi16(pairs, scale[h]));
+        }
+        const auto s0 = static_cast<std::uint16_t>(y.bsums[4 * sb] + y.bsums[4 * sb + 1]);
+        const auto s1 = static_cast<std::uint16_t>(y.bsums[4 * sb + 2] + y.bsums[4 * sb + 3]);
+        const __m512i sums = _mm512_set1_epi32(static_cast<std::int32_t>(s0 | static_cast<std::uint32_t>(s1) << 16));
+        const __m512 dy = _mm512_set1_ps(y.d);  // scaled into fp32 per pair of sub-blocks, as ggml's GEMM does
+        acc[t] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(iacc), _mm512_mul_ps(d, dy), acc[t]);
+        acc_min[t] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(_mm512_madd_epi16(sums, mins)), _mm512_mul_ps(dmin, dy),
+                                     acc_min[t]);
+      }
+    }
+  }
+  const __m512i order = _mm512_setr_epi32(0, 2, 4, 6, 1, 3, 5, 7, 8, 10, 12, 14, 9, 11, 13, 15);
+  const __mmask16 rows = w1 == w0 ? 0x00FF : 0xFFFF;
+  for (std::uint64_t t = 0; t < kTileTokens; ++t) {
+    _mm512_mask_storeu_ps(out + t * ldc, rows, _mm512_sub_ps(_mm512_permutexvar_ps(order, acc[t]), acc_min[t]));
+  }
 }
 
 // Q4_K: the nibbles are unsigned (0..15), so _mm256_maddubs_epi16 takes them as they are; each sub-block's pair
@@ -1118,6 +1203,11 @@ Isa matmul_isa(QuantKind kind, QuantIsa isa, std::uint64_t rows, std::uint64_t t
   if (isa == QuantIsa::best && fits && rows % kAmxBlock == 0 && have_amx()) {
     return Isa::amx;
   }
+  // A Q4_K prompt over whole 8-row groups on an AVX-512 host: llama.cpp's repacked AVX-512 GEMM (gemm_q4_k_r8).
+  if (kind == QuantKind::q4_k && (isa == QuantIsa::best || isa == QuantIsa::vnni512) && tokens > 1 &&
+      rows % kR8Rows == 0 && have_vnni512()) {
+    return Isa::avx512;
+  }
   return kernel_isa(kind, isa);
 }
 
@@ -1165,6 +1255,7 @@ const char* isa_name(Isa isa) {
   switch (isa) {
     case Isa::amx: return "AMX";
     case Isa::vnni512: return "AVX-512 VNNI";
+    case Isa::avx512: return "AVX-512";
     case Isa::avx2: return "AVX2";
     case Isa::scalar: return "scalar";
   }
@@ -1256,11 +1347,11 @@ void requantize_share(QuantMatmul::Data& d, std::uint64_t row_begin, std::uint64
 // Whether d's weights are repacked into 8-row records as llama.cpp's CPU_REPACK buffer holds them on x86 without
 // AMX (ggml_repack_get_optimal_repack_type: rows a multiple of 8): Q4_0 on the AVX-512 VNNI kernels, one token or a
 // multiple of 16 (AVX2-only hosts run the plain tiles: their repacked kernels are not built here); Q4_K for one
-// token (a prompt runs the plain tiles: the repacked GEMM is not built here).
+// token, and a prompt on AVX-512 hosts (matmul_isa's avx512; AVX2-only hosts run the plain tiles).
 bool repacks_r8(const QuantMatmul::Data& d) {
   if (d.rows % kR8Rows != 0) return false;
   if (d.kind == QuantKind::q4_0) return d.isa == Isa::vnni512 && (d.tokens == 1 || d.tokens % kR8PromptTokens == 0);
-  return d.kind == QuantKind::q4_k && d.isa == Isa::avx2 && d.tokens == 1;
+  return d.kind == QuantKind::q4_k && ((d.isa == Isa::avx2 && d.tokens == 1) || d.isa == Isa::avx512);
 }
 
 std::uint64_t r8_record_bytes(QuantKind kind) { return kind == QuantKind::q4_k ? kR8KRecord : kR8Record; }
@@ -1308,7 +1399,7 @@ void pack_r8(QuantMatmul::Data& d) {
 }
 
 // The 8-row groups of `d` that start in [row_begin, row_end), through the repacked kernels: one token a group at a
-// time, a prompt two groups (the last alone where the range holds an odd number) by 16 tokens.
+// time, a prompt two groups (the last alone where the range holds an odd number) by 16 tokens (Q4_0) or 8 (Q4_K).
 void run_r8(QuantMatmul::Data& d, std::uint64_t row_begin, std::uint64_t row_end) {
   const std::uint64_t nb = d.weight_blocks, end = std::min(row_end, d.rows), record_bytes = r8_record_bytes(d.kind);
   auto record = [&](std::uint64_t r) { return d.packed.data() + r / kR8Rows * nb * record_bytes; };
@@ -1323,9 +1414,15 @@ void run_r8(QuantMatmul::Data& d, std::uint64_t row_begin, std::uint64_t row_end
       continue;
     }
     const bool two = r + kR8Rows < end;
-    for (std::uint64_t t = 0; t < d.tokens; t += kR8PromptTokens) {
-      gemm_q4_0_r8(record(r), record(two ? r + kR8Rows : r), d.act8.data() + t * nb, nb, nb,
-                   d.out.data() + t * d.rows + r, d.rows);
+    const std::uint8_t* second = record(two ? r + kR8Rows : r);
+    if (d.kind == QuantKind::q4_k) {
+      for (std::uint64_t t = 0; t < d.tokens; t += kTileTokens) {
+        gemm_q4_k_r8(record(r), second, d.act_k.data() + t * nb, nb, nb, d.out.data() + t * d.rows + r, d.rows);
+      }
+    } else {
+      for (std::uint64_t t = 0; t < d.tokens; t += kR8PromptTokens) {
+        gemm_q4_0_r8(record(r), second, d.act8.data() + t * nb, nb, nb, d.out.data() + t * d.rows + r, d.rows);
+      }
     }
     r += two ? kR8PromptRows : kR8Rows;
   }
@@ -1614,7 +1711,9 @@ std::string QuantMatmul::kernel() const {
   }
   if (data_->r8) {
     return fmt::format("{} x {} int8 dot products, {} tile on 8-row interleaved weights, {}", weight_type(data_->kind),
-                       activation_type(data_->kind), data_->tokens == 1 ? "8x1" : "16x16", qdot::isa_name(data_->isa));
+                       activation_type(data_->kind),
+                       data_->tokens == 1 ? "8x1" : data_->kind == QuantKind::q4_k ? "16x8" : "16x16",
+                       qdot::isa_name(data_->isa));
   }
   const bool two = data_->tokens == 1 ? qdot::tile2_for<1>(data_->kind, data_->isa) != nullptr
                                       : qdot::tile2_for<qdot::kTileTokens>(data_->kind, data_->isa) != nullptr;

@@ -160,16 +160,20 @@ TEST(QuantMatmul, RepackedQ4_0AgreesWithThePortableLoop) {
   EXPECT_EQ(QuantMatmul(QuantKind::q4_0, 2816, 1024, 1).chunk_rows(2) % 8, 0u);
 }
 
-// Q4_K for one token repacked into 8-row records as llama.cpp's CPU_REPACK buffer holds it (x86 with AVX2, no AMX;
-// ggml_gemv_q4_K_8x8_q8_K): 40 rows, sliced inside the third group, give the portable loop's products; a prompt runs
-// the plain tiles. Elsewhere the test says it skipped.
-TEST(QuantMatmul, RepackedQ4_KOneTokenAgreesWithThePortableLoop) {
-  QuantMatmul scalar(QuantKind::q4_k, 40, 1024, 1, QuantIsa::scalar), r8(QuantKind::q4_k, 40, 1024, 1);
-  if (r8.kernel().find("interleaved") == std::string::npos) GTEST_SKIP() << "no repacked Q4_K here: " << r8.kernel();
-  EXPECT_EQ(r8.kernel(), "Q4_K x Q8_K int8 dot products, 8x1 tile on 8-row interleaved weights, AVX2");
-  expect_same_products(scalar, r8, 20);
-  EXPECT_EQ(QuantMatmul(QuantKind::q4_k, 40, 1024, 8).kernel().find("interleaved"), std::string::npos);
-  EXPECT_EQ(r8.chunk_rows(2), 8u);
+// Q4_K repacked into 8-row records as llama.cpp's CPU_REPACK buffer holds it (x86 without AMX): one token
+// (ggml_gemv_q4_K_8x8_q8_K's AVX2 arithmetic) and, on AVX-512 hosts, a prompt of 8 tokens (its AVX-512 GEMM) over
+// 40 rows, sliced inside the third group (which runs alone), give the portable loop's products. Elsewhere the test
+// says it skipped.
+TEST(QuantMatmul, RepackedQ4_KAgreesWithThePortableLoop) {
+  for (std::uint64_t tokens : {1u, 8u}) {
+    QuantMatmul scalar(QuantKind::q4_k, 40, 1024, tokens, QuantIsa::scalar), r8(QuantKind::q4_k, 40, 1024, tokens);
+    if (r8.kernel().find("interleaved") == std::string::npos) GTEST_SKIP() << "no repacked Q4_K here: " << r8.kernel();
+    EXPECT_EQ(r8.kernel(), tokens == 1 ? "Q4_K x Q8_K int8 dot products, 8x1 tile on 8-row interleaved weights, AVX2"
+                                       : "Q4_K x Q8_K int8 dot products, 16x8 tile on 8-row interleaved weights, AVX-512");
+    EXPECT_EQ(r8.chunk_rows(2), 8u);
+    expect_same_products(scalar, r8, 20);
+  }
+  EXPECT_EQ(QuantMatmul(QuantKind::q4_k, 40, 1024, 8, QuantIsa::avx2).kernel().find("interleaved"), std::string::npos);
 }
 
 // The operands are fixed: the first product of each kind is always the same.
