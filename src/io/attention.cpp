@@ -134,6 +134,92 @@ EDGEPLAN_FA_AVX2 void widen_avx2(const std::uint16_t* in, float* out, std::uint6
 }
 
 constexpr Steps kAvx2{gemm_avx2, softmax_avx2, widen_avx2, "AVX2"};
+
+// The same steps on 16-lane vectors, as llama.cpp's AVX-512 builds run them (GGML_F32_EPR 16): the GEMM's
+// micro-kernel 4 rows x 64 columns (simd_gemm's GEMM_RM 4, GEMM_RN 4 under __AVX512F__), columns left over in 16s;
+// widths that are not a multiple of 16 take the AVX2 steps.
+#define EDGEPLAN_FA_AVX512 __attribute__((target("avx2,fma,f16c,avx512f")))
+
+template <int R, int C>
+EDGEPLAN_FA_AVX512 void gemm_block_avx512(float* c, const float* a, const float* b, std::uint64_t k, std::uint64_t n) {
+  __m512 acc[R][C];
+  for (int r = 0; r < R; ++r) {
+    for (int j = 0; j < C; ++j) acc[r][j] = _mm512_loadu_ps(c + r * n + 16 * j);
+  }
+  for (std::uint64_t kk = 0; kk < k; ++kk) {
+    __m512 bv[C];
+    for (int j = 0; j < C; ++j) bv[j] = _mm512_loadu_ps(b + kk * n + 16 * j);
+    for (int r = 0; r < R; ++r) {
+      const __m512 x = _mm512_set1_ps(a[r * k + kk]);
+      for (int j = 0; j < C; ++j) acc[r][j] = _mm512_fmadd_ps(x, bv[j], acc[r][j]);
+    }
+  }
+  for (int r = 0; r < R; ++r) {
+    for (int j = 0; j < C; ++j) _mm512_storeu_ps(c + r * n + 16 * j, acc[r][j]);
+  }
+}
+
+EDGEPLAN_FA_AVX512 void gemm_avx512(float* c, const float* a, const float* b, std::uint64_t m, std::uint64_t k,
+                                    std::uint64_t n) {
+  if (n % 16 != 0) {
+    gemm_avx2(c, a, b, m, k, n);
+    return;
+  }
+  std::uint64_t i = 0;
+  for (; i + 4 <= m; i += 4) {
+    std::uint64_t j = 0;
+    for (; j + 64 <= n; j += 64) gemm_block_avx512<4, 4>(c + i * n + j, a + i * k, b + j, k, n);
+    for (; j < n; j += 16) gemm_block_avx512<4, 1>(c + i * n + j, a + i * k, b + j, k, n);
+  }
+  for (; i < m; ++i) {
+    for (std::uint64_t j = 0; j < n; j += 16) gemm_block_avx512<1, 1>(c + i * n + j, a + i * k, b + j, k, n);
+  }
+}
+
+// exp_avx2's arithmetic on 16 lanes. (The zero-masked forms of the intrinsics: GCC 12 takes the plain ones'
+// undefined pass-through operand for an uninitialized read, -Wmaybe-uninitialized.)
+EDGEPLAN_FA_AVX512 __m512 exp_avx512(__m512 x) {
+  constexpr __mmask16 kAll = 0xFFFF;
+  x = _mm512_maskz_min_ps(kAll, _mm512_maskz_max_ps(kAll, x, _mm512_set1_ps(-87.0f)), _mm512_set1_ps(88.0f));
+  const __m512 n = _mm512_maskz_roundscale_ps(kAll, _mm512_mul_ps(x, _mm512_set1_ps(1.44269504f)),
+                                              _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  __m512 r = _mm512_fnmadd_ps(n, _mm512_set1_ps(0.693359375f), x);
+  r = _mm512_fnmadd_ps(n, _mm512_set1_ps(-2.12194440e-4f), r);
+  __m512 p = _mm512_set1_ps(1.9875691500e-4f);
+  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.3981999507e-3f));
+  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(8.3334519073e-3f));
+  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(4.1665795894e-2f));
+  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.6666665459e-1f));
+  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(5.0000001201e-1f));
+  p = _mm512_fmadd_ps(_mm512_mul_ps(p, r), r, _mm512_add_ps(r, _mm512_set1_ps(1.0f)));
+  const __m512i biased = _mm512_add_epi32(_mm512_maskz_cvtps_epi32(kAll, n), _mm512_set1_epi32(127));
+  return _mm512_mul_ps(p, _mm512_castsi512_ps(_mm512_maskz_slli_epi32(kAll, biased, 23)));
+}
+
+EDGEPLAN_FA_AVX512 float softmax_avx512(float* x, std::uint64_t n, float max) {
+  if (n % 16 != 0) return softmax_avx2(x, n, max);
+  __m512 sum = _mm512_setzero_ps();
+  const __m512 m = _mm512_set1_ps(max);
+  for (std::uint64_t i = 0; i < n; i += 16) {
+    const __m512 e = exp_avx512(_mm512_sub_ps(_mm512_loadu_ps(x + i), m));
+    _mm512_storeu_ps(x + i, e);
+    sum = _mm512_add_ps(sum, e);
+  }
+  const __m256 low = _mm256_castpd_ps(_mm512_maskz_extractf64x4_pd(0xF, _mm512_castps_pd(sum), 0));
+  const __m256 high = _mm256_castpd_ps(_mm512_maskz_extractf64x4_pd(0xF, _mm512_castps_pd(sum), 1));
+  return kernel_parts::hsum(_mm256_add_ps(low, high));
+}
+
+EDGEPLAN_FA_AVX512 void widen_avx512(const std::uint16_t* in, float* out, std::uint64_t n) {
+  std::uint64_t i = 0;
+  for (; i + 16 <= n; i += 16) {
+    const __m256i half = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(in + i));
+    _mm512_storeu_ps(out + i, _mm512_maskz_cvtph_ps(0xFFFF, half));
+  }
+  if (i < n) widen_avx2(in + i, out + i, n - i);
+}
+
+constexpr Steps kAvx512{gemm_avx512, softmax_avx512, widen_avx512, "AVX-512"};
 #endif
 
 // The vector steps of one query's attention over F16 keys and values, portable or AVX2 + F16C (TokenSteps below).
@@ -238,6 +324,9 @@ FlashAttention::FlashAttention(std::uint64_t heads, std::uint64_t kv_heads, std:
   d.tokens = tokens;
 #if EDGEPLAN_FA_X86
   if (isa != QuantIsa::scalar && cpu_has_avx2()) d.steps = &fa::kAvx2;
+  if (isa != QuantIsa::scalar && isa != QuantIsa::avx2 && cpu_has_avx2() && __builtin_cpu_supports("avx512f")) {
+    d.steps = &fa::kAvx512;
+  }
 #else
   (void)isa;
 #endif

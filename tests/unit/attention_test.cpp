@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "edgeplan/core/float16.hpp"
@@ -42,17 +43,22 @@ std::vector<double> reference(const FlashAttention& fa, std::uint64_t heads, std
 }
 
 // 100 tokens cross the 64-token tiles both ways (a partial tile of queries and of keys, a tile the mask hides);
-// 4 query heads over 2 KV heads; split over two calls as two threads run them.
+// 4 query heads over 2 KV heads of 16 and of 24 (a width the 16-lane steps leave to the 8-lane ones); split over
+// two calls as two threads run them; AVX-512 (best, where the CPU has it), AVX2 and the portable loop.
 TEST(FlashAttention, TilesGivePlainCausalAttention) {
-  for (QuantIsa isa : {QuantIsa::best, QuantIsa::scalar}) {
-    FlashAttention fa(4, 2, 16, 100, isa);
-    fa.run(0, 1);
-    fa.run(1, 4);
-    const std::vector<double> want = reference(fa, 4, 2, 16, 100);
-    ASSERT_EQ(fa.output().size(), want.size());
-    for (std::size_t i = 0; i < want.size(); ++i) EXPECT_NEAR(fa.output()[i], want[i], 1e-5) << fa.kernel() << " " << i;
-    EXPECT_EQ(fa.rows(), 4u);
+  for (std::uint64_t dim : {16u, 24u}) {
+    for (QuantIsa isa : {QuantIsa::best, QuantIsa::avx2, QuantIsa::scalar}) {
+      FlashAttention fa(4, 2, dim, 100, isa);
+      fa.run(0, 1);
+      fa.run(1, 4);
+      const std::vector<double> want = reference(fa, 4, 2, dim, 100);
+      ASSERT_EQ(fa.output().size(), want.size());
+      for (std::size_t i = 0; i < want.size(); ++i) EXPECT_NEAR(fa.output()[i], want[i], 1e-5) << fa.kernel() << " " << i;
+      EXPECT_EQ(fa.rows(), 4u);
+    }
   }
+  const std::string best = FlashAttention(4, 2, 16, 100).kernel();
+  EXPECT_TRUE(best.ends_with("AVX-512") || best.ends_with("AVX2") || best.ends_with("scalar")) << best;
   EXPECT_EQ(FlashAttention(4, 2, 16, 100, QuantIsa::scalar).kernel(), "tiled flash attention, F16 K/V, 64x64 tiles, scalar");
   EXPECT_THROW(FlashAttention(4, 3, 16, 100), std::invalid_argument);  // heads not a multiple of the KV heads
   EXPECT_THROW(FlashAttention(4, 2, 12, 100), std::invalid_argument);  // head_dim not a multiple of 8
