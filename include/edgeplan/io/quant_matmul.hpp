@@ -9,11 +9,13 @@
 // (_mm256_maddubs_epi16 on |w| and sign-adjusted a, _mm256_madd_epi16, converted and accumulated in fp32), with
 // AVX-512 VNNI's _mm256_dpbusd_epi32 in place of the two for Q4_0 and Q8_0 where the CPU has it (ggml's
 // mul_sum_us8_pairs_float and the repack GEMMs under __AVX512VNNI__ and __AVX512VL__); elsewhere a portable scalar
-// loop. Like llama.cpp's prefill paths on AVX2 (the repacked Q4_0 / Q4_K GEMMs of
-// ggml-cpu/repack.cpp and llamafile's tinyBLAS for Q8_0), a weight block is unpacked once and multiplied by the
-// blocks of 8 prompt tokens, two weight rows at a time with AVX-512 VNNI (Q4_0, Q8_0); one token takes one row
-// at a time, and Q6_K one row by one token always (ggml's vec_dot, nrc 1, which llama.cpp calls for them). On
-// CPUs with AMX-INT8 a
+// loop. Like llama.cpp's prefill paths on AVX2 (llamafile's tinyBLAS for Q8_0), a weight block is unpacked once
+// and multiplied by the blocks of 8 prompt tokens, two weight rows at a time with AVX-512 VNNI; one token takes one
+// row at a time, and Q6_K one row by one token always (ggml's vec_dot, nrc 1, which llama.cpp calls for them).
+// Where llama.cpp repacks a type into its CPU_REPACK buffer (x86 without AMX, rows a multiple of 8: Q4_0 on AVX-512
+// VNNI hosts here, Q4_K), the weights are repacked as it does (8 rows interleaved 8 bytes at a time,
+// ggml-cpu/repack.cpp) and run its kernels' data movement (ggml-cpu/arch/x86/repack.cpp): 8 rows a call for one
+// token, 16 rows by 16 (Q4_0) or 8 (Q4_K, AVX-512) tokens for a prompt. On CPUs with AMX-INT8 a
 // prompt (tokens and rows multiples of 32) runs as llama.cpp's AMX GEMMs do (ggml-cpu/amx/mmq.cpp): weights packed
 // in VNNI order per 16 rows, 32 x 32 calls of four int8 tiles, scaled into fp32 with AVX-512; one token runs
 // ggml_backend_amx_mul_mat's M == 1 path on the same packed weights (tinygemm_kernel_vnni: 64 rows a call, 16 rows'
@@ -59,7 +61,8 @@ enum class QuantIsa { best, vnni512, avx2, scalar };
 // pseudo-random values (the speed does not depend on them); k is a multiple of 256 and tokens 1 (a matrix-vector
 // product: one decoded token, tiles of one token) or a multiple of 8 (both checked: std::invalid_argument otherwise).
 // AMX runs when rows are a multiple of 32 and tokens too, or one token runs llama.cpp's AVX-512 VNNI kernel on the
-// AMX-packed weights (all four types; kernel() names it).
+// AMX-packed weights (all four types); without AMX, Q4_0 and Q4_K are repacked as above where llama.cpp repacks
+// them (kernel() names what runs).
 class QuantMatmul {
  public:
   QuantMatmul(QuantKind kind, std::uint64_t rows, std::uint64_t k, std::uint64_t tokens, QuantIsa isa = QuantIsa::best);
