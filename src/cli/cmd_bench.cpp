@@ -123,8 +123,9 @@ Runner setup_bench(Options& opts) {
     std::optional<io::AttentionRate> attention, token_attention;  // none for a model without attention layers
     const bool attends = attention_layers(model) > 0 && model.heads > 0 && model.kv_heads > 0;
     const std::uint64_t gemv_bytes = buffer_bytes / 2;  // weights of each matrix-vector product: read from DRAM
-    std::vector<io::QuantKind> kinds;  // the weight types measured, for a prompt and for one token: all, where the
-    if (io::cpu_has_avx2()) kinds.assign(std::begin(io::kQuantKinds), std::end(io::kQuantKinds));  // kernels run
+    // The weight types measured, for a prompt and for one token: all of them where edgeplan's kernels run.
+    std::vector<io::QuantKind> kinds;
+    if (io::cpu_has_avx2()) kinds.assign(std::begin(io::kQuantKinds), std::end(io::kQuantKinds));
     unsigned attempts = 0;
     while (attempts < kBenchAttempts) {
       ++attempts;

@@ -398,8 +398,9 @@ EDGEPLAN_QDOT_VNNI512 void gemv_q4_0_r8(const std::uint8_t* w, const BlockQ8_0* 
   for (std::uint64_t b = 0; b < nb; ++b, w += kR8Record) {
     __m256i x[8];
     r8_unpack(w, x);
-    const __m256i half[2] = {_mm256_broadcastsi128_si256(_mm_loadu_si128(reinterpret_cast<const __m128i*>(a[b].qs))),
-                             _mm256_broadcastsi128_si256(_mm_loadu_si128(reinterpret_cast<const __m128i*>(a[b].qs + 16)))};
+    const auto* y = reinterpret_cast<const __m128i*>(a[b].qs);
+    const __m256i half[2] = {_mm256_broadcastsi128_si256(_mm_loadu_si128(y)),
+                             _mm256_broadcastsi128_si256(_mm_loadu_si128(y + 1))};
     __m256i iacc = _mm256_setzero_si256();
     for (int p = 0; p < 4; ++p) {  // weights 8p..8p+7: rows 0-3 in x[2p'], rows 4-7 in x[2p' + 1]
       const __m256i r03 = x[p % 2 * 2 + p / 2 * 4], r47 = x[p % 2 * 2 + p / 2 * 4 + 1];
@@ -411,7 +412,8 @@ EDGEPLAN_QDOT_VNNI512 void gemv_q4_0_r8(const std::uint8_t* w, const BlockQ8_0* 
       iacc = _mm256_dpbusd_epi32(iacc, _mm256_sign_epi8(w_lo, w_lo), _mm256_sign_epi8(y_lo, w_lo));
       iacc = _mm256_dpbusd_epi32(iacc, _mm256_sign_epi8(w_hi, w_hi), _mm256_sign_epi8(y_hi, w_hi));
     }
-    acc = _mm256_fmadd_ps(_mm256_cvtepi32_ps(iacc), _mm256_mul_ps(r8_scales(w), _mm256_set1_ps(_cvtsh_ss(a[b].d))), acc);
+    const __m256 scales = _mm256_mul_ps(r8_scales(w), _mm256_set1_ps(_cvtsh_ss(a[b].d)));
+    acc = _mm256_fmadd_ps(_mm256_cvtepi32_ps(iacc), scales, acc);
   }
   _mm256_storeu_ps(out, _mm256_permutevar8x32_ps(acc, _mm256_setr_epi32(0, 2, 4, 6, 1, 3, 5, 7)));
 }
@@ -484,7 +486,8 @@ EDGEPLAN_QDOT_AVX2 void gemv_q4_k_r8(const std::uint8_t* w, const BlockQ8K* a, s
   __m256 acc = _mm256_setzero_ps(), acc_min = _mm256_setzero_ps();
   for (std::uint64_t b = 0; b < nb; ++b, w += kR8KRecord) {
     const __m256 dy = _mm256_set1_ps(a[b].d);
-    const __m256 d = _mm256_cvtph_ps(_mm_shuffle_epi8(_mm_loadu_si128(reinterpret_cast<const __m128i*>(w)), lane_order));
+    const __m128i d16 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(w));
+    const __m256 d = _mm256_cvtph_ps(_mm_shuffle_epi8(d16, lane_order));
     const __m256 dmin = _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(w + 16)));
     const __m256i bsums = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(a[b].bsums));
     const __m128i sums32 = _mm_hadd_epi16(_mm256_castsi256_si128(bsums), _mm256_extracti128_si256(bsums, 1));
@@ -509,14 +512,17 @@ EDGEPLAN_QDOT_AVX2 void gemv_q4_k_r8(const std::uint8_t* w, const BlockQ8K* a, s
           const __m256i r03 = x[h][2 * p], r47 = x[h][2 * p + 1];
           const __m256i w_lo = _mm256_blend_epi32(r03, _mm256_shuffle_epi32(r47, 177), 170);
           const __m256i w_hi = _mm256_blend_epi32(_mm256_shuffle_epi32(r03, 177), r47, 170);
-          const __m256i y_lo = p % 2 == 0 ? _mm256_shuffle_epi32(half[p / 2], 0) : _mm256_shuffle_epi32(half[p / 2], 170);
-          const __m256i y_hi = p % 2 == 0 ? _mm256_shuffle_epi32(half[p / 2], 85) : _mm256_shuffle_epi32(half[p / 2], 255);
+          const __m256i yh = half[p / 2];
+          const __m256i y_lo = p % 2 == 0 ? _mm256_shuffle_epi32(yh, 0) : _mm256_shuffle_epi32(yh, 170);
+          const __m256i y_hi = p % 2 == 0 ? _mm256_shuffle_epi32(yh, 85) : _mm256_shuffle_epi32(yh, 255);
           pairs = _mm256_add_epi16(pairs, _mm256_maddubs_epi16(w_lo, y_lo));
           pairs = _mm256_add_epi16(pairs, _mm256_maddubs_epi16(w_hi, y_hi));
         }
-        iacc = _mm256_add_epi32(iacc, _mm256_madd_epi16(pairs, _mm256_cvtepu8_epi16(_mm_shuffle_epi8(sm[h], scale_pairs))));
+        const __m256i scales = _mm256_cvtepu8_epi16(_mm_shuffle_epi8(sm[h], scale_pairs));
+        iacc = _mm256_add_epi32(iacc, _mm256_madd_epi16(pairs, scales));
       }
-      const __m256i mins = _mm256_cvtepu8_epi16(_mm_unpacklo_epi8(_mm_shuffle_epi32(sm[0], 78), _mm_shuffle_epi32(sm[1], 78)));
+      const __m256i mins =
+          _mm256_cvtepu8_epi16(_mm_unpacklo_epi8(_mm_shuffle_epi32(sm[0], 78), _mm_shuffle_epi32(sm[1], 78)));
       iacc_min = _mm256_add_epi32(iacc_min, _mm256_madd_epi16(_mm256_shuffle_epi32(sums, 0), mins));
       sums = _mm256_bsrli_epi128(sums, 4);
     }
@@ -556,21 +562,25 @@ EDGEPLAN_QDOT_VNNI512 void gemm_q4_k_r8(const std::uint8_t* w0, const std::uint8
         scale[h] = join(_mm256_cvtepu8_epi16(_mm_shuffle_epi8(sm[0][h], scale_pairs)),
                         _mm256_cvtepu8_epi16(_mm_shuffle_epi8(sm[1][h], scale_pairs)));
       }
-      const __m512i mins =
-          join(_mm256_cvtepu8_epi16(_mm_unpacklo_epi8(_mm_shuffle_epi32(sm[0][0], 78), _mm_shuffle_epi32(sm[0][1], 78))),
-               _mm256_cvtepu8_epi16(_mm_unpacklo_epi8(_mm_shuffle_epi32(sm[1][0], 78), _mm_shuffle_epi32(sm[1][1], 78))));
+      __m256i row_mins[2];  // each record's 8 rows' two mins, in row order
+      for (int r = 0; r < 2; ++r) {
+        row_mins[r] =
+            _mm256_cvtepu8_epi16(_mm_unpacklo_epi8(_mm_shuffle_epi32(sm[r][0], 78), _mm_shuffle_epi32(sm[r][1], 78)));
+      }
+      const __m512i mins = join(row_mins[0], row_mins[1]);
       __m512i x[2][8], wq[2][8];
       for (int v = 0; v < 8; ++v) {
-        const __m512i raw = join(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(rec[0] + 128 + 256 * sb + 32 * v)),
-                                 _mm256_loadu_si256(reinterpret_cast<const __m256i*>(rec[1] + 128 + 256 * sb + 32 * v)));
+        const std::uint64_t at = 128 + 256 * sb + 32 * v;
+        const __m512i raw = join(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(rec[0] + at)),
+                                 _mm256_loadu_si256(reinterpret_cast<const __m256i*>(rec[1] + at)));
         x[0][v] = _mm512_and_si512(raw, low);
         x[1][v] = _mm512_and_si512(_mm512_srli_epi16(raw, 4), low);
       }
       for (int h = 0; h < 2; ++h) {  // wq[h][k]: weights 4k..4k+3 of sub-block 2sb + h, one row per lane
         for (int p = 0; p < 4; ++p) {
-          wq[h][2 * p] = _mm512_mask_blend_epi32(0xAAAA, x[h][2 * p], _mm512_shuffle_epi32(x[h][2 * p + 1], _MM_PERM_CDAB));
-          wq[h][2 * p + 1] =
-              _mm512_mask_blend_epi32(0xAAAA, _mm512_shuffle_epi32(x[h][2 * p], _MM_PERM_CDAB), x[h][2 * p + 1]);
+          const __m512i r03 = x[h][2 * p], r47 = x[h][2 * p + 1];
+          wq[h][2 * p] = _mm512_mask_blend_epi32(0xAAAA, r03, _mm512_shuffle_epi32(r47, _MM_PERM_CDAB));
+          wq[h][2 * p + 1] = _mm512_mask_blend_epi32(0xAAAA, _mm512_shuffle_epi32(r03, _MM_PERM_CDAB), r47);
         }
       }
       for (std::uint64_t t = 0; t < kTileTokens; ++t) {
@@ -679,12 +689,9 @@ EDGEPLAN_QDOT_AVX2 float dot_q6_k_avx2(const BlockQ6K* w, const BlockQ8K* y, std
                           _mm256_srli_epi16(_mm256_and_si256(high, _mm256_set1_epi8(-64)), 2))};
       for (int j = 0; j < 4; ++j) {
         const int g = 8 * h + 2 * j;  // the scales of this quarter's two groups of 16
-        const __m128i spread = _mm_set_epi8(static_cast<char>(g + 1), static_cast<char>(g + 1), static_cast<char>(g + 1),
-                                            static_cast<char>(g + 1), static_cast<char>(g + 1), static_cast<char>(g + 1),
-                                            static_cast<char>(g + 1), static_cast<char>(g + 1), static_cast<char>(g),
-                                            static_cast<char>(g), static_cast<char>(g), static_cast<char>(g),
-                                            static_cast<char>(g), static_cast<char>(g), static_cast<char>(g),
-                                            static_cast<char>(g));
+        constexpr std::int64_t kBytes = 0x0101010101010101;  // g in the low 8 bytes, g + 1 in the high 8
+        const std::int64_t low = static_cast<std::int64_t>(g) * kBytes;
+        const __m128i spread = _mm_set_epi64x(low + kBytes, low);
         const __m256i qy = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(y[b].qs + 128 * h + 32 * j));
         const __m256i pairs = _mm256_maddubs_epi16(q[j], qy);
         sumi = _mm256_add_epi32(sumi, _mm256_madd_epi16(_mm256_cvtepi8_epi16(_mm_shuffle_epi8(scales, spread)), pairs));

@@ -4,8 +4,9 @@
 // d_a x (d x sum_j scale_j sum(q_w x q_a) - dmin x sum_j min_j sum(q_a)), with the 6-bit scales and mins of
 // get_scale_min_k4. Source: ggml/src/ggml-cpu/arch/x86/quants.c (ggml_vec_dot_q4_0_q8_0, ggml_vec_dot_q8_0_q8_0,
 // ggml_vec_dot_q4_K_q8_K, ggml_vec_dot_q6_K_q8_K) and ggml-common.h (block_q4_0, block_q8_0, block_q4_K,
-// block_q6_K, block_q8_K) of llama.cpp as bundled with node-llama-cpp 3.21.1. These are edgeplan's own compact kernels of that arithmetic (not ggml's
-// code): on x86-64 with AVX2, FMA and F16C (checked at run time) the int8 products run as ggml's AVX2 path does
+// block_q6_K, block_q8_K) of llama.cpp as bundled with node-llama-cpp 3.21.1. These are edgeplan's own compact
+// kernels of that arithmetic (not ggml's code): on x86-64 with AVX2, FMA and F16C (checked at run time) the int8
+// products run as ggml's AVX2 path does
 // (_mm256_maddubs_epi16 on |w| and sign-adjusted a, _mm256_madd_epi16, converted and accumulated in fp32), with
 // AVX-512 VNNI's _mm256_dpbusd_epi32 in place of the two for Q4_0 and Q8_0 where the CPU has it (ggml's
 // mul_sum_us8_pairs_float and the repack GEMMs under __AVX512VNNI__ and __AVX512VL__); elsewhere a portable scalar
@@ -77,9 +78,9 @@ class QuantMatmul {
   [[nodiscard]] double flops() const;                 // 2 x rows x k x tokens
   [[nodiscard]] std::uint64_t rows() const;
   // How `threads` threads share the rows as llama.cpp shares them: chunks of this many rows, the first by thread
-  // index and the rest from a shared counter: for one token off AMX, 64 (ggml_compute_forward_mul_mat's chunk_size
-  // for one column, ggml-cpu.c); for repacked Q4_0, a quarter of a thread's rows on 8-row boundaries (repack.cpp's
-  // forward_mul_mat); 0 elsewhere: one contiguous slice per thread.
+  // index and the rest from a shared counter: for repacked weights (Q4_0, Q4_K), a quarter of a thread's rows on
+  // 8-row boundaries (repack.cpp's forward_mul_mat); else for one token off AMX, 64 (ggml_compute_forward_mul_mat's
+  // chunk_size for one column, ggml-cpu.c); 0 elsewhere: one contiguous slice per thread.
   [[nodiscard]] std::uint64_t chunk_rows(unsigned threads) const;
   [[nodiscard]] std::string kernel() const;  // "Q4_0 x Q8_0 int8 dot products, 2x8 tile, AVX-512 VNNI"
   [[nodiscard]] std::span<const float> output() const;  // tokens x rows, row-major by token
