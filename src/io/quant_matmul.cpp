@@ -398,9 +398,9 @@ EDGEPLAN_QDOT_VNNI512 void gemv_q4_0_r8(const std::uint8_t* w, const BlockQ8_0* 
   for (std::uint64_t b = 0; b < nb; ++b, w += kR8Record) {
     __m256i x[8];
     r8_unpack(w, x);
-    const auto* y = reinterpret_cast<const __m128i*>(a[b].qs);
-    const __m256i half[2] = {_mm256_broadcastsi128_si256(_mm_loadu_si128(y)),
-                             _mm256_broadcastsi128_si256(_mm_loadu_si128(y + 1))};
+    const auto* act = reinterpret_cast<const __m128i*>(a[b].qs);
+    const __m256i half[2] = {_mm256_broadcastsi128_si256(_mm_loadu_si128(act)),
+                             _mm256_broadcastsi128_si256(_mm_loadu_si128(act + 1))};
     __m256i iacc = _mm256_setzero_si256();
     for (int p = 0; p < 4; ++p) {  // weights 8p..8p+7: rows 0-3 in x[2p'], rows 4-7 in x[2p' + 1]
       const __m256i r03 = x[p % 2 * 2 + p / 2 * 4], r47 = x[p % 2 * 2 + p / 2 * 4 + 1];
