@@ -355,10 +355,30 @@ EDGEPLAN_QDOT_VNNI512 __m256i sign_extend_table256() {
                           -5, -4, -3, -2, -1);
 }
 
-// The 8 scales of a record as fp32 in the lanes' row order 0 4 1 5 2 6 3 7.
-EDGEPLAN_QDOT_VNNI512 __m256 r8_scales(const std::uint8_t* record) {
+// The 8 fp16 scales a record starts with (Q4_K: its d) as fp32 in the lanes' row order 0 4 1 5 2 6 3 7.
+EDGEPLAN_QDOT_AVX2 __m256 r8_scales(const std::uint8_t* record) {
   const __m128i order = _mm_set_epi8(15, 14, 7, 6, 13, 12, 5, 4, 11, 10, 3, 2, 9, 8, 1, 0);
   return _mm256_cvtph_ps(_mm_shuffle_epi8(_mm_loadu_si128(reinterpret_cast<const __m128i*>(record)), order));
+}
+
+// Weights 8p..8p+7 of 8 rows from the vectors holding rows 0-3 (r03) and 4-7 (r47) of them, 8 bytes a row: w[0]
+// weights 8p..8p+3, w[1] 8p+4..8p+7, 4 of each row in a 32-bit lane, rows in the order 0 4 1 5 2 6 3 7 (two
+// records side by side in 512 bits: rows 8 12 9 13 .. in the upper half).
+EDGEPLAN_QDOT_AVX2 void r8_rows(__m256i r03, __m256i r47, __m256i (&w)[2]) {
+  w[0] = _mm256_blend_epi32(r03, _mm256_shuffle_epi32(r47, 177), 170);
+  w[1] = _mm256_blend_epi32(_mm256_shuffle_epi32(r03, 177), r47, 170);
+}
+
+// The activations of weights 8p..8p+7 in the lanes of r8_rows' two vectors, from the 16 of them around them
+// (broadcast to both halves): bytes 0-3 and 4-7 for even p, 8-11 and 12-15 for odd.
+EDGEPLAN_QDOT_AVX2 void r8_quads(__m256i sixteen, int p, __m256i (&y)[2]) {
+  y[0] = p % 2 == 0 ? _mm256_shuffle_epi32(sixteen, 0) : _mm256_shuffle_epi32(sixteen, 170);
+  y[1] = p % 2 == 0 ? _mm256_shuffle_epi32(sixteen, 85) : _mm256_shuffle_epi32(sixteen, 255);
+}
+
+// The 8 rows' sums from the lanes' order 0 4 1 5 2 6 3 7 back into row order.
+EDGEPLAN_QDOT_AVX2 __m256 r8_in_order(__m256 lanes) {
+  return _mm256_permutevar8x32_ps(lanes, _mm256_setr_epi32(0, 2, 4, 6, 1, 3, 5, 7));
 }
 
 // Two 256-bit halves as one 512-bit vector: the 8 rows of two records side by side.
@@ -367,6 +387,22 @@ EDGEPLAN_QDOT_VNNI512 __m512i join(__m256i lo, __m256i hi) {
 }
 EDGEPLAN_QDOT_VNNI512 __m512 join(__m256 lo, __m256 hi) {
   return _mm512_castpd_ps(_mm512_insertf64x4(_mm512_castpd256_pd512(_mm256_castps_pd(lo)), _mm256_castps_pd(hi), 1));
+}
+
+EDGEPLAN_QDOT_VNNI512 void r8_rows(__m512i r03, __m512i r47, __m512i (&w)[2]) {
+  w[0] = _mm512_mask_blend_epi32(0xAAAA, r03, _mm512_shuffle_epi32(r47, _MM_PERM_CDAB));
+  w[1] = _mm512_mask_blend_epi32(0xAAAA, _mm512_shuffle_epi32(r03, _MM_PERM_CDAB), r47);
+}
+
+// Two records' 16 sums from r8_rows' lane order back into row order.
+EDGEPLAN_QDOT_VNNI512 __m512 r8_in_order(__m512 lanes) {
+  return _mm512_permutexvar_ps(_mm512_setr_epi32(0, 2, 4, 6, 1, 3, 5, 7, 8, 10, 12, 14, 9, 11, 13, 15), lanes);
+}
+
+// A token's 16 sums in row order stored, 8 of them where the second record is the first again (w1 == w0: a group
+// left alone).
+EDGEPLAN_QDOT_VNNI512 void r8_store(float* out, __m512 rows, bool two) {
+  _mm512_mask_storeu_ps(out, two ? 0xFFFF : 0x00FF, rows);
 }
 
 // The 8 unpacked weight vectors of a record's 32-byte quarter q (0..3) pair: x[0..3] the low nibbles of quarters
@@ -403,19 +439,17 @@ EDGEPLAN_QDOT_VNNI512 void gemv_q4_0_r8(const std::uint8_t* w, const BlockQ8_0* 
                              _mm256_broadcastsi128_si256(_mm_loadu_si128(act + 1))};
     __m256i iacc = _mm256_setzero_si256();
     for (int p = 0; p < 4; ++p) {  // weights 8p..8p+7: rows 0-3 in x[2p'], rows 4-7 in x[2p' + 1]
-      const __m256i r03 = x[p % 2 * 2 + p / 2 * 4], r47 = x[p % 2 * 2 + p / 2 * 4 + 1];
-      const __m256i w_lo = _mm256_blend_epi32(r03, _mm256_shuffle_epi32(r47, 177), 170);  // weights 8p..8p+3
-      const __m256i w_hi = _mm256_blend_epi32(_mm256_shuffle_epi32(r03, 177), r47, 170);  // 8p+4..8p+7
-      const __m256i y = half[p / 2];
-      const __m256i y_lo = p % 2 == 0 ? _mm256_shuffle_epi32(y, 0) : _mm256_shuffle_epi32(y, 170);
-      const __m256i y_hi = p % 2 == 0 ? _mm256_shuffle_epi32(y, 85) : _mm256_shuffle_epi32(y, 255);
-      iacc = _mm256_dpbusd_epi32(iacc, _mm256_sign_epi8(w_lo, w_lo), _mm256_sign_epi8(y_lo, w_lo));
-      iacc = _mm256_dpbusd_epi32(iacc, _mm256_sign_epi8(w_hi, w_hi), _mm256_sign_epi8(y_hi, w_hi));
+      __m256i wv[2], yv[2];
+      r8_rows(x[p % 2 * 2 + p / 2 * 4], x[p % 2 * 2 + p / 2 * 4 + 1], wv);
+      r8_quads(half[p / 2], p, yv);
+      for (int i = 0; i < 2; ++i) {
+        iacc = _mm256_dpbusd_epi32(iacc, _mm256_sign_epi8(wv[i], wv[i]), _mm256_sign_epi8(yv[i], wv[i]));
+      }
     }
     const __m256 scales = _mm256_mul_ps(r8_scales(w), _mm256_set1_ps(_cvtsh_ss(a[b].d)));
     acc = _mm256_fmadd_ps(_mm256_cvtepi32_ps(iacc), scales, acc);
   }
-  _mm256_storeu_ps(out, _mm256_permutevar8x32_ps(acc, _mm256_setr_epi32(0, 2, 4, 6, 1, 3, 5, 7)));
+  _mm256_storeu_ps(out, r8_in_order(acc));
 }
 
 // kR8PromptTokens tokens (activation rows `stride` blocks apart) by the 16 rows of the records at w0 and w1 (w1 ==
@@ -431,9 +465,10 @@ EDGEPLAN_QDOT_VNNI512 void gemm_q4_0_r8(const std::uint8_t* w0, const std::uint8
     __m512i x[8], wq[8];
     r8_unpack(r0, r1, x);
     for (int p = 0; p < 4; ++p) {  // the 16 rows' weights 4k..4k+3 in wq[k], rows 0 4 1 5 2 6 3 7, then 8 12 ...
-      const __m512i r03 = x[p % 2 * 2 + p / 2 * 4], r47 = x[p % 2 * 2 + p / 2 * 4 + 1];
-      wq[2 * p] = _mm512_mask_blend_epi32(0xAAAA, r03, _mm512_shuffle_epi32(r47, _MM_PERM_CDAB));
-      wq[2 * p + 1] = _mm512_mask_blend_epi32(0xAAAA, _mm512_shuffle_epi32(r03, _MM_PERM_CDAB), r47);
+      __m512i pair[2];
+      r8_rows(x[p % 2 * 2 + p / 2 * 4], x[p % 2 * 2 + p / 2 * 4 + 1], pair);
+      wq[2 * p] = pair[0];
+      wq[2 * p + 1] = pair[1];
     }
     const __m512 scales = join(r8_scales(r0), r8_scales(r1));
     for (std::uint64_t t = 0; t < kR8PromptTokens; ++t) {
@@ -449,11 +484,7 @@ EDGEPLAN_QDOT_VNNI512 void gemm_q4_0_r8(const std::uint8_t* w0, const std::uint8
       acc[t] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(iacc), _mm512_mul_ps(scales, _mm512_set1_ps(_cvtsh_ss(y.d))), acc[t]);
     }
   }
-  const __m512i order = _mm512_setr_epi32(0, 2, 4, 6, 1, 3, 5, 7, 8, 10, 12, 14, 9, 11, 13, 15);
-  const __mmask16 rows = w1 == w0 ? 0x00FF : 0xFFFF;
-  for (std::uint64_t t = 0; t < kR8PromptTokens; ++t) {
-    _mm512_mask_storeu_ps(out + t * ldc, rows, _mm512_permutexvar_ps(order, acc[t]));
-  }
+  for (std::uint64_t t = 0; t < kR8PromptTokens; ++t) r8_store(out + t * ldc, r8_in_order(acc[t]), w1 != w0);
 }
 
 // Q4_K for one token as llama.cpp repacks and runs it on x86 without AMX (make_block_q4_Kx8 with an interleave of 8,
@@ -478,17 +509,31 @@ __m128i r8k_scales_mins(const std::uint8_t* packed) {
   return _mm_set_epi32(static_cast<int>(u[3]), static_cast<int>(u[2]), static_cast<int>(u[1]), static_cast<int>(u[0]));
 }
 
+// A sub-block's 8 scales (from r8k_scales_mins) as int16, each twice, in the lanes' row order 0 4 1 5 2 6 3 7: the
+// weights of _mm256_madd_epi16 over the rows' pair sums.
+EDGEPLAN_QDOT_AVX2 __m256i r8k_scales16(__m128i scales_mins) {
+  const __m128i pairs = _mm_set_epi8(7, 7, 3, 3, 6, 6, 2, 2, 5, 5, 1, 1, 4, 4, 0, 0);
+  return _mm256_cvtepu8_epi16(_mm_shuffle_epi8(scales_mins, pairs));
+}
+
+// Two sub-blocks' 8 mins as int16 pairs in row order (row r: its min of the first, then of the second): the
+// weights of _mm256_madd_epi16 over the activations' two sums per 32.
+EDGEPLAN_QDOT_AVX2 __m256i r8k_mins16(__m128i first, __m128i second) {
+  return _mm256_cvtepu8_epi16(_mm_unpacklo_epi8(_mm_shuffle_epi32(first, 78), _mm_shuffle_epi32(second, 78)));
+}
+
+// The 8 fp16 dmin of a Q4_K record as fp32 in row order.
+EDGEPLAN_QDOT_AVX2 __m256 r8k_dmins(const std::uint8_t* record) {
+  return _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(record + 16)));
+}
+
 // One token by the 8 rows of `nb` Q4_K records from `w`: out[0..7].
 EDGEPLAN_QDOT_AVX2 void gemv_q4_k_r8(const std::uint8_t* w, const BlockQ8K* a, std::uint64_t nb, float* out) {
   const __m256i low = _mm256_set1_epi8(0xF);
-  const __m128i lane_order = _mm_set_epi8(15, 14, 7, 6, 13, 12, 5, 4, 11, 10, 3, 2, 9, 8, 1, 0);  // rows 0 4 1 5 ..
-  const __m128i scale_pairs = _mm_set_epi8(7, 7, 3, 3, 6, 6, 2, 2, 5, 5, 1, 1, 4, 4, 0, 0);
   __m256 acc = _mm256_setzero_ps(), acc_min = _mm256_setzero_ps();
   for (std::uint64_t b = 0; b < nb; ++b, w += kR8KRecord) {
     const __m256 dy = _mm256_set1_ps(a[b].d);
-    const __m128i d16 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(w));
-    const __m256 d = _mm256_cvtph_ps(_mm_shuffle_epi8(d16, lane_order));
-    const __m256 dmin = _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(w + 16)));
+    const __m256 d = r8_scales(w), dmin = r8k_dmins(w);
     const __m256i bsums = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(a[b].bsums));
     const __m128i sums32 = _mm_hadd_epi16(_mm256_castsi256_si128(bsums), _mm256_extracti128_si256(bsums, 1));
     __m256i sums = _mm256_broadcastsi128_si256(sums32);  // the activations' sums per 32, two sub-blocks a lane
@@ -509,28 +554,21 @@ EDGEPLAN_QDOT_AVX2 void gemv_q4_k_r8(const std::uint8_t* w, const BlockQ8K* a, s
             _mm256_broadcastsi128_si256(_mm_loadu_si128(reinterpret_cast<const __m128i*>(y + 16)))};
         __m256i pairs = _mm256_setzero_si256();
         for (int p = 0; p < 4; ++p) {  // weights 8p..8p+7 of the sub-block: rows 0-3 in x[h][2p], 4-7 in x[h][2p + 1]
-          const __m256i r03 = x[h][2 * p], r47 = x[h][2 * p + 1];
-          const __m256i w_lo = _mm256_blend_epi32(r03, _mm256_shuffle_epi32(r47, 177), 170);
-          const __m256i w_hi = _mm256_blend_epi32(_mm256_shuffle_epi32(r03, 177), r47, 170);
-          const __m256i yh = half[p / 2];
-          const __m256i y_lo = p % 2 == 0 ? _mm256_shuffle_epi32(yh, 0) : _mm256_shuffle_epi32(yh, 170);
-          const __m256i y_hi = p % 2 == 0 ? _mm256_shuffle_epi32(yh, 85) : _mm256_shuffle_epi32(yh, 255);
-          pairs = _mm256_add_epi16(pairs, _mm256_maddubs_epi16(w_lo, y_lo));
-          pairs = _mm256_add_epi16(pairs, _mm256_maddubs_epi16(w_hi, y_hi));
+          __m256i wv[2], yv[2];
+          r8_rows(x[h][2 * p], x[h][2 * p + 1], wv);
+          r8_quads(half[p / 2], p, yv);
+          for (int i = 0; i < 2; ++i) pairs = _mm256_add_epi16(pairs, _mm256_maddubs_epi16(wv[i], yv[i]));
         }
-        const __m256i scales = _mm256_cvtepu8_epi16(_mm_shuffle_epi8(sm[h], scale_pairs));
-        iacc = _mm256_add_epi32(iacc, _mm256_madd_epi16(pairs, scales));
+        iacc = _mm256_add_epi32(iacc, _mm256_madd_epi16(pairs, r8k_scales16(sm[h])));
       }
-      const __m256i mins =
-          _mm256_cvtepu8_epi16(_mm_unpacklo_epi8(_mm_shuffle_epi32(sm[0], 78), _mm_shuffle_epi32(sm[1], 78)));
-      iacc_min = _mm256_add_epi32(iacc_min, _mm256_madd_epi16(_mm256_shuffle_epi32(sums, 0), mins));
+      const __m256i mins = _mm256_madd_epi16(_mm256_shuffle_epi32(sums, 0), r8k_mins16(sm[0], sm[1]));
+      iacc_min = _mm256_add_epi32(iacc_min, mins);
       sums = _mm256_bsrli_epi128(sums, 4);
     }
     acc = _mm256_fmadd_ps(_mm256_cvtepi32_ps(iacc), _mm256_mul_ps(d, dy), acc);
     acc_min = _mm256_fmadd_ps(_mm256_cvtepi32_ps(iacc_min), _mm256_mul_ps(dmin, dy), acc_min);
   }
-  const __m256 rows = _mm256_permutevar8x32_ps(acc, _mm256_setr_epi32(0, 2, 4, 6, 1, 3, 5, 7));
-  _mm256_storeu_ps(out, _mm256_sub_ps(rows, acc_min));
+  _mm256_storeu_ps(out, _mm256_sub_ps(r8_in_order(acc), acc_min));
 }
 
 // A prompt of Q4_K on repacked records, as llama.cpp's AVX-512 GEMM of them (the AVX-512 path of
@@ -541,33 +579,20 @@ EDGEPLAN_QDOT_AVX2 void gemv_q4_k_r8(const std::uint8_t* w, const BlockQ8K* a, s
 EDGEPLAN_QDOT_VNNI512 void gemm_q4_k_r8(const std::uint8_t* w0, const std::uint8_t* w1, const BlockQ8K* a,
                                         std::uint64_t stride, std::uint64_t nb, float* out, std::uint64_t ldc) {
   const __m512i low = _mm512_set1_epi8(0xF);
-  const __m128i lane_order = _mm_set_epi8(15, 14, 7, 6, 13, 12, 5, 4, 11, 10, 3, 2, 9, 8, 1, 0);
-  const __m128i scale_pairs = _mm_set_epi8(7, 7, 3, 3, 6, 6, 2, 2, 5, 5, 1, 1, 4, 4, 0, 0);
   __m512 acc[kTileTokens], acc_min[kTileTokens];
   for (std::uint64_t t = 0; t < kTileTokens; ++t) acc[t] = acc_min[t] = _mm512_setzero_ps();
   for (std::uint64_t b = 0; b < nb; ++b) {
     const std::uint8_t* const rec[2] = {w0 + b * kR8KRecord, w1 + b * kR8KRecord};
-    const __m512 d = join(
-        _mm256_cvtph_ps(_mm_shuffle_epi8(_mm_loadu_si128(reinterpret_cast<const __m128i*>(rec[0])), lane_order)),
-        _mm256_cvtph_ps(_mm_shuffle_epi8(_mm_loadu_si128(reinterpret_cast<const __m128i*>(rec[1])), lane_order)));
-    const __m512 dmin = join(_mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(rec[0] + 16))),
-                                _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(rec[1] + 16))));
+    const __m512 d = join(r8_scales(rec[0]), r8_scales(rec[1]));
+    const __m512 dmin = join(r8k_dmins(rec[0]), r8k_dmins(rec[1]));
     for (int sb = 0; sb < 4; ++sb) {  // sub-blocks 2sb (low nibbles) and 2sb + 1 (high)
       __m128i sm[2][2];
       for (int r = 0; r < 2; ++r) {
         for (int h = 0; h < 2; ++h) sm[r][h] = r8k_scales_mins(rec[r] + 32 + 24 * sb + 12 * h);
       }
-      __m512i scale[2];
-      for (int h = 0; h < 2; ++h) {
-        scale[h] = join(_mm256_cvtepu8_epi16(_mm_shuffle_epi8(sm[0][h], scale_pairs)),
-                        _mm256_cvtepu8_epi16(_mm_shuffle_epi8(sm[1][h], scale_pairs)));
-      }
-      __m256i row_mins[2];  // each record's 8 rows' two mins, in row order
-      for (int r = 0; r < 2; ++r) {
-        row_mins[r] =
-            _mm256_cvtepu8_epi16(_mm_unpacklo_epi8(_mm_shuffle_epi32(sm[r][0], 78), _mm_shuffle_epi32(sm[r][1], 78)));
-      }
-      const __m512i mins = join(row_mins[0], row_mins[1]);
+      const __m512i scale[2] = {join(r8k_scales16(sm[0][0]), r8k_scales16(sm[1][0])),
+                                join(r8k_scales16(sm[0][1]), r8k_scales16(sm[1][1]))};
+      const __m512i mins = join(r8k_mins16(sm[0][0], sm[0][1]), r8k_mins16(sm[1][0], sm[1][1]));
       __m512i x[2][8], wq[2][8];
       for (int v = 0; v < 8; ++v) {
         const std::uint64_t at = 128 + 256 * sb + 32 * v;
@@ -578,9 +603,10 @@ EDGEPLAN_QDOT_VNNI512 void gemm_q4_k_r8(const std::uint8_t* w0, const std::uint8
       }
       for (int h = 0; h < 2; ++h) {  // wq[h][k]: weights 4k..4k+3 of sub-block 2sb + h, one row per lane
         for (int p = 0; p < 4; ++p) {
-          const __m512i r03 = x[h][2 * p], r47 = x[h][2 * p + 1];
-          wq[h][2 * p] = _mm512_mask_blend_epi32(0xAAAA, r03, _mm512_shuffle_epi32(r47, _MM_PERM_CDAB));
-          wq[h][2 * p + 1] = _mm512_mask_blend_epi32(0xAAAA, _mm512_shuffle_epi32(r03, _MM_PERM_CDAB), r47);
+          __m512i pair[2];
+          r8_rows(x[h][2 * p], x[h][2 * p + 1], pair);
+          wq[h][2 * p] = pair[0];
+          wq[h][2 * p + 1] = pair[1];
         }
       }
       for (std::uint64_t t = 0; t < kTileTokens; ++t) {
@@ -609,10 +635,8 @@ EDGEPLAN_QDOT_VNNI512 void gemm_q4_k_r8(const std::uint8_t* w0, const std::uint8
       }
     }
   }
-  const __m512i order = _mm512_setr_epi32(0, 2, 4, 6, 1, 3, 5, 7, 8, 10, 12, 14, 9, 11, 13, 15);
-  const __mmask16 rows = w1 == w0 ? 0x00FF : 0xFFFF;
   for (std::uint64_t t = 0; t < kTileTokens; ++t) {
-    _mm512_mask_storeu_ps(out + t * ldc, rows, _mm512_sub_ps(_mm512_permutexvar_ps(order, acc[t]), acc_min[t]));
+    r8_store(out + t * ldc, _mm512_sub_ps(r8_in_order(acc[t]), acc_min[t]), w1 != w0);
   }
 }
 
