@@ -221,6 +221,8 @@ std::uint32_t kv_layers(const ModelSpec& m) { return attention_layers(m) - m.kv_
 
 bool keeps_hidden_output(const ModelSpec& m) { return traits(m.arch).hidden_output; }
 
+bool has_qk_norm(const ModelSpec& m) { return traits(m.arch).qk_norm; }
+
 const char* to_string(StateKind k) {
   switch (k) {
     case StateKind::shortconv: return "shortconv";

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 
+#include "edgeplan/core/compute_graph.hpp"
 #include "edgeplan/util/names.hpp"
 
 namespace edgeplan {
@@ -199,26 +200,19 @@ Result<RuntimeBuffers> runtime_buffers(const ModelSpec& m, const FileType& ft, c
   for (std::uint32_t layer = 0; layer < std::min(kinds, m.layers); ++layer) {
     cells = std::max(cells, kv_cells(m, layer, context_tokens, s));
   }
-  // llama.cpp reserves the graph of min(n_ctx, n_ubatch) tokens, n_ubatch capped by n_batch = min(n_ctx, 2048).
-  const double tokens = static_cast<double>(
-      std::min({std::uint64_t{s.ubatch_tokens}, kBatchTokens, context_tokens * o.parallel}));
-  const double vocab = m.vocab.value_or(0), h = m.hidden, f = m.ffn;
-  const double q = static_cast<double>(m.heads) * m.head_dim, kv = static_cast<double>(m.kv_heads) * m.head_dim;
-  const double c = static_cast<double>(cells);
-  const double mask = (b.flash_attn ? 2 : 4) * tokens * c;
-  const double scores = b.flash_attn ? 0 : 4 * tokens * c * m.heads;
-  // With a quantized cache the output phase keeps one more row of hidden states per token live (measured: one
-  // T x hidden F32 tensor more at every shape, tests/llamacpp/check-runtime).
-  const double quantized_cache = t.k->quantized() || t.v->quantized() ? 1 : 0;
-  // A graph that marks the last hidden state an output (t_h_nextn) keeps it beside the rows GET_ROWS takes from
-  // it: ggml-alloc frees no graph output (ggml_gallocr_free_node) and reuses none in place
-  // (ggml_gallocr_allocate_node), so one more T x hidden F32 tensor is live under the logits.
-  const double hidden_output = keeps_hidden_output(m) ? 1 : 0;
-  const double output_phase = 4 * tokens * (vocab + (2 + quantized_cache + hidden_output) * h);
-  const double attention_phase = scores + mask + 4 * tokens * (3 * h + 2 * q + 2 * kv);
-  const double ffn_phase = mask + 4 * tokens * (3 * f + 4 * h);
-  b.compute_bytes = std::max({output_phase, attention_phase, ffn_phase});
-  b.output_bytes = 4 * vocab * o.parallel;
+  // llama.cpp reserves the graph of min(n_ctx, n_ubatch) tokens, n_ubatch capped by n_batch = min(n_ctx, 2048),
+  // all of them outputs, the tokens rounded up to a multiple of the sequences (llama_context::graph_reserve).
+  GraphShape shape;
+  shape.outputs = std::min({std::uint64_t{s.ubatch_tokens}, kBatchTokens, context_tokens * o.parallel});
+  shape.tokens = (shape.outputs + o.parallel - 1) / o.parallel * o.parallel;
+  shape.cells = cells;
+  shape.flash_attn = b.flash_attn;
+  // llama_kv_cache: a quantized K (V) cache with heads a multiple of 64 wide rotates Q and K (V) (attn_rot_k/v).
+  shape.rotate_k = t.k->quantized() && m.head_dim % 64 == 0;
+  shape.rotate_v = t.v->quantized() && m.head_dim % 64 == 0;
+  shape.sequences = o.parallel;
+  b.compute_bytes = static_cast<double>(ggml_alloc_bytes(llama_graph(m, shape)));
+  b.output_bytes = 4.0 * m.vocab.value_or(0) * o.parallel;
   const WeightBuffers w = weight_buffers(m, ft, spec.repack);
   b.repack_bytes = w.repack_bytes;
   b.amx_bytes = w.amx_bytes;

@@ -24,65 +24,87 @@ ModelSpec small_model() {
 const FileType& f16() { return *find_file_type("F16"); }
 const KvType& kv(std::string_view name) { return *find_kv_type(name); }
 
-TEST(Runtime, OutputPhaseIsTheLogitsOfAMicroBatch) {
-  // llama.cpp reserved 66,586,624 bytes at ubatch 512 (flash attention on, any context from 512 to 4096):
-  // 4 x 512 x (32,000 + 2 x 256) = 66,584,576, 2,048 bytes short.
+// The compute buffers below are what llama.cpp reserved for the generated models (tests/llamacpp/check-runtime,
+// the libraries of node-llama-cpp 3.21.1), to the byte: edgeplan replays ggml-alloc over llama.cpp's graph
+// (core/compute_graph.hpp).
+TEST(Runtime, ComputeBufferAsLlamaCppReservesIt) {
+  // Flash attention on, ubatch 512 (any context from 512 to 4,096): the logits of 512 tokens on top of the
+  // input embeddings and the last hidden states.
   const auto b = runtime_buffers(small_model(), f16(), kv("f16"), 4096, {}, {}, {});
   ASSERT_TRUE(b.ok());
   EXPECT_TRUE(b->flash_attn);
-  EXPECT_DOUBLE_EQ(b->compute_bytes, 66584576);
+  EXPECT_DOUBLE_EQ(b->compute_bytes, 66586624);
   EXPECT_DOUBLE_EQ(b->output_bytes, 4 * 32000);
   EXPECT_DOUBLE_EQ(b->repack_bytes, 0);
-  EXPECT_DOUBLE_EQ(b->added_bytes, 66584576 + 4 * 32000);
-}
-
-TEST(Runtime, AQuantizedCacheKeepsOneMoreRowOfHiddenStates) {
-  // llama.cpp reserved 67,110,912 bytes with a q8_0 cache (flash attention on, context 4096, ubatch 512):
-  // 4 x 512 x (32,000 + 3 x 256) = 67,108,864.
-  const auto b = runtime_buffers(small_model(), f16(), kv("q8_0"), 4096, {}, {}, {});
-  ASSERT_TRUE(b.ok());
-  EXPECT_DOUBLE_EQ(b->compute_bytes, 4.0 * 512 * (32000 + 3 * 256));
-}
-
-TEST(Runtime, AnMtpGraphKeepsItsLastHiddenStateBesideTheOutputRows) {
-  // llama-model write-hybrid h-next.gguf qwen3next 8 256 4 2 256 16000 4 (check-runtime's h-next), ubatch 512,
-  // flash attention on. src/models/qwen3next.cpp marks the output norm's result a graph output (t_h_nextn) and
-  // takes result_norm from it with GET_ROWS; ggml-alloc frees no output, so the logits sit on top of the input
-  // embeddings, h_nextn and result_norm: 4 x 512 x (16,000 + 3 x 256) = 34,340,864 B, one T x hidden row of
-  // 4 x 512 x 256 = 524,288 B more than a llama graph of that shape keeps. llama.cpp reserved 35,407,872 B at
-  // 4,096 tokens (its best-fit layout left 1,067,008 B of holes under h_nextn, docs/model.md).
-  ModelSpec m = small_model();
-  m.vocab = 16000;
-  m.kv_heads = 2;
-  m.ffn = 256;
-  const auto llama = runtime_buffers(m, f16(), kv("f16"), 4096, {}, {}, {});
-  m.arch = "qwen3next";
-  const auto next = runtime_buffers(m, f16(), kv("f16"), 4096, {}, {}, {});
-  m.arch = "gpt-oss";  // src/models/openai-moe.cpp: t_h_nextn is the last layer's output, before the norm
-  const auto oss = runtime_buffers(m, f16(), kv("f16"), 4096, {}, {}, {});
-  ASSERT_TRUE(llama.ok() && next.ok() && oss.ok());
-  EXPECT_DOUBLE_EQ(llama->compute_bytes, 4.0 * 512 * (16000 + 2 * 256));
-  EXPECT_DOUBLE_EQ(next->compute_bytes, 34340864);
-  EXPECT_DOUBLE_EQ(oss->compute_bytes, 34340864);
+  EXPECT_DOUBLE_EQ(b->added_bytes, 66586624 + 4 * 32000);
+  // Flash attention off, and a q8_0 cache (its Hadamard rotations): the last layer leaves a hole of one
+  // 512 x 256 F32 row under the logits.
+  RuntimeOptions off;
+  off.flash_attn = FlashAttn::off;
+  EXPECT_DOUBLE_EQ(runtime_buffers(small_model(), f16(), kv("f16"), 4096, {}, {}, off)->compute_bytes, 67110912);
+  EXPECT_DOUBLE_EQ(runtime_buffers(small_model(), f16(), kv("q8_0"), 4096, {}, {}, {})->compute_bytes, 67110912);
+  KvCacheSettings s;
+  s.ubatch_tokens = 128;
+  EXPECT_DOUBLE_EQ(runtime_buffers(small_model(), f16(), kv("f16"), 4096, s, {}, {})->compute_bytes, 16646656);
 }
 
 TEST(Runtime, AttentionScoresWithoutFlashAttention) {
-  // kvctx-llama write s1.gguf 4 256 8 2 32 512 2000, flash attention off, ubatch 512, context 2048: llama.cpp
-  // reserved 40,642,560 bytes. Scores 4 x 512 x 2048 x 8 + mask 4 x 512 x 2048 + 4 x 512 x (3 x 256 + 2 x 256 +
-  // 2 x 64) = 40,648,704 (0.015% over).
+  // kvctx-llama write v8k.gguf 3 384 6 2 64 1536 8000: flash attention off, the F32 scores of 512 tokens x 6
+  // heads x 4,096 cells dominate; llama.cpp reserved 63,186,944 B (19,146,752 B at a context of 1,000).
   ModelSpec m = small_model();
-  m.layers = 4;
-  m.heads = 8;
+  m.layers = 3;
+  m.hidden = 384;
+  m.heads = 6;
   m.kv_heads = 2;
-  m.head_dim = 32;
-  m.ffn = 512;
-  m.vocab = 2000;
+  m.ffn = 1536;
+  m.vocab = 8000;
   RuntimeOptions o;
   o.flash_attn = FlashAttn::off;
-  const auto b = runtime_buffers(m, f16(), kv("f16"), 2048, {}, {}, o);
+  const auto b = runtime_buffers(m, f16(), kv("f16"), 4096, {}, {}, o);
   ASSERT_TRUE(b.ok());
   EXPECT_FALSE(b->flash_attn);
-  EXPECT_DOUBLE_EQ(b->compute_bytes, 4.0 * 512 * 2048 * 8 + 4.0 * 512 * 2048 + 4.0 * 512 * (3 * 256 + 2 * 256 + 2 * 64));
+  EXPECT_DOUBLE_EQ(b->compute_bytes, 63186944);
+  EXPECT_DOUBLE_EQ(runtime_buffers(m, f16(), kv("f16"), 1000, {}, {}, o)->compute_bytes, 19146752);
+}
+
+TEST(Runtime, HybridsComputeBuffers) {
+  // llama-model write-hybrid (check-runtime's h-lfm2, h-granite, h-next), ubatch 512, flash attention on
+  // unless said.
+  ModelSpec lfm2 = small_model();
+  lfm2.arch = "lfm2";
+  lfm2.kv_heads = 2;
+  lfm2.state = StateSpec{StateKind::shortconv, 4, 3};
+  EXPECT_DOUBLE_EQ(runtime_buffers(lfm2, f16(), kv("f16"), 4096, {}, {}, {})->compute_bytes, 66586624);
+  KvCacheSettings s;
+  s.ubatch_tokens = 256;
+  EXPECT_DOUBLE_EQ(runtime_buffers(lfm2, f16(), kv("q8_0"), 4096, s, {}, {})->compute_bytes, 33327136);
+  ModelSpec granite = small_model();
+  granite.arch = "granitehybrid";
+  granite.layers = 8;
+  granite.ffn = 512;
+  granite.vocab = 16000;
+  granite.state = StateSpec{StateKind::mamba2, 6, 4, 512, 64, 1, 8};
+  RuntimeOptions off;
+  off.flash_attn = FlashAttn::off;
+  EXPECT_DOUBLE_EQ(runtime_buffers(granite, f16(), kv("f16"), 1000, {}, {}, {})->compute_bytes, 34342912);
+  EXPECT_DOUBLE_EQ(runtime_buffers(granite, f16(), kv("f16"), 4096, {}, {}, off)->compute_bytes, 44836896);
+  RuntimeOptions two;
+  two.parallel = 2;
+  EXPECT_DOUBLE_EQ(runtime_buffers(granite, f16(), kv("q8_0"), 2048, {}, {}, two)->compute_bytes, 33818624);
+  // Qwen3-Next keeps the normed last hidden states as an output of their own (t_h_nextn) and takes the output
+  // rows from them; ggml-alloc's best fit leaves 1,064,960 B of holes under them at 4,096 tokens.
+  ModelSpec next = small_model();
+  next.arch = "qwen3next";
+  next.layers = 8;
+  next.kv_heads = 2;
+  next.ffn = 256;
+  next.vocab = 16000;
+  next.state = StateSpec{StateKind::gated_delta_net, 6, 4, 256, 64, 2, 4};
+  next.moe = MoeSpec{4, 2, 256, 1, 0};
+  EXPECT_DOUBLE_EQ(runtime_buffers(next, f16(), kv("f16"), 4096, {}, {}, {})->compute_bytes, 35407872);
+  s.ubatch_tokens = 128;
+  EXPECT_DOUBLE_EQ(runtime_buffers(next, f16(), kv("f16"), 4096, s, {}, off)->compute_bytes, 11409952);
+  EXPECT_DOUBLE_EQ(runtime_buffers(next, f16(), kv("f16"), 1000, {}, {}, two)->compute_bytes, 34342912);
 }
 
 TEST(Runtime, MicroBatchIsCappedByTheContextAndParallelSequencesGetAnOutputEach) {
@@ -92,7 +114,10 @@ TEST(Runtime, MicroBatchIsCappedByTheContextAndParallelSequencesGetAnOutputEach)
   o.parallel = 2;
   const auto b = runtime_buffers(small_model(), f16(), kv("f16"), 700, s, {}, o);
   ASSERT_TRUE(b.ok());
-  EXPECT_DOUBLE_EQ(b->compute_bytes, 4.0 * 1400 * (32000 + 2 * 256));  // 2 x 700 tokens of the batch
+  KvCacheSettings batch = s;
+  batch.ubatch_tokens = 1400;  // 2 x 700 tokens of the batch
+  EXPECT_DOUBLE_EQ(b->compute_bytes, runtime_buffers(small_model(), f16(), kv("f16"), 700, batch, {}, o)->compute_bytes);
+  EXPECT_GT(b->compute_bytes, 4.0 * 1400 * 32000);  // the logits of 1,400 tokens
   EXPECT_DOUBLE_EQ(b->output_bytes, 2 * 4 * 32000);
 }
 

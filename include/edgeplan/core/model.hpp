@@ -113,6 +113,9 @@ std::uint32_t attention_layers(const ModelSpec& m);
 // it takes from it; ggml-alloc never frees a graph output, so the compute buffer holds both.
 bool keeps_hidden_output(const ModelSpec& m);
 
+// Whether m's attention normalizes each query and key head before RoPE (attn_q_norm / attn_k_norm).
+bool has_qk_norm(const ModelSpec& m);
+
 // Whether layer i of m attends through a sliding window (always false without one).
 bool is_sliding_layer(const ModelSpec& m, std::uint32_t layer);
 

@@ -1,15 +1,8 @@
 // llama.cpp's own buffers beside the weights and the KV cache, as it allocates them for a context on the CPU:
-//   compute  the scheduler's buffer for the worst-case graph (a full micro-batch of T = min(ubatch, context)
-//            tokens), the largest of three phases the graph allocator keeps live at once:
-//              output     4 T (vocab + 2 hidden)                        logits of T outputs + the last hidden states
-//                         (+ 4 T hidden with a quantized K or V cache; + 4 T hidden where the graph
-//                         keeps the last hidden state as an output of its own: keeps_hidden_output)
-//              attention  mask + 4 T (3 hidden + 2 q + 2 kv)            flash attention on (q = heads x head_dim,
-//                         mask = 2 T cells, the F16 KQ mask)            kv = kv_heads x head_dim)
-//                         4 T cells heads + mask + 4 T (3 hidden + 2 q + 2 kv)   off (KQ scores in F32,
-//                         mask = 4 T cells)
-//              ffn        mask + 4 T (3 ffn + 4 hidden)                 gate, up, their product + the residual
-//            cells = the cache cells of one sequence (the padded context).
+//   compute  the scheduler's buffer for the worst-case graph (a full micro-batch of min(ubatch, 2048, context x
+//            parallel) outputs, its tokens rounded up to a multiple of parallel): what ggml-alloc reserves laying
+//            that graph out, replayed by core/compute_graph.hpp (to the byte on every case of
+//            tests/llamacpp/check-runtime).
 //   output   logits of one output per sequence: 4 vocab x parallel bytes.
 //   repack   the CPU's interleaved copy of the 2-D matmul weights of the types llama.cpp repacks on the ISA
 //            (rows a multiple of its interleave): as many bytes as those tensors. With mmap it sits beside the
@@ -30,8 +23,8 @@
 // sched_reserve, graph_reserve, output_reserve, llama_init_from_model), src/llama-graph.cpp (the KQ mask),
 // ggml/src/ggml-cpu/repack.cpp (ggml_repack_get_optimal_repack_type), ggml/src/ggml-cpu/amx (amx.cpp supports_op,
 // mmq.cpp ggml_backend_amx_get_alloc_size), src/llama-model-loader.cpp (select_weight_buft, get_mapping_range,
-// weight_name_comparer); the phase widths were read from the
-// compute buffer llama.cpp reserves for generated models (tests/llamacpp/check-runtime, docs/accuracy.md).
+// weight_name_comparer); checked against the buffers llama.cpp allocates for generated models
+// (tests/llamacpp/check-runtime, docs/accuracy.md).
 // Documented in docs/model.md, "Runtime buffers".
 #pragma once
 
@@ -94,7 +87,7 @@ struct WeightBuffers {
 WeightBuffers weight_buffers(const ModelSpec& m, const FileType& ft, RepackIsa isa);
 
 // The buffers for a context of context_tokens per sequence; all zero when spec.buffers is false. Requires vocab
-// for the output phase (a model without one counts no logits).
+// for the logits (a model without one counts none).
 Result<RuntimeBuffers> runtime_buffers(const ModelSpec& m, const FileType& ft, const KvCacheType& t,
                                        std::uint64_t context_tokens, const KvCacheSettings& s, const RuntimeSpec& spec,
                                        const RuntimeOptions& o);
