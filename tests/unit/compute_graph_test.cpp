@@ -73,5 +73,18 @@ TEST(LlamaGraph, InputsLayersAndLogits) {
   EXPECT_EQ(g.tensors().back().bytes, 4u * 100 * 4);
 }
 
+TEST(LlamaGraph, AModelDeeperThanAnyReleasedIsReplayedThroughItsFirstLayersAndItsLast) {
+  ModelSpec m = fixtures::dense("deep", 300, 64, 2, 1, 32, 128, 1000);
+  GraphShape s;
+  s.tokens = s.outputs = 16;
+  s.cells = 256;
+  const ComputeGraph g = llama_graph(m, s);
+  m.layers = 65536;  // layers_range's bound: the same 256 layers replayed, not 65,536
+  const ComputeGraph deep = llama_graph(m, s);
+  EXPECT_EQ(deep.tensors().size(), g.tensors().size());
+  EXPECT_EQ(ggml_alloc_bytes(deep), ggml_alloc_bytes(g));
+  EXPECT_GT(ggml_alloc_bytes(g), 4u * 1000 * 16);  // the logits and what lies under them
+}
+
 }  // namespace
 }  // namespace edgeplan
