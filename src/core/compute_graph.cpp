@@ -170,6 +170,9 @@ class GraphBuilder {
   bool lfm2() const { return is("lfm2") || is("lfm2moe"); }
   bool attends(std::uint32_t layer) const;
   bool state_next(std::uint32_t layer) const { return layer + 1 < m_.layers && !attends(layer + 1); }
+  // A short convolution's or Mamba-2's convolution state is gathered in the layer before (LFM2, Granite 4.0 H); a
+  // delta net gathers its own.
+  bool gathers_ahead() const { return m_.state && m_.state->kind != StateKind::gated_delta_net; }
   int residual_add(int x, int y) { return g_.op(f32(m_.hidden), lfm2() ? std::initializer_list<int>{x, y} :
                                                                           std::initializer_list<int>{y, x}, true); }
   int norm(int x, std::uint64_t width) { return g_.op(f32(width), {g_.op(f32(width), {x}, true)}, true); }
@@ -262,10 +265,10 @@ int GraphBuilder::attention(int x, std::uint32_t layer) {
     const int soft = g_.op(4 * s_.cells * s_.tokens * m_.heads, {kq, mask_}, true);
     out = g_.op(f32(q), {g_.view(g_.op(f32(q), {soft}))});  // KQV, permuted, made contiguous
   }
-  // What does not wait for the attention comes here: LFM2's and Granite's next state layer gathers its state;
+  // What does not wait for the attention comes here: the next state layer's convolution state (gathers_ahead);
   // LFM2's last layer takes the residual's output rows.
   int residual = x;
-  if ((lfm2() || is("granitehybrid")) && state_next(layer)) gather_conv_state();
+  if (gathers_ahead() && state_next(layer)) gather_conv_state();
   if (last) rows_ = s_.outputs;
   if (lfm2() && last) residual = g_.op(f32(m_.hidden), {x, out_ids_});
   const std::uint64_t t = s_.tokens;  // the attention's output and projection still cover every token
@@ -333,7 +336,7 @@ void GraphBuilder::gather_conv_state() {
 
 // A state layer: RMS norm, its mixer, the residual, the feed-forward.
 int GraphBuilder::state_layer(int x, std::uint32_t layer) {
-  if (conv_state_ < 0 && !is("qwen3next")) gather_conv_state();  // the first state layer's
+  if (conv_state_ < 0 && gathers_ahead()) gather_conv_state();  // the first state layer's
   const int in = norm(x, m_.hidden);
   int out = -1;
   switch (m_.state->kind) {

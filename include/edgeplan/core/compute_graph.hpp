@@ -13,8 +13,9 @@
 //                     convolutions, Mamba-2, gated delta nets), the output norm and the logits. Weights, the KV
 //                     cache and the recurrent states live in their own buffers and are left out.
 // Source: llama.cpp as bundled with node-llama-cpp 3.21.1 (ggml/src/ggml-alloc.c; src/llama-graph.cpp,
-// src/llama-kv-cache.cpp, src/models/llama.cpp, lfm2.cpp, granite-hybrid.cpp, qwen3next.cpp), checked node by
-// node against the allocator's own trace (tests/llamacpp/check-runtime; docs/model.md, "Runtime buffers").
+// src/llama-kv-cache.cpp, src/models/llama.cpp, lfm2.cpp, granite-hybrid.cpp, mamba-base.cpp, qwen3next.cpp),
+// checked node by node against the allocator's own trace (ggml-alloc.c built with its AT_PRINTF lines) and, in CI,
+// to the byte by tests/llamacpp/check-runtime (docs/model.md, "Runtime buffers").
 #pragma once
 
 #include <array>
