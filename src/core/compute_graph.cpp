@@ -328,9 +328,9 @@ int GraphBuilder::moe(int in) {
 // (conv_kernel - 1) columns of the convolution's channels a sequence.
 void GraphBuilder::gather_conv_state() {
   const StateSpec& st = *m_.state;
-  std::uint64_t channels = m_.hidden;
-  if (st.kind == StateKind::mamba2) channels = st.inner + 2ull * st.groups * st.state_dim;
-  if (st.kind == StateKind::gated_delta_net) channels = st.inner + 2ull * st.groups * st.state_dim;
+  // A short convolution's channels are the hidden width; Mamba-2's and the delta net's x (or v) and B, C (or q, k).
+  const std::uint64_t channels =
+      st.kind == StateKind::shortconv ? m_.hidden : st.inner + 2ull * st.groups * st.state_dim;
   conv_state_ = g_.op(4ull * (st.conv_kernel - 1) * channels * s_.sequences, {g_.view(s_copy_)});
 }
 
@@ -363,8 +363,8 @@ int GraphBuilder::shortconv(int in, std::uint32_t layer) {
 }
 
 // A Mamba-2 block (llm_build_mamba_base::build_mamba2_layer): ssm_in to z, xBC and dt; xBC after the state;
-// SSM_CONV, bias, SiLU (x, B and C); dt plus its bias; SSM_SCAN (y and the new states); y + x D; z-gated; group RMS norm;
-// ssm_out.
+// SSM_CONV, bias, SiLU (x, B and C); dt plus its bias; SSM_SCAN (y and the new states); y + x D; z-gated; group
+// RMS norm; ssm_out.
 int GraphBuilder::mamba2(int in, std::uint32_t layer) {
   const StateSpec& st = *m_.state;
   const std::uint64_t inner = st.inner, conv_dim = inner + 2ull * st.groups * st.state_dim;
@@ -396,12 +396,13 @@ int GraphBuilder::delta_net(int in) {
   const std::uint64_t inner = st.inner, key = std::uint64_t{st.groups} * st.state_dim;
   const std::uint64_t channels = inner + 2 * key, d_conv = st.conv_kernel - 1;
   const std::uint64_t head_key = std::uint64_t{st.heads} * st.state_dim;  // the keys repeated to the value heads
+  const std::uint64_t state_bytes = 4 * head_key * (inner / std::max(st.heads, 1u)) * s_.sequences;
   gather_conv_state();
   const int qkv = g_.op(f32(channels), {in});
   const int cat = g_.op(4 * channels * (s_.tokens + d_conv * s_.sequences),
                         {g_.view(conv_state_), g_.view(g_.view(qkv))});
   conv_state_ = -1;
-  const int state = g_.op(4 * head_key * (inner / std::max(st.heads, 1u)) * s_.sequences, {g_.view(s_copy_)});
+  const int state = g_.op(state_bytes, {g_.view(s_copy_)});
   g_.sink({g_.view(cat)});
   const int conv = g_.op(f32(channels), {g_.op(f32(channels), {cat})}, true);
   const int qn = g_.view(g_.op(f32(head_key), {g_.view(g_.op(f32(key), {g_.view(conv)}))}));
@@ -409,7 +410,7 @@ int GraphBuilder::delta_net(int in) {
   const int ba = g_.view(g_.op(f32(2ull * st.heads), {in}));
   const int gate = g_.op(f32(st.heads), {g_.op(f32(st.heads), {g_.op(f32(st.heads), {g_.view(ba)})}, true)}, true);
   const int beta = g_.op(f32(st.heads), {g_.op(f32(st.heads), {g_.view(ba)})}, true);
-  const int out = g_.op(4 * (inner * s_.tokens + head_key * (inner / std::max(st.heads, 1u)) * s_.sequences),
+  const int out = g_.op(4 * inner * s_.tokens + state_bytes,
                         {qn, kn, g_.view(conv), g_.view(gate), g_.view(beta), g_.view(state)});
   g_.sink({g_.view(out)});
   const int normed = norm(g_.view(out), inner);

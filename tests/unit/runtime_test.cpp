@@ -116,7 +116,8 @@ TEST(Runtime, MicroBatchIsCappedByTheContextAndParallelSequencesGetAnOutputEach)
   ASSERT_TRUE(b.ok());
   KvCacheSettings batch = s;
   batch.ubatch_tokens = 1400;  // 2 x 700 tokens of the batch
-  EXPECT_DOUBLE_EQ(b->compute_bytes, runtime_buffers(small_model(), f16(), kv("f16"), 700, batch, {}, o)->compute_bytes);
+  const auto explicit_batch = runtime_buffers(small_model(), f16(), kv("f16"), 700, batch, {}, o);
+  EXPECT_DOUBLE_EQ(b->compute_bytes, explicit_batch->compute_bytes);
   EXPECT_GT(b->compute_bytes, 4.0 * 1400 * 32000);  // the logits of 1,400 tokens
   EXPECT_DOUBLE_EQ(b->output_bytes, 2 * 4 * 32000);
 }
