@@ -62,6 +62,27 @@ static_assert(sizeof(BlockQ4_0) == 18 && sizeof(BlockQ8_0) == 34 && sizeof(Block
                   sizeof(BlockQ8K) == 292,
               "the blocks of ggml-common.h");
 
+// Four tokens' Q8_K blocks of the same 256 weights interleaved, as llama.cpp's repacked K-quant GEMMs read them
+// (block_q8_Kx4 of ggml-cpu/repack.h, written by ggml_quantize_mat_q8_K_4x8): the 4 scales; the quants 8 bytes of
+// each token in turn (weights 8m..8m+7 of token r at 32m + 8r); the sums of 16 four of each token in turn per 64
+// weights (token r's sums 4j..4j+3 at 16j + 4r).
+struct BlockQ8Kx4 {
+  float d[4];
+  std::int8_t qs[1024];
+  std::int16_t bsums[64];
+};
+static_assert(sizeof(BlockQ8Kx4) == 1168, "block_q8_Kx4 of ggml-cpu/repack.h");
+
+// Tokens t..t+3's block b of Q8_K activations (rows `nb` blocks apart) into one interleaved block.
+void interleave_q8_k(const BlockQ8K* a, std::uint64_t nb, BlockQ8Kx4& y) {
+  for (std::uint64_t r = 0; r < 4; ++r) {
+    const BlockQ8K& t = a[r * nb];
+    y.d[r] = t.d;
+    for (int m = 0; m < 32; ++m) std::memcpy(y.qs + 32 * m + 8 * r, t.qs + 8 * m, 8);
+    for (int j = 0; j < 4; ++j) std::memcpy(y.bsums + 16 * j + 4 * r, t.bsums + 4 * j, 8);
+  }
+}
+
 constexpr std::uint64_t kTileTokens = 8;  // prompt tokens one unpacked weight block is multiplied with
 // A tile's tokens: kTileTokens for a matmul; 1 for a matrix-vector product (a decoded token, bench's GEMV).
 constexpr std::uint64_t kGemvChunkRows = 64;  // ggml_compute_forward_mul_mat's chunk_size where nr1 == 1
@@ -522,9 +543,9 @@ EDGEPLAN_QDOT_AVX2 __m256i r8k_mins16(__m128i first, __m128i second) {
   return _mm256_cvtepu8_epi16(_mm_unpacklo_epi8(_mm_shuffle_epi32(first, 78), _mm_shuffle_epi32(second, 78)));
 }
 
-// The 8 fp16 dmin of a Q4_K record as fp32 in row order.
-EDGEPLAN_QDOT_AVX2 __m256 r8k_dmins(const std::uint8_t* record) {
-  return _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(record + 16)));
+// The 8 fp16 at `p` as fp32, in order (a Q4_K record's d at 0 and dmin at 16).
+EDGEPLAN_QDOT_AVX2 __m256 fp16x8(const std::uint8_t* p) {
+  return _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
 }
 
 // One token by the 8 rows of `nb` Q4_K records from `w`: out[0..7].
@@ -533,7 +554,7 @@ EDGEPLAN_QDOT_AVX2 void gemv_q4_k_r8(const std::uint8_t* w, const BlockQ8K* a, s
   __m256 acc = _mm256_setzero_ps(), acc_min = _mm256_setzero_ps();
   for (std::uint64_t b = 0; b < nb; ++b, w += kR8KRecord) {
     const __m256 dy = _mm256_set1_ps(a[b].d);
-    const __m256 d = r8_scales(w), dmin = r8k_dmins(w);
+    const __m256 d = r8_scales(w), dmin = fp16x8(w + 16);
     const __m256i bsums = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(a[b].bsums));
     const __m128i sums32 = _mm_hadd_epi16(_mm256_castsi256_si128(bsums), _mm256_extracti128_si256(bsums, 1));
     __m256i sums = _mm256_broadcastsi128_si256(sums32);  // the activations' sums per 32, two sub-blocks a lane
@@ -571,73 +592,119 @@ EDGEPLAN_QDOT_AVX2 void gemv_q4_k_r8(const std::uint8_t* w, const BlockQ8K* a, s
   _mm256_storeu_ps(out, _mm256_sub_ps(r8_in_order(acc), acc_min));
 }
 
-// A prompt of Q4_K on repacked records, as llama.cpp's AVX-512 GEMM of them (the AVX-512 path of
-// ggml_gemm_q4_K_8x8_q8_K; _mm512_maddubs_epi16, no VNNI): 16 rows (two records side by side) by kTileTokens
-// tokens a call, each pair of sub-blocks' 16 weight vectors unpacked once for the tokens, each token's 8 products
-// of a sub-block summed in int16 and weighted by the rows' scales, the mins taken out through the activations'
-// sums per 32 (the 8 rows of a record in lane order 0 4 1 5 2 6 3 7 for the sums, in order for the mins).
-EDGEPLAN_QDOT_VNNI512 void gemm_q4_k_r8(const std::uint8_t* w0, const std::uint8_t* w1, const BlockQ8K* a,
-                                        std::uint64_t stride, std::uint64_t nb, float* out, std::uint64_t ldc) {
+// A prompt of Q4_K on repacked records as the AVX-512 path of llama.cpp's ggml_gemm_q4_K_8x8_q8_K runs it (no VNNI:
+// _mm512_maddubs_epi16): 16 rows (two records side by side) by 4 x Groups tokens (Groups interleaved groups of 4, `nb`
+// blocks a group: 4 in its main loop, 1 in the loop over the tokens left), 8 x Groups fp32 accumulators (a token's 16
+// rows, and their mins apart). Per pair of sub-blocks, each record's 8-byte
+// chunks of rows 0 1 4 5 and 2 3 6 7 are put side by side, the nibbles masked out, and their 4-byte halves spread
+// into two shuffle patterns; per group of 4 tokens the activations are spread likewise, each 32-bit lane then holding
+// one row by one token, the int16 pair sums weighted by the rows' scales with _mm512_madd_epi16, blended into a
+// token's 16 rows in order, and the mins taken out through the activations' sums per 32. The same data movement as
+// ggml's (which keeps the 16 weight vectors' two patterns, 48 vectors, across the 4 groups), in edgeplan's own code.
+template <int Groups>
+EDGEPLAN_QDOT_VNNI512 void gemm_q4_k_r8(const std::uint8_t* w0, const std::uint8_t* w1, const BlockQ8Kx4* a,
+                                        std::uint64_t nb, float* out, std::uint64_t ldc) {
   const __m512i low = _mm512_set1_epi8(0xF);
-  __m512 acc[kTileTokens], acc_min[kTileTokens];
-  for (std::uint64_t t = 0; t < kTileTokens; ++t) acc[t] = acc_min[t] = _mm512_setzero_ps();
+  const __m256i swap = _mm256_set_epi32(3, 2, 1, 0, 7, 6, 5, 4);  // the two 128-bit halves exchanged
+  __m512 acc[4 * Groups], acc_min[4 * Groups];
+  for (int t = 0; t < 4 * Groups; ++t) acc[t] = acc_min[t] = _mm512_setzero_ps();
   for (std::uint64_t b = 0; b < nb; ++b) {
     const std::uint8_t* const rec[2] = {w0 + b * kR8KRecord, w1 + b * kR8KRecord};
-    const __m512 d = join(r8_scales(rec[0]), r8_scales(rec[1]));
-    const __m512 dmin = join(r8k_dmins(rec[0]), r8k_dmins(rec[1]));
-    for (int sb = 0; sb < 4; ++sb) {  // sub-blocks 2sb (low nibbles) and 2sb + 1 (high)
-      __m128i sm[2][2];
-      for (int r = 0; r < 2; ++r) {
-        for (int h = 0; h < 2; ++h) sm[r][h] = r8k_scales_mins(rec[r] + 32 + 24 * sb + 12 * h);
-      }
-      const __m512i scale[2] = {join(r8k_scales16(sm[0][0]), r8k_scales16(sm[1][0])),
-                                join(r8k_scales16(sm[0][1]), r8k_scales16(sm[1][1]))};
-      const __m512i mins = join(r8k_mins16(sm[0][0], sm[0][1]), r8k_mins16(sm[1][0], sm[1][1]));
-      __m512i x[2][8], wq[2][8];
-      for (int v = 0; v < 8; ++v) {
-        const std::uint64_t at = 128 + 256 * sb + 32 * v;
-        const __m512i raw = join(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(rec[0] + at)),
-                                 _mm256_loadu_si256(reinterpret_cast<const __m256i*>(rec[1] + at)));
-        x[0][v] = _mm512_and_si512(raw, low);
-        x[1][v] = _mm512_and_si512(_mm512_srli_epi16(raw, 4), low);
-      }
-      for (int h = 0; h < 2; ++h) {  // wq[h][k]: weights 4k..4k+3 of sub-block 2sb + h, one row per lane
-        for (int p = 0; p < 4; ++p) {
-          __m512i pair[2];
-          r8_rows(x[h][2 * p], x[h][2 * p + 1], pair);
-          wq[h][2 * p] = pair[0];
-          wq[h][2 * p + 1] = pair[1];
+    const __m512 d = join(fp16x8(rec[0]), fp16x8(rec[1]));
+    const __m512 dmin = join(fp16x8(rec[0] + 16), fp16x8(rec[1] + 16));
+    for (int sb = 0; sb < 4; ++sb) {  // sub-blocks 2sb (low nibbles, h = 0) and 2sb + 1 (high, h = 1)
+      // w[h][v][c][s]: weights 8v + 4s .. 8v + 4s + 3 of sub-block 2sb + h; c = 0 rows 0 1 4 5 8 9 12 13, c = 1
+      // rows 2 3 6 7 10 11 14 15, each row's 4 bytes twice in a 128-bit lane (rows A B A B).
+      __m512i w[2][4][2][2];
+      for (int v = 0; v < 4; ++v) {
+        __m256i half[2][2];  // [record][c]
+        for (int r = 0; r < 2; ++r) {
+          const std::uint8_t* q = rec[r] + 128 + 256 * sb + 64 * v;
+          const __m256i r03 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(q));
+          const __m256i r47 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(q + 32));
+          half[r][0] = _mm256_blend_epi32(r03, _mm256_permutevar8x32_epi32(r47, swap), 240);
+          half[r][1] = _mm256_blend_epi32(_mm256_permutevar8x32_epi32(r03, swap), r47, 240);
+        }
+        for (int c = 0; c < 2; ++c) {
+          const __m512i raw = join(half[0][c], half[1][c]);
+          const __m512i nibbles[2] = {_mm512_and_si512(raw, low), _mm512_and_si512(_mm512_srli_epi16(raw, 4), low)};
+          for (int h = 0; h < 2; ++h) {
+            w[h][v][c][0] = _mm512_shuffle_epi32(nibbles[h], static_cast<_MM_PERM_ENUM>(136));
+            w[h][v][c][1] = _mm512_shuffle_epi32(nibbles[h], static_cast<_MM_PERM_ENUM>(221));
+          }
         }
       }
-      for (std::uint64_t t = 0; t < kTileTokens; ++t) {
-        const BlockQ8K& y = a[t * stride + b];
-        __m512i iacc = _mm512_setzero_si512();
+      // The scales of sub-blocks 2sb and 2sb + 1 (rows 0-7 of record 0, then of record 1), each twice as int16, in
+      // the lanes of w's c = 0 and c = 1; the mins of both sub-blocks side by side, rows in order.
+      __m256i sm[2];
+      for (int h = 0; h < 2; ++h) {
+        sm[h] = _mm256_set_m128i(r8k_scales_mins(rec[1] + 32 + 24 * sb + 12 * h),
+                                 r8k_scales_mins(rec[0] + 32 + 24 * sb + 12 * h));
+      }
+      __m512i scale[2][2];
+      for (int h = 0; h < 2; ++h) {
+        const __m512i twice = _mm512_cvtepu8_epi16(_mm256_unpacklo_epi8(sm[h], sm[h]));
+        scale[h][0] = _mm512_shuffle_epi32(twice, static_cast<_MM_PERM_ENUM>(68));
+        scale[h][1] = _mm512_shuffle_epi32(twice, static_cast<_MM_PERM_ENUM>(238));
+      }
+      const __m512i mins = _mm512_cvtepu8_epi16(
+          _mm256_unpacklo_epi8(_mm256_shuffle_epi32(sm[0], 78), _mm256_shuffle_epi32(sm[1], 78)));
+      for (int g = 0; g < Groups; ++g) {  // tokens 4g..4g+3
+        const BlockQ8Kx4& y = a[g * nb + b];
+        __m512i rows[4] = {_mm512_setzero_si512(), _mm512_setzero_si512(), _mm512_setzero_si512(),
+                           _mm512_setzero_si512()};
         for (int h = 0; h < 2; ++h) {
-          __m512i pairs = _mm512_setzero_si512();
-          for (int half = 0; half < 2; ++half) {  // 16 activations broadcast, 4 at a time shuffled out of them
-            const __m512i q = _mm512_broadcast_i32x4(
-                _mm_loadu_si128(reinterpret_cast<const __m128i*>(y.qs + 64 * sb + 32 * h + 16 * half)));
-            const __m512i quads[4] = {_mm512_shuffle_epi32(q, _MM_PERM_AAAA), _mm512_shuffle_epi32(q, _MM_PERM_BBBB),
-                                      _mm512_shuffle_epi32(q, _MM_PERM_CCCC), _mm512_shuffle_epi32(q, _MM_PERM_DDDD)};
-            for (int k = 0; k < 4; ++k) {
-              pairs = _mm512_add_epi16(pairs, _mm512_maddubs_epi16(wq[h][4 * half + k], quads[k]));
+          // x[v][p][s]: the activations of w[h][v][.][s] for tokens 2p and 2p + 1 (A A B B in a 128-bit lane).
+          __m512i x[4][2][2];
+          for (int v = 0; v < 4; ++v) {
+            const std::int8_t* q = y.qs + 256 * sb + 128 * h + 32 * v;
+            const __m256i four = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(q));
+            for (int p = 0; p < 2; ++p) {
+              const __m256i pair = _mm256_permute2f128_si256(four, four, p == 0 ? 0 : 17);
+              const __m512i both = join(pair, pair);
+              x[v][p][0] = _mm512_shuffle_epi32(both, static_cast<_MM_PERM_ENUM>(160));
+              x[v][p][1] = _mm512_shuffle_epi32(both, static_cast<_MM_PERM_ENUM>(245));
             }
           }
-          iacc = _mm512_add_epi32(iacc, _mm512_madd_epi16(pairs, scale[h]));
+          for (int p = 0; p < 2; ++p) {
+            __m512i sums[2];  // [c]: one row by one token a 32-bit lane
+            for (int c = 0; c < 2; ++c) {
+              __m512i pattern[2];
+              for (int s = 0; s < 2; ++s) {
+                pattern[s] = _mm512_maddubs_epi16(w[h][3][c][s], x[3][p][s]);
+                for (int v = 2; v >= 0; --v) {
+                  pattern[s] = _mm512_add_epi16(pattern[s], _mm512_maddubs_epi16(w[h][v][c][s], x[v][p][s]));
+                }
+              }
+              sums[c] = _mm512_madd_epi16(_mm512_add_epi16(pattern[0], pattern[1]), scale[h][c]);
+            }
+            // Tokens 2p and 2p + 1, rows in order: lanes 2-3 of each 128 bits from the other half's vector.
+            const auto cdab = static_cast<_MM_PERM_ENUM>(78);
+            rows[2 * p] = _mm512_add_epi32(
+                rows[2 * p], _mm512_mask_blend_epi32(0xCCCC, sums[0], _mm512_shuffle_epi32(sums[1], cdab)));
+            rows[2 * p + 1] = _mm512_add_epi32(
+                rows[2 * p + 1], _mm512_mask_blend_epi32(0xCCCC, _mm512_shuffle_epi32(sums[0], cdab), sums[1]));
+          }
         }
-        const auto s0 = static_cast<std::uint16_t>(y.bsums[4 * sb] + y.bsums[4 * sb + 1]);
-        const auto s1 = static_cast<std::uint16_t>(y.bsums[4 * sb + 2] + y.bsums[4 * sb + 3]);
-        const __m512i sums = _mm512_set1_epi32(static_cast<std::int32_t>(s0 | static_cast<std::uint32_t>(s1) << 16));
-        const __m512 dy = _mm512_set1_ps(y.d);  // scaled into fp32 per pair of sub-blocks, as ggml's GEMM does
-        acc[t] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(iacc), _mm512_mul_ps(d, dy), acc[t]);
-        acc_min[t] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(_mm512_madd_epi16(sums, mins)), _mm512_mul_ps(dmin, dy),
-                                     acc_min[t]);
+        const __m512 dy = _mm512_broadcast_f32x4(_mm_loadu_ps(y.d));
+        const __m256i bsums = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(y.bsums + 16 * sb));
+        const __m512i sums32 = _mm512_broadcast_i32x4(
+            _mm_hadd_epi16(_mm256_castsi256_si128(bsums), _mm256_extracti128_si256(bsums, 1)));
+        const __m512 dy_t[4] = {_mm512_shuffle_ps(dy, dy, 0), _mm512_shuffle_ps(dy, dy, 85),
+                                _mm512_shuffle_ps(dy, dy, 170), _mm512_shuffle_ps(dy, dy, 255)};
+        const __m512i sums_t[4] = {_mm512_shuffle_epi32(sums32, static_cast<_MM_PERM_ENUM>(0)),
+                                   _mm512_shuffle_epi32(sums32, static_cast<_MM_PERM_ENUM>(85)),
+                                   _mm512_shuffle_epi32(sums32, static_cast<_MM_PERM_ENUM>(170)),
+                                   _mm512_shuffle_epi32(sums32, static_cast<_MM_PERM_ENUM>(255))};
+        for (int t = 0; t < 4; ++t) {
+          acc[4 * g + t] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(rows[t]), _mm512_mul_ps(d, dy_t[t]), acc[4 * g + t]);
+          acc_min[4 * g + t] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(_mm512_madd_epi16(sums_t[t], mins)),
+                                               _mm512_mul_ps(dmin, dy_t[t]), acc_min[4 * g + t]);
+        }
       }
     }
   }
-  for (std::uint64_t t = 0; t < kTileTokens; ++t) {
-    r8_store(out + t * ldc, _mm512_sub_ps(r8_in_order(acc[t]), acc_min[t]), w1 != w0);
-  }
+  for (int t = 0; t < 4 * Groups; ++t) r8_store(out + t * ldc, _mm512_sub_ps(acc[t], acc_min[t]), w1 != w0);
 }
 
 // Q4_K: the nibbles are unsigned (0..15), so _mm256_maddubs_epi16 takes them as they are; each sub-block's pair
@@ -1333,6 +1400,7 @@ struct QuantMatmul::Data {
   kernel_parts::AlignedVector<qdot::BlockQ4K> q4_k;
   kernel_parts::AlignedVector<qdot::BlockQ6K> q6_k;
   kernel_parts::AlignedVector<qdot::BlockQ8K> act_k, work_k;
+  kernel_parts::AlignedVector<qdot::BlockQ8Kx4> act_k4, work_k4;  // a repacked Q4_K prompt's: act_k 4 tokens a block
   kernel_parts::AlignedVector<float> act_f32;  // the activations before quantization, tokens x k
   kernel_parts::AlignedVector<std::uint8_t> packed;  // isa amx: the weights in 16-row records (pack_amx); r8: in
   bool r8 = false;                                    // 8-row records (pack_r8: Q4_0 repacked as llama.cpp does)
@@ -1370,6 +1438,13 @@ void requantize_share(QuantMatmul::Data& d, std::uint64_t row_begin, std::uint64
   BlockQ8_0* y8 = k_quant(d.kind) ? nullptr : d.work8.data() + t0 * d.activation_blocks;
   BlockQ8K* yk = k_quant(d.kind) ? d.work_k.data() + t0 * d.activation_blocks : nullptr;
   quantize_activations(d, d.act_f32.data() + t0 * d.k, t1 - t0, y8, yk);
+  // A repacked Q4_K prompt's groups of 4 tokens interleaved (ggml_quantize_mat_q8_K_4x8), those wholly in the share.
+  for (std::uint64_t g = (t0 + 3) / 4; !d.work_k4.empty() && 4 * g + 4 <= t1; ++g) {
+    for (std::uint64_t b = 0; b < d.activation_blocks; ++b) {
+      interleave_q8_k(d.work_k.data() + 4 * g * d.activation_blocks + b, d.activation_blocks,
+                      d.work_k4[g * d.activation_blocks + b]);
+    }
+  }
   const void* kept = y8 ? static_cast<const void*>(y8) : static_cast<const void*>(yk);
   __asm__ volatile("" : : "r"(kept) : "memory");
 }
@@ -1426,36 +1501,57 @@ void pack_r8(QuantMatmul::Data& d) {
       for (int j = 0; j < 8; ++j) pack_scales_mins(rows, j, record + 32 + 12 * j);
     }
   }
+  if (d.kind == QuantKind::q4_k && d.tokens > 1) {  // the prompt's activations 4 tokens a block
+    d.act_k4.resize(d.tokens / 4 * nb);
+    d.work_k4.resize(d.tokens / 4 * nb);
+    for (std::uint64_t g = 0; g < d.tokens / 4; ++g) {
+      for (std::uint64_t b = 0; b < nb; ++b) interleave_q8_k(d.act_k.data() + 4 * g * nb + b, nb, d.act_k4[g * nb + b]);
+    }
+  }
   d.r8 = true;
 }
 
 // The 8-row groups of `d` that start in [row_begin, row_end), through the repacked kernels: one token a group at a
-// time, a prompt two groups (the last alone where the range holds an odd number) by 16 tokens (Q4_0) or 8 (Q4_K).
+// time; a prompt two groups (the last alone where the range holds an odd number) by 16 tokens, Q4_0 a pair of groups
+// through all the tokens, Q4_K 16 tokens through all the range's groups, then the tokens left 4 at a time (the loops
+// of ggml_gemm_q4_K_8x8_q8_K).
 void run_r8(QuantMatmul::Data& d, std::uint64_t row_begin, std::uint64_t row_end) {
   const std::uint64_t nb = d.weight_blocks, end = std::min(row_end, d.rows), record_bytes = r8_record_bytes(d.kind);
+  const std::uint64_t first = (row_begin + kR8Rows - 1) / kR8Rows * kR8Rows;
   auto record = [&](std::uint64_t r) { return d.packed.data() + r / kR8Rows * nb * record_bytes; };
-  for (std::uint64_t r = (row_begin + kR8Rows - 1) / kR8Rows * kR8Rows; r < end;) {
-    if (d.tokens == 1) {
+  auto pairs = [&](auto&& call) {  // call(row, second record)
+    for (std::uint64_t r = first; r < end;) {
+      const bool two = r + kR8Rows < end;
+      call(r, record(two ? r + kR8Rows : r));
+      r += two ? kR8PromptRows : kR8Rows;
+    }
+  };
+  if (d.tokens == 1) {
+    for (std::uint64_t r = first; r < end; r += kR8Rows) {
       if (d.kind == QuantKind::q4_k) {
         gemv_q4_k_r8(record(r), d.act_k.data(), nb, d.out.data() + r);
       } else {
         gemv_q4_0_r8(record(r), d.act8.data(), nb, d.out.data() + r);
       }
-      r += kR8Rows;
-      continue;
     }
-    const bool two = r + kR8Rows < end;
-    const std::uint8_t* second = record(two ? r + kR8Rows : r);
-    if (d.kind == QuantKind::q4_k) {
-      for (std::uint64_t t = 0; t < d.tokens; t += kTileTokens) {
-        gemm_q4_k_r8(record(r), second, d.act_k.data() + t * nb, nb, nb, d.out.data() + t * d.rows + r, d.rows);
-      }
-    } else {
+  } else if (d.kind == QuantKind::q4_k) {
+    std::uint64_t t = 0;
+    for (; t + kR8PromptTokens <= d.tokens; t += kR8PromptTokens) {
+      pairs([&](std::uint64_t r, const std::uint8_t* second) {
+        gemm_q4_k_r8<4>(record(r), second, d.act_k4.data() + t / 4 * nb, nb, d.out.data() + t * d.rows + r, d.rows);
+      });
+    }
+    for (; t < d.tokens; t += 4) {
+      pairs([&](std::uint64_t r, const std::uint8_t* second) {
+        gemm_q4_k_r8<1>(record(r), second, d.act_k4.data() + t / 4 * nb, nb, d.out.data() + t * d.rows + r, d.rows);
+      });
+    }
+  } else {
+    pairs([&](std::uint64_t r, const std::uint8_t* second) {
       for (std::uint64_t t = 0; t < d.tokens; t += kR8PromptTokens) {
         gemm_q4_0_r8(record(r), second, d.act8.data() + t * nb, nb, nb, d.out.data() + t * d.rows + r, d.rows);
       }
-    }
-    r += two ? kR8PromptRows : kR8Rows;
+    });
   }
 }
 #endif
@@ -1743,7 +1839,7 @@ std::string QuantMatmul::kernel() const {
   if (data_->r8) {
     return fmt::format("{} x {} int8 dot products, {} tile on 8-row interleaved weights, {}", weight_type(data_->kind),
                        activation_type(data_->kind),
-                       data_->tokens == 1 ? "8x1" : data_->kind == QuantKind::q4_k ? "16x8" : "16x16",
+                       data_->tokens == 1 ? "8x1" : "16x16",
                        qdot::isa_name(data_->isa));
   }
   const bool two = data_->tokens == 1 ? qdot::tile2_for<1>(data_->kind, data_->isa) != nullptr

@@ -161,15 +161,16 @@ TEST(QuantMatmul, RepackedQ4_0AgreesWithThePortableLoop) {
 }
 
 // Q4_K repacked into 8-row records as llama.cpp's CPU_REPACK buffer holds it (x86 without AMX): one token
-// (ggml_gemv_q4_K_8x8_q8_K's AVX2 arithmetic) and, on AVX-512 hosts, a prompt of 8 tokens (its AVX-512 GEMM) over
-// 40 rows, sliced inside the third group (which runs alone), give the portable loop's products. Elsewhere the test
-// says it skipped.
+// (ggml_gemv_q4_K_8x8_q8_K's AVX2 arithmetic) and, on AVX-512 hosts, prompts of 8 and 24 tokens (its AVX-512 GEMM,
+// the activations 4 tokens a block: 16 tokens a tile, the tokens left 4 at a time) over 40 rows, sliced inside the
+// third group (which runs alone), give the portable loop's products. Elsewhere the test says it skipped.
 TEST(QuantMatmul, RepackedQ4_KAgreesWithThePortableLoop) {
-  for (std::uint64_t tokens : {1u, 8u}) {
+  for (std::uint64_t tokens : {1u, 8u, 24u}) {
     QuantMatmul scalar(QuantKind::q4_k, 40, 1024, tokens, QuantIsa::scalar), r8(QuantKind::q4_k, 40, 1024, tokens);
     if (r8.kernel().find("interleaved") == std::string::npos) GTEST_SKIP() << "no repacked Q4_K here: " << r8.kernel();
-    EXPECT_EQ(r8.kernel(), tokens == 1 ? "Q4_K x Q8_K int8 dot products, 8x1 tile on 8-row interleaved weights, AVX2"
-                                       : "Q4_K x Q8_K int8 dot products, 16x8 tile on 8-row interleaved weights, AVX-512");
+    EXPECT_EQ(r8.kernel(),
+              tokens == 1 ? "Q4_K x Q8_K int8 dot products, 8x1 tile on 8-row interleaved weights, AVX2"
+                          : "Q4_K x Q8_K int8 dot products, 16x16 tile on 8-row interleaved weights, AVX-512");
     EXPECT_EQ(r8.chunk_rows(2), 8u);
     expect_same_products(scalar, r8, 20);
   }
