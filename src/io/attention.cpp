@@ -131,9 +131,11 @@ EDGEPLAN_FA_AVX2 float softmax_avx2(float* x, std::uint64_t n, float max) {
 }
 
 EDGEPLAN_FA_AVX2 void widen_avx2(const std::uint16_t* in, float* out, std::uint64_t n) {
-  for (std::uint64_t i = 0; i < n; i += 8) {
+  std::uint64_t i = 0;
+  for (; i + 8 <= n; i += 8) {
     _mm256_storeu_ps(out + i, _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(in + i))));
   }
+  for (; i < n; ++i) out[i] = _cvtsh_ss(in[i]);  // GGML_CPU_FP16_TO_FP32 on x86 with F16C
 }
 
 constexpr Steps kAvx2{gemm_avx2, softmax_avx2, widen_avx2, "AVX2"};
@@ -307,8 +309,8 @@ struct FlashAttention::Data {
   // On 64-byte boundaries, as ggml's buffers hold them (kernel_parts::CacheAligned).
   kernel_parts::AlignedVector<float> q, out;            // tokens x heads x dim
   kernel_parts::AlignedVector<std::uint16_t> k, v;      // tokens x kv_heads x dim, F16
-  // The causal mask by offset, F16: entry tokens + i - j is 0 where query i sees key j (j <= i), -inf elsewhere;
-  // read per element as llama.cpp reads its F16 mask, in memory linear in the prompt, not quadratic.
+  // The causal mask by offset, F16: entry tokens + j - i is 0 where query i sees key j (j <= i), -inf elsewhere, so
+  // a query's keys are in a row as in llama.cpp's F16 mask, in memory linear in the prompt, not quadratic.
   kernel_parts::AlignedVector<std::uint16_t> mask;
 };
 
@@ -337,8 +339,8 @@ FlashAttention::FlashAttention(std::uint64_t heads, std::uint64_t kv_heads, std:
   d.v.resize(d.k.size());
   for (std::uint16_t& x : d.k) x = f32_to_f16(value());
   for (std::uint16_t& x : d.v) x = f32_to_f16(value());
-  d.mask.assign(2 * tokens, 0);
-  std::fill(d.mask.begin(), d.mask.begin() + static_cast<std::ptrdiff_t>(tokens), f32_to_f16(fa::kMinusInf));
+  d.mask.assign(2 * tokens, f32_to_f16(fa::kMinusInf));
+  std::fill(d.mask.begin(), d.mask.begin() + static_cast<std::ptrdiff_t>(tokens) + 1, 0);
   d.out.assign(d.q.size(), 0.0f);
 }
 
@@ -353,7 +355,7 @@ void FlashAttention::run(std::uint64_t head_begin, std::uint64_t head_end) {
   const std::uint64_t dim = d.dim, tokens = d.tokens;
   const float scale = 1.0f / std::sqrt(static_cast<float>(dim));
   kernel_parts::AlignedVector<float> q(kTileQ * dim), kq(kTileQ * kTileKv), mask(kTileQ * kTileKv), vkq(kTileQ * dim);
-  kernel_parts::AlignedVector<float> k(dim * kTileKv), v(kTileKv * dim);
+  kernel_parts::AlignedVector<float> k(dim * kTileKv), v(kTileKv * dim), key(dim);
   float sum[kTileQ], max[kTileQ];
   for (std::uint64_t h = head_begin; h < std::min(head_end, d.heads); ++h) {
     const std::uint64_t kvh = h / (d.heads / d.kv_heads);
@@ -371,16 +373,15 @@ void FlashAttention::run(std::uint64_t head_begin, std::uint64_t head_end) {
         bool skip = true;  // a tile the mask hides entirely is not computed
         std::fill(mask.begin(), mask.end(), kMinusInf);
         for (std::uint64_t t = 0; t < rows; ++t) {
-          for (std::uint64_t j = 0; j < keys; ++j) {
-            mask[t * kTileKv + j] = f16_to_f32(d.mask[tokens + (q0 + t) - (k0 + j)]);
-            skip = skip && mask[t * kTileKv + j] == kMinusInf;
-          }
+          float* row = mask.data() + t * kTileKv;
+          s.widen(d.mask.data() + tokens + k0 - (q0 + t), row, keys);
+          skip = skip && std::all_of(row, row + keys, [](float m) { return m == kMinusInf; });
         }
         if (skip) continue;
         std::fill(k.begin(), k.end(), 0.0f);
         for (std::uint64_t j = 0; j < keys; ++j) {  // transposed: dim x keys
-          const std::uint16_t* row = d.k.data() + ((k0 + j) * d.kv_heads + kvh) * dim;
-          for (std::uint64_t c = 0; c < dim; ++c) k[c * kTileKv + j] = f16_to_f32(row[c]);
+          s.widen(d.k.data() + ((k0 + j) * d.kv_heads + kvh) * dim, key.data(), dim);
+          for (std::uint64_t c = 0; c < dim; ++c) k[c * kTileKv + j] = key[c];
         }
         std::fill(kq.begin(), kq.end(), 0.0f);
         s.gemm(kq.data(), q.data(), k.data(), kTileQ, dim, kTileKv);

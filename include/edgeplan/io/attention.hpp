@@ -1,16 +1,16 @@
 // The attention llama.cpp's CPU backend runs over a prompt, for `edgeplan bench`: flash attention in tiles, as
-// ggml_compute_forward_flash_attn_ext_tiled does for a prompt of at least one tile (ggml/src/ggml-cpu/ops.cpp,
-// tiles of GGML_FA_TILE_Q = 64 queries by GGML_FA_TILE_KV = 64 keys, common.h): for each head and tile of
-// queries (fp32), each tile of keys whose causal mask is not all -inf: the mask (F16) and the key tile (F16,
-// transposed) widened to fp32 one value at a time, KQ = Q K^T by a register-blocked fp32 GEMM (simd_gemm), scaled,
-// masked, an online softmax per query row (running max and sum, the accumulated values rescaled when the max
-// rises), the value tile (F16) widened, VKQ += softmax(KQ) V by the same GEMM; at the end each row divided by its
-// sum. Grouped-query heads share their KV head. This is edgeplan's own code of that arithmetic: AVX-512 where the
-// CPU has it (16-lane vectors, simd_gemm's 4 x 64 micro-kernel, as llama.cpp's AVX-512 builds run it), else AVX2 +
-// FMA + F16C (cpu_has_avx2(); 8-lane vectors; both with a polynomial exp), else a portable loop; QuantIsa::avx2
-// asks for the 8-lane steps. bench takes
-// its rate as edgeplan's count of causal attention (core/prefill.hpp attention_flops, per layer) over the time,
-// not the tiles' work, so the rate is what prefill's attention term runs at (docs/model.md, "bench").
+// ggml_compute_forward_flash_attn_ext_tiled does for a prompt of at least one tile (ggml/src/ggml-cpu/ops.cpp, tiles of
+// GGML_FA_TILE_Q = 64 queries by GGML_FA_TILE_KV = 64 keys, common.h): for each head and tile of queries (fp32), each
+// tile of keys whose causal mask is not all -inf: the mask (F16) and the key tile (F16, transposed) widened to fp32
+// (F16C's conversion where the CPU has it, as GGML_CPU_FP16_TO_FP32 on x86), KQ = Q K^T by a register-blocked fp32 GEMM
+// (simd_gemm), scaled, masked, an online softmax per query row (running max and sum, the accumulated values rescaled
+// when the max rises), the value tile (F16) widened, VKQ += softmax(KQ) V by the same GEMM; at the end each row divided
+// by its sum. Grouped-query heads share their KV head. This is edgeplan's own code of that arithmetic: AVX-512 where
+// the CPU has it (16-lane vectors, simd_gemm's 4 x 64 micro-kernel, as llama.cpp's AVX-512 builds run it), else AVX2 +
+// FMA + F16C (cpu_has_avx2(); 8-lane vectors; both with a polynomial exp), else a portable loop; QuantIsa::avx2 asks
+// for the 8-lane steps. bench takes its rate as edgeplan's count of causal attention (core/prefill.hpp attention_flops,
+// per layer) over the time, not the tiles' work, so the rate is what prefill's attention term runs at (docs/model.md,
+// "bench").
 #pragma once
 
 #include <cstdint>
