@@ -14,6 +14,7 @@
 #include <fmt/ranges.h>
 
 #include "cli/command.hpp"
+#include "edgeplan/core/decode.hpp"
 #include "edgeplan/util/units.hpp"
 #include "edgeplan/io/host.hpp"
 
@@ -121,6 +122,7 @@ Runner setup_bench(Options& opts) {
     std::string matmul_kernel;
     std::vector<io::QuantRate> quant, gemv;
     std::optional<io::AttentionRate> attention, token_attention;  // none for a model without attention layers
+    std::optional<io::TokenRun> token;  // a decoded token's matrices in the first measured type
     const bool attends = attention_layers(model) > 0 && model.heads > 0 && model.kv_heads > 0;
     const std::uint64_t gemv_bytes = buffer_bytes / 2;  // weights of each matrix-vector product: read from DRAM
     // The weight types measured, for a prompt and for one token: all of them where edgeplan's kernels run.
@@ -152,6 +154,10 @@ Runner setup_bench(Options& opts) {
           gemv[i] = std::move(v);
         }
       }
+      if (!kinds.empty()) {
+        io::TokenRun run = io::measure_token_matrices(kinds.front(), model, gemv_bytes, threads, o->repeats);
+        if (!token || run.seconds < token->seconds) token = std::move(run);
+      }
       if (attends) {
         io::AttentionRate a = io::measure_attention(model, o->prompt, threads, o->repeats);
         if (!attention || a.flops_per_s > attention->flops_per_s) attention = std::move(a);
@@ -166,6 +172,16 @@ Runner setup_bench(Options& opts) {
       if (busy.empty()) break;
     }
     const double read_bps = read.bytes_per_s;
+    // What the token's matrices took beyond decode's time for them (the read rate and the type's one-token rate),
+    // over all of the model's layers.
+    std::optional<double> overhead;
+    double token_work_s = 0;  // decode's time for the token's matrices
+    if (token && token->seconds > 0) {
+      const double compute_s = token->flops / gemv.front().flops_per_s;
+      const double scale = static_cast<double>(std::max(1u, model.layers)) / static_cast<double>(token->layers);
+      token_work_s = decode_work_s(token->bytes, read_bps, compute_s);
+      overhead = measured_overhead_s(token->seconds, token->bytes, read_bps, compute_s, scale);
+    }
 
     io::Table t{"matmul", {{"matmul", "name"},
                            {"M", "m"},
@@ -222,6 +238,8 @@ Runner setup_bench(Options& opts) {
     r.results["token_attention_gflops"] =
         token_attention ? io::Node(token_attention->flops_per_s / units::kGiga) : io::Node();
     r.results["token_attention_kernel"] = token_attention ? io::Node(token_attention->kernel) : io::Node();
+    r.results["token_matrices_ms"] = token ? io::Node(token->seconds * units::kMsPerS) : io::Node();
+    r.results["per_token_overhead_ms"] = overhead ? io::Node(*overhead * units::kMsPerS) : io::Node();
     const RepackIsa repack = io::host_repack_isa();
     r.results["repack_isa"] = std::string(to_string(repack));
     if (!busy.empty()) r.notes.push_back(busy);
@@ -265,6 +283,15 @@ Runner setup_bench(Options& opts) {
                                    "{:.0f} MiB of weights each (half the read buffer: read from DRAM), rows of {}, {} "
                                    "threads, best of {} after a warm-up; GB/s is the weights streamed",
                                    static_cast<double>(gemv_bytes) / units::kMiB, gemv_k, threads, o->repeats));
+    if (token && overhead) {
+      r.header.push_back(fmt::format(
+          "a decoded token's matrices: {:.3f} ms for {} of {}'s {} layers ({:.1f} MB of {}: {}), {} threads meeting "
+          "after each matrix as llama.cpp's graph does, best of {} after a warm-up; the read and one-token rates above "
+          "give {:.3f} ms for them: per-token overhead {:.3f} ms over the model's layers",
+          token->seconds * units::kMsPerS, token->layers, model.name, model.layers, token->bytes / 1e6,
+          io::weight_type(gemv.front().kind), token->kernel, threads, o->repeats, token_work_s * units::kMsPerS,
+          *overhead * units::kMsPerS));
+    }
     r.header.push_back(fmt::format("llama.cpp's CPU repack on this host: {} (its [runtime] repack)", to_string(repack)));
     if (attempts > 1 && busy.empty()) {
       r.notes.push_back(fmt::format("the machine was busy at first: measured {} times, the best of each figure kept",
@@ -287,6 +314,12 @@ Runner setup_bench(Options& opts) {
       p.attention = attention;
       p.gemv_rates = gemv;
       p.token_attention = token_attention;
+      p.per_token_overhead_s = overhead;
+      if (overhead) {
+        p.overhead_source = fmt::format("measured: a decoded token's matrices of {} ({}), the threads meeting after "
+                                        "each, less decode's time for them", model.name,
+                                        io::weight_type(gemv.front().kind));
+      }
       p.repack = repack;
       if (storage) p.storage_bytes_per_s = storage->bytes / storage->seconds;
       std::vector<std::string> kernels{fmt::format("read: {}", read_kernel), fmt::format("matmul: {}", matmul_kernel)};

@@ -12,9 +12,17 @@ DecodeResult decode(const DeviceSpec& device, const DecodeInputs& in) {
   r.bytes_per_token = in.weight_bytes + in.kv_bytes;
   const double effective_bandwidth = device.bandwidth_bytes_per_s * device.utilization;
   r.ceiling_tok_per_s = effective_bandwidth / r.bytes_per_token;
-  r.s_per_token = std::max(r.bytes_per_token / effective_bandwidth, in.compute_s) + device.per_token_overhead_s;
+  r.s_per_token = decode_work_s(r.bytes_per_token, effective_bandwidth, in.compute_s) + device.per_token_overhead_s;
   r.tok_per_s = 1.0 / r.s_per_token;
   return r;
+}
+
+double decode_work_s(double bytes, double bandwidth_bytes_per_s, double compute_s) {
+  return std::max(bytes / bandwidth_bytes_per_s, compute_s);
+}
+
+double measured_overhead_s(double run_s, double bytes, double bandwidth_bytes_per_s, double compute_s, double scale) {
+  return std::max(0.0, run_s - decode_work_s(bytes, bandwidth_bytes_per_s, compute_s)) * scale;
 }
 
 double decode_attention_flops(const ModelSpec& m, std::uint64_t context_tokens) {

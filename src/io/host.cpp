@@ -7,6 +7,7 @@
 #include <cmath>
 #include <chrono>
 #include <fstream>
+#include <memory>
 #include <numeric>
 #include <sstream>
 #include <thread>
@@ -115,30 +116,43 @@ double timed_on_threads(unsigned threads, Body body) {
   return seconds_since(start);
 }
 
-// Best wall time of `repeats` runs of a matmul (F16Matmul, QuantMatmul) after one warm-up, `threads` threads each
-// running a contiguous slice of its rows, or chunks of them where the matmul names a chunk size (QuantMatmul's
-// chunk_rows: the first chunk by thread index, the rest from a shared counter, and slices where there are fewer
-// than 4 chunks a thread, as ggml_compute_forward_mul_mat hands them out).
+// How `threads` threads share a matmul's rows (F16Matmul, QuantMatmul): a contiguous slice each, or chunks where the
+// matmul names a chunk size (QuantMatmul's chunk_rows: the first chunk by thread index, the rest from a shared
+// counter, and slices where there are fewer than 4 chunks a thread, as ggml_compute_forward_mul_mat hands them out).
 template <class Matmul>
-double best_matmul_s(Matmul& mm, unsigned threads, unsigned repeats) {
-  const std::uint64_t rows = mm.rows(), slice = (rows + threads - 1) / threads;
-  std::uint64_t chunk = 0;
-  if constexpr (requires { mm.chunk_rows(threads); }) chunk = mm.chunk_rows(threads);
-  const std::uint64_t chunks = chunk == 0 ? 0 : (rows + chunk - 1) / chunk;
-  if (chunks < 4ull * threads) chunk = 0;
-  std::atomic<std::uint64_t> next{0};
-  auto share = [&](unsigned t) {
-    if (chunk == 0) {
-      mm.run(t * slice, std::min(rows, (t + 1) * slice));
+class RowShare {
+ public:
+  RowShare(Matmul& mm, unsigned threads) : mm_(mm), threads_(threads), slice_((mm.rows() + threads - 1) / threads) {
+    if constexpr (requires { mm.chunk_rows(threads); }) chunk_ = mm.chunk_rows(threads);
+    chunks_ = chunk_ == 0 ? 0 : (mm.rows() + chunk_ - 1) / chunk_;
+    if (chunks_ < 4ull * threads) chunk_ = 0;
+  }
+  void reset() { next_.store(threads_, std::memory_order_relaxed); }  // before each run, while no thread runs
+  void run(unsigned t) {  // thread t's share
+    const std::uint64_t rows = mm_.rows();
+    if (chunk_ == 0) {
+      mm_.run(t * slice_, std::min(rows, (t + 1) * slice_));
       return;
     }
-    for (std::uint64_t c = t; c < chunks; c = next.fetch_add(1, std::memory_order_relaxed)) {
-      mm.run(c * chunk, std::min(rows, (c + 1) * chunk));
+    for (std::uint64_t c = t; c < chunks_; c = next_.fetch_add(1, std::memory_order_relaxed)) {
+      mm_.run(c * chunk_, std::min(rows, (c + 1) * chunk_));
     }
-  };
+  }
+
+ private:
+  Matmul& mm_;
+  unsigned threads_;
+  std::uint64_t slice_, chunk_ = 0, chunks_ = 0;
+  std::atomic<std::uint64_t> next_{0};
+};
+
+// Best wall time of `repeats` runs of a matmul after one warm-up, `threads` threads sharing its rows (RowShare).
+template <class Matmul>
+double best_matmul_s(Matmul& mm, unsigned threads, unsigned repeats) {
+  RowShare<Matmul> share(mm, threads);
   auto once = [&] {
-    next.store(threads, std::memory_order_relaxed);
-    return timed_on_threads(threads, share);
+    share.reset();
+    return timed_on_threads(threads, [&](unsigned t) { share.run(t); });
   };
   once();
   double best = once();
@@ -280,6 +294,80 @@ QuantRate measure_quant_gemv(QuantKind kind, std::uint64_t k, std::uint64_t weig
   return {kind, mv.kernel(), mv.flops() / seconds};
 }
 
+namespace {
+
+// The threads meeting after each op of a graph, as ggml_barrier does: the last to arrive lets the others go; they
+// spin meanwhile.
+class SpinBarrier {
+ public:
+  explicit SpinBarrier(unsigned threads) : threads_(threads) {}
+  void wait() {
+    const unsigned round = passed_.load(std::memory_order_acquire);
+    if (arrived_.fetch_add(1, std::memory_order_acq_rel) == threads_ - 1) {
+      arrived_.store(0, std::memory_order_relaxed);
+      passed_.fetch_add(1, std::memory_order_acq_rel);
+      return;
+    }
+    while (passed_.load(std::memory_order_acquire) == round) {
+#if defined(__x86_64__)
+      __builtin_ia32_pause();
+#endif
+    }
+  }
+
+ private:
+  unsigned threads_;
+  std::atomic<unsigned> arrived_{0}, passed_{0};
+};
+
+}  // namespace
+
+TokenRun measure_token_matrices(QuantKind kind, const ModelSpec& m, std::uint64_t max_bytes, unsigned threads,
+                                unsigned repeats) {
+  const auto width = [](std::uint64_t k) { return std::max<std::uint64_t>(256, k / 256 * 256); };
+  const std::uint64_t q = std::uint64_t{m.heads} * m.head_dim, kv = std::uint64_t{m.kv_heads} * m.head_dim;
+  const std::pair<std::uint64_t, std::uint64_t> shapes[] = {  // rows x K: Q, K, V, output, gate, up, down
+      {q, m.hidden},     {kv, m.hidden},    {kv, m.hidden}, {m.hidden, q},
+      {m.ffn, m.hidden}, {m.ffn, m.hidden}, {m.hidden, m.ffn}};
+  double layer_bytes = 0;
+  for (const auto& [rows, k] : shapes) layer_bytes += static_cast<double>(rows * quant_row_bytes(kind, width(k)));
+  TokenRun run;
+  run.layers = std::clamp<std::uint64_t>(static_cast<std::uint64_t>(static_cast<double>(max_bytes) / layer_bytes), 1,
+                                         std::max<std::uint32_t>(1, m.layers));
+  std::vector<QuantMatmul> matrices;
+  matrices.reserve(run.layers * std::size(shapes));
+  for (std::uint64_t l = 0; l < run.layers; ++l) {
+    for (const auto& [rows, k] : shapes) {
+      if (rows == 0) continue;
+      matrices.emplace_back(kind, rows, width(k), 1);
+      run.bytes += static_cast<double>(rows * quant_row_bytes(kind, width(k)));
+      run.flops += matrices.back().flops();
+    }
+  }
+  if (matrices.empty()) return run;
+  run.kernel = matrices.front().kernel();
+  std::vector<std::unique_ptr<RowShare<QuantMatmul>>> shares;
+  for (QuantMatmul& mm : matrices) shares.push_back(std::make_unique<RowShare<QuantMatmul>>(mm, threads));
+  SpinBarrier barrier(threads);
+  std::vector<double> seconds(repeats + 1);
+  timed_on_threads(threads, [&](unsigned t) {
+    for (double& s : seconds) {  // the first a warm-up
+      if (t == 0) {
+        for (auto& share : shares) share->reset();
+      }
+      barrier.wait();
+      const auto start = Clock::now();
+      for (auto& share : shares) {
+        share->run(t);
+        barrier.wait();
+      }
+      if (t == 0) s = seconds_since(start);
+    }
+  });
+  run.seconds = *std::min_element(seconds.begin() + 1, seconds.end());
+  return run;
+}
+
 Result<FileRead> measure_file_read(const std::string& path) {
   auto file = open_input(path);
   if (!file) return Error{fmt::format("--storage: cannot read '{}': {}", path, file.error().message)};
@@ -333,14 +421,16 @@ std::string device_profile_toml(const HostProfile& p) {
   d.reserved_bytes = decimals3((p.memory.total_bytes - p.memory.available_bytes) / units::kGiB) * units::kGiB;
   d.bandwidth_bytes_per_s = p.read_bytes_per_s;
   d.utilization = 1;
-  d.per_token_overhead_s = 0;
+  d.per_token_overhead_s = p.per_token_overhead_s.value_or(0);
   using Comment = std::pair<std::string_view, std::string_view>;
   std::vector<Comment> comments{
       {"memory_gib", "MemTotal in /proc/meminfo"},
       {"reserved_gib", "MemTotal - MemAvailable when measured: held by the OS and other programs"},
       {"bandwidth_gbps", "measured: STREAM-style read over all cores"},
       {"utilization", "the bandwidth above is measured, not a peak: all of it is achievable"},
-      {"per_token_overhead_ms", "unknown until fitted: run `edgeplan calibrate` on llama-bench results"},
+      {"per_token_overhead_ms",
+       p.per_token_overhead_s ? std::string_view(p.overhead_source)
+                              : "unknown until fitted: run `edgeplan calibrate` on llama-bench results"},
       {"method", "measured by `edgeplan bench`, nothing fitted to a runtime"},
   };
   std::vector<std::string> texts;  // the per-type comments, which the span of `comments` points into

@@ -659,9 +659,10 @@ EDGEPLAN_QDOT_VNNI512 void gemm_q4_k_r8(const std::uint8_t* w0, const std::uint8
           for (int v = 0; v < 4; ++v) {
             const std::int8_t* q = y.qs + 256 * sb + 128 * h + 32 * v;
             const __m256i four = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(q));
+            const __m256i pair[2] = {_mm256_permute2f128_si256(four, four, 0),  // tokens 0 and 1, then 2 and 3
+                                     _mm256_permute2f128_si256(four, four, 17)};
             for (int p = 0; p < 2; ++p) {
-              const __m256i pair = _mm256_permute2f128_si256(four, four, p == 0 ? 0 : 17);
-              const __m512i both = join(pair, pair);
+              const __m512i both = join(pair[p], pair[p]);
               x[v][p][0] = _mm512_shuffle_epi32(both, static_cast<_MM_PERM_ENUM>(160));
               x[v][p][1] = _mm512_shuffle_epi32(both, static_cast<_MM_PERM_ENUM>(245));
             }

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "edgeplan/io/profiles.hpp"
+#include "fixtures.hpp"
 
 namespace edgeplan::io {
 namespace {
@@ -144,6 +145,39 @@ TEST(Host, WrittenProfileHasOneTokenRates) {
   EXPECT_DOUBLE_EQ(*a->decode->attention_flops, 48.5e9);
   // Without rates no [decode] is written.
   EXPECT_EQ(device_profile_toml(test_host()).find("[decode]"), std::string::npos);
+}
+
+// bench's measured per-token overhead becomes per_token_overhead_ms with how it was measured, and loads back.
+TEST(Host, WrittenProfileHasMeasuredOverhead) {
+  EXPECT_NE(device_profile_toml(test_host()).find("per_token_overhead_ms = 0.0 # unknown until fitted"),
+            std::string::npos);
+  HostProfile p = test_host();
+  p.per_token_overhead_s = 0.384e-3;
+  p.overhead_source = "measured: a decoded token's matrices of test (Q4_0), the threads meeting after each, less "
+                      "decode's time for them";
+  const std::string text = device_profile_toml(p);
+  EXPECT_NE(text.find("per_token_overhead_ms = 0.384 # measured: a decoded token's matrices of test (Q4_0), the "
+                      "threads meeting after each, less decode's time for them\n"),
+            std::string::npos)
+      << text;
+  auto d = load_device(ProfileText{"host", "host.toml", "test", text}, {});
+  ASSERT_TRUE(d.ok()) << d.error().message;
+  EXPECT_DOUBLE_EQ(d->per_token_overhead_s, 0.384e-3);
+}
+
+// A token's matrices of a small model (width 256, 2 heads and 1 KV head of 128, FFN 512, 3 layers) in Q8_0: per
+// layer Q 256 rows, K and V 128, the output 256 and gate and up 512 of K 256 (8 blocks of 34 bytes: 272 bytes a
+// row), down 256 rows of K 512 (544 bytes): 626,688 bytes and 1,179,648 FLOPs (2 per weight); all 3 layers fit 8 MB,
+// one layer when nothing fits.
+TEST(Host, TokenMatricesOfAModel) {
+  const ModelSpec m = fixtures::dense("small", 3, 256, 2, 1, 128, 512, 0);
+  const TokenRun run = measure_token_matrices(QuantKind::q8_0, m, 8u << 20, 2, 2);
+  EXPECT_EQ(run.layers, 3u);
+  EXPECT_DOUBLE_EQ(run.bytes, 3 * 626688.0);
+  EXPECT_DOUBLE_EQ(run.flops, 3 * 1179648.0);
+  EXPECT_GT(run.seconds, 0);
+  EXPECT_EQ(run.kernel.find("Q8_0 x Q8_0 int8 dot products"), 0u) << run.kernel;
+  EXPECT_EQ(measure_token_matrices(QuantKind::q8_0, m, 1, 1, 1).layers, 1u);
 }
 
 // A busy machine: 2 read threads that had 1.2 CPU-s over 1.0 s of wall time got 60% of their cores (< 90%); a

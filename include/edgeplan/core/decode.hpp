@@ -35,6 +35,15 @@ DecodeResult decode(const DeviceSpec& device, const DecodeInputs& in);
 // token's attention over `context_tokens` cached tokens (decode_attention_flops) at that rate.
 double decode_compute_s(const DecodeRates& rates, const ModelSpec& m, const FileType& ft, std::uint64_t context_tokens);
 
+// Decode's time for a token's work before the overhead: the larger of `bytes` over `bandwidth_bytes_per_s` (already
+// times utilization) and `compute_s`.
+double decode_work_s(double bytes, double bandwidth_bytes_per_s, double compute_s);
+
+// The per-token overhead a measured run of a decoded token's weight matrices implies (`bench`): the run's time less
+// decode_work_s for the same work, never below zero, times `scale` (a run over some of a model's layers: the
+// model's layers over the run's).
+double measured_overhead_s(double run_s, double bytes, double bandwidth_bytes_per_s, double compute_s, double scale);
+
 // FLOPs of one decoded token's attention with `context_tokens` tokens in the cache: in every attention layer, each
 // query head's dot products with the keys it sees and the weighted sum of their values, 2 x head_dim FLOPs each per
 // key: 4 x heads x head_dim x keys, the keys being the context (a sliding layer's at most its window). llama.cpp

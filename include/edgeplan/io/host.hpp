@@ -111,6 +111,20 @@ QuantRate measure_quant_layer(QuantKind kind, std::span<const LayerMatmul> layer
 QuantRate measure_quant_gemv(QuantKind kind, std::uint64_t k, std::uint64_t weight_bytes, unsigned threads,
                              unsigned repeats);
 
+// A decoded token's weight matrices as llama.cpp's graph runs them: Q, K, V, the attention output, gate, up and
+// down of each layer of m in turn (K rounded down to a multiple of 256), one token each, `threads` threads sharing
+// each matrix's rows as a one-token matmul shares them and meeting after each (the barrier ggml's threads spin at
+// after every op), over as many of m's layers as fit `max_bytes` of weights (at least one): the best time of
+// `repeats` tokens after a warm-up, with the matrices' weight bytes and FLOPs. Against bench's read and one-token
+// rates (decode's time for the same work) it gives what those rates leave out: starting and ending each small
+// matrix, and the threads waiting for each other (measured_overhead_s).
+struct TokenRun {
+  std::string kernel;       // QuantMatmul::kernel() of the matrices
+  std::uint64_t layers = 0;  // layers run
+  double bytes = 0, flops = 0, seconds = 0;
+};
+TokenRun measure_token_matrices(QuantKind kind, const ModelSpec& m, std::uint64_t max_bytes, unsigned threads,
+                                unsigned repeats);
 // One sequential read of the whole file: bytes read and seconds taken. Fails when the file cannot be read.
 struct FileRead {
   double bytes = 0;
@@ -136,6 +150,8 @@ struct HostProfile {
   std::optional<AttentionRate> attention;         // measured attention rate: [prefill] attention_efficiency
   std::vector<QuantRate> gemv_rates;              // measured one-token rates: [decode] <type>_gflops
   std::optional<AttentionRate> token_attention;   // measured one-token attention rate: [decode] attention_gflops
+  std::optional<double> per_token_overhead_s;     // measured (measure_token_matrices): per_token_overhead_ms
+  std::string overhead_source;                    // its comment: how it was measured
   std::optional<double> storage_bytes_per_s;      // measured file read rate: a commented-out [storage]
   std::vector<std::string> comments;              // extra lines put at the top ("measured on ...")
   std::string kernels;                            // [provenance] kernels: the kernel and ISA of each figure
