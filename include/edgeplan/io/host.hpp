@@ -160,7 +160,7 @@ struct HostProfile {
 // [prefill]: tflops the fastest measured rate (fp16 or quantized), efficiency fp16's share of it, each measured
 // weight type's share as its <type>_efficiency, and quantized_efficiency the slowest of those (for the types bench
 // does not measure). [decode]: each measured one-token rate as its <type>_gflops and the one-token attention rate as
-// attention_gflops (decode's compute term).
+// attention_gflops (decode's compute term); per_token_overhead_ms the measured overhead with its source, else 0.
 std::string device_profile_toml(const HostProfile& p);
 
 }  // namespace edgeplan::io
