@@ -44,14 +44,8 @@ std::vector<io::GemmShape> layer_shapes(const ModelSpec& m, std::uint64_t tokens
 // output projection (build_attn), the FFN's gate, up and down (build_ffn), each a weight of its own; shapes that
 // repeat are measured once and counted.
 std::vector<io::LayerMatmul> llama_layer(const ModelSpec& m, std::uint64_t tokens) {
-  const std::uint64_t q = std::uint64_t{m.heads} * m.head_dim, kv = std::uint64_t{m.kv_heads} * m.head_dim;
-  const std::uint64_t ffn = m.ffn;
-  const io::GemmShape all[] = {{"attn_q", tokens, q, m.hidden},     {"attn_k", tokens, kv, m.hidden},
-                               {"attn_v", tokens, kv, m.hidden},    {"attn_output", tokens, m.hidden, q},
-                               {"ffn_gate", tokens, ffn, m.hidden}, {"ffn_up", tokens, ffn, m.hidden},
-                               {"ffn_down", tokens, m.hidden, ffn}};
   std::vector<io::LayerMatmul> layer;
-  for (const io::GemmShape& s : all) {
+  for (const io::GemmShape& s : io::llama_layer_matmuls(m, tokens)) {
     auto same = std::find_if(layer.begin(), layer.end(),
                              [&](const io::LayerMatmul& l) { return l.shape.n == s.n && l.shape.k == s.k; });
     if (same == layer.end()) {

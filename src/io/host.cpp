@@ -294,6 +294,14 @@ QuantRate measure_quant_gemv(QuantKind kind, std::uint64_t k, std::uint64_t weig
   return {kind, mv.kernel(), mv.flops() / seconds};
 }
 
+std::vector<GemmShape> llama_layer_matmuls(const ModelSpec& m, std::uint64_t tokens) {
+  const std::uint64_t q = std::uint64_t{m.heads} * m.head_dim, kv = std::uint64_t{m.kv_heads} * m.head_dim;
+  return {{"attn_q", tokens, q, m.hidden},        {"attn_k", tokens, kv, m.hidden},
+          {"attn_v", tokens, kv, m.hidden},       {"attn_output", tokens, m.hidden, q},
+          {"ffn_gate", tokens, m.ffn, m.hidden},  {"ffn_up", tokens, m.ffn, m.hidden},
+          {"ffn_down", tokens, m.hidden, m.ffn}};
+}
+
 namespace {
 
 // The threads meeting after each op of a graph, as ggml_barrier does: the last to arrive lets the others go; they
@@ -325,22 +333,19 @@ class SpinBarrier {
 TokenRun measure_token_matrices(QuantKind kind, const ModelSpec& m, std::uint64_t max_bytes, unsigned threads,
                                 unsigned repeats) {
   const auto width = [](std::uint64_t k) { return std::max<std::uint64_t>(256, k / 256 * 256); };
-  const std::uint64_t q = std::uint64_t{m.heads} * m.head_dim, kv = std::uint64_t{m.kv_heads} * m.head_dim;
-  const std::pair<std::uint64_t, std::uint64_t> shapes[] = {  // rows x K: Q, K, V, output, gate, up, down
-      {q, m.hidden},     {kv, m.hidden},    {kv, m.hidden}, {m.hidden, q},
-      {m.ffn, m.hidden}, {m.ffn, m.hidden}, {m.hidden, m.ffn}};
+  const std::vector<GemmShape> shapes = llama_layer_matmuls(m, 1);
   double layer_bytes = 0;
-  for (const auto& [rows, k] : shapes) layer_bytes += static_cast<double>(rows * quant_row_bytes(kind, width(k)));
+  for (const GemmShape& s : shapes) layer_bytes += static_cast<double>(s.n * quant_row_bytes(kind, width(s.k)));
   TokenRun run;
   run.layers = std::clamp<std::uint64_t>(static_cast<std::uint64_t>(static_cast<double>(max_bytes) / layer_bytes), 1,
                                          std::max<std::uint32_t>(1, m.layers));
+  run.bytes = layer_bytes * static_cast<double>(run.layers);
   std::vector<QuantMatmul> matrices;
-  matrices.reserve(run.layers * std::size(shapes));
+  matrices.reserve(run.layers * shapes.size());
   for (std::uint64_t l = 0; l < run.layers; ++l) {
-    for (const auto& [rows, k] : shapes) {
-      if (rows == 0) continue;
-      matrices.emplace_back(kind, rows, width(k), 1);
-      run.bytes += static_cast<double>(rows * quant_row_bytes(kind, width(k)));
+    for (const GemmShape& s : shapes) {
+      if (s.n == 0) continue;
+      matrices.emplace_back(kind, s.n, width(s.k), 1);
       run.flops += matrices.back().flops();
     }
   }

@@ -73,13 +73,20 @@ struct BlockQ8Kx4 {
 };
 static_assert(sizeof(BlockQ8Kx4) == 1168, "block_q8_Kx4 of ggml-cpu/repack.h");
 
-// Tokens t..t+3's block b of Q8_K activations (rows `nb` blocks apart) into one interleaved block.
-void interleave_q8_k(const BlockQ8K* a, std::uint64_t nb, BlockQ8Kx4& y) {
-  for (std::uint64_t r = 0; r < 4; ++r) {
-    const BlockQ8K& t = a[r * nb];
-    y.d[r] = t.d;
-    for (int m = 0; m < 32; ++m) std::memcpy(y.qs + 32 * m + 8 * r, t.qs + 8 * m, 8);
-    for (int j = 0; j < 4; ++j) std::memcpy(y.bsums + 16 * j + 4 * r, t.bsums + 4 * j, 8);
+// Groups [g_begin, g_end) of 4 tokens of Q8_K activations (`a`: token-major, `nb` blocks a token) into `y`, group g's
+// block b at g x nb + b.
+void interleave_q8_k(const BlockQ8K* a, std::uint64_t nb, std::uint64_t g_begin, std::uint64_t g_end,
+                     BlockQ8Kx4* y) {
+  for (std::uint64_t g = g_begin; g < g_end; ++g) {
+    for (std::uint64_t b = 0; b < nb; ++b) {
+      BlockQ8Kx4& out = y[g * nb + b];
+      for (std::uint64_t r = 0; r < 4; ++r) {
+        const BlockQ8K& t = a[(4 * g + r) * nb + b];
+        out.d[r] = t.d;
+        for (int m = 0; m < 32; ++m) std::memcpy(out.qs + 32 * m + 8 * r, t.qs + 8 * m, 8);
+        for (int j = 0; j < 4; ++j) std::memcpy(out.bsums + 16 * j + 4 * r, t.bsums + 4 * j, 8);
+      }
+    }
   }
 }
 
@@ -1440,12 +1447,7 @@ void requantize_share(QuantMatmul::Data& d, std::uint64_t row_begin, std::uint64
   BlockQ8K* yk = k_quant(d.kind) ? d.work_k.data() + t0 * d.activation_blocks : nullptr;
   quantize_activations(d, d.act_f32.data() + t0 * d.k, t1 - t0, y8, yk);
   // A repacked Q4_K prompt's groups of 4 tokens interleaved (ggml_quantize_mat_q8_K_4x8), those wholly in the share.
-  for (std::uint64_t g = (t0 + 3) / 4; !d.work_k4.empty() && 4 * g + 4 <= t1; ++g) {
-    for (std::uint64_t b = 0; b < d.activation_blocks; ++b) {
-      interleave_q8_k(d.work_k.data() + 4 * g * d.activation_blocks + b, d.activation_blocks,
-                      d.work_k4[g * d.activation_blocks + b]);
-    }
-  }
+  if (!d.work_k4.empty()) interleave_q8_k(d.work_k.data(), d.activation_blocks, (t0 + 3) / 4, t1 / 4, d.work_k4.data());
   const void* kept = y8 ? static_cast<const void*>(y8) : static_cast<const void*>(yk);
   __asm__ volatile("" : : "r"(kept) : "memory");
 }
@@ -1505,9 +1507,7 @@ void pack_r8(QuantMatmul::Data& d) {
   if (d.kind == QuantKind::q4_k && d.tokens > 1) {  // the prompt's activations 4 tokens a block
     d.act_k4.resize(d.tokens / 4 * nb);
     d.work_k4.resize(d.tokens / 4 * nb);
-    for (std::uint64_t g = 0; g < d.tokens / 4; ++g) {
-      for (std::uint64_t b = 0; b < nb; ++b) interleave_q8_k(d.act_k.data() + 4 * g * nb + b, nb, d.act_k4[g * nb + b]);
-    }
+    interleave_q8_k(d.act_k.data(), nb, 0, d.tokens / 4, d.act_k4.data());
   }
   d.r8 = true;
 }

@@ -88,6 +88,9 @@ inline constexpr std::uint64_t kTokenAttentionBytes = std::uint64_t{64} << 20;
 inline constexpr std::uint64_t kTokenAttentionLayers = 256;
 AttentionRate measure_token_attention(const ModelSpec& m, std::uint64_t context, unsigned threads, unsigned repeats);
 
+// The weight matrices of one llama-style decoder layer on `tokens` tokens, in the order llama.cpp's graph runs them:
+// attn_q, attn_k, attn_v and attn_output (build_attn), ffn_gate, ffn_up and ffn_down (build_ffn).
+std::vector<GemmShape> llama_layer_matmuls(const ModelSpec& m, std::uint64_t tokens);
 // A matmul of a decoder layer and how many times the layer runs that shape.
 struct LayerMatmul {
   GemmShape shape;
@@ -111,8 +114,8 @@ QuantRate measure_quant_layer(QuantKind kind, std::span<const LayerMatmul> layer
 QuantRate measure_quant_gemv(QuantKind kind, std::uint64_t k, std::uint64_t weight_bytes, unsigned threads,
                              unsigned repeats);
 
-// A decoded token's weight matrices as llama.cpp's graph runs them: Q, K, V, the attention output, gate, up and
-// down of each layer of m in turn (K rounded down to a multiple of 256), one token each, `threads` threads sharing
+// A decoded token's weight matrices as llama.cpp's graph runs them: llama_layer_matmuls of each layer of m in turn
+// (K rounded down to a multiple of 256), one token each, `threads` threads sharing
 // each matrix's rows as a one-token matmul shares them and meeting after each (the barrier ggml's threads spin at
 // after every op), over as many of m's layers as fit `max_bytes` of weights (at least one): the best time of
 // `repeats` tokens after a warm-up, with the matrices' weight bytes and FLOPs. Against bench's read and one-token
