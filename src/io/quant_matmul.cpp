@@ -117,9 +117,18 @@ void scale_min(int j, const std::uint8_t* q, int& scale, int& min) {
 // One weight row (nb blocks) against a tile's activation rows `stride` blocks apart: out[t] = row . token t.
 using Tile = void (*)(const void* w, const void* a, std::uint64_t stride, std::uint64_t nb, float* out);
 
-// Two weight rows against the same activation rows (the register-blocked kernels): out0 and out1 as Tile's out.
-using Tile2 = void (*)(const void* w0, const void* w1, const void* a, std::uint64_t stride, std::uint64_t nb,
-                       float* out0, float* out1);
+// Several weight rows against the same activation rows (the register-blocked kernels): out[i] as Tile's out for
+// row w[i].
+using TileRows = void (*)(const void* const* w, const void* a, std::uint64_t stride, std::uint64_t nb,
+                          float* const* out);
+constexpr std::uint64_t kMaxTileRows = 4;
+
+// A register-blocked kernel, the weight rows it takes a call and the tokens of its tile (those of a call it runs
+// that many at a time); no kernel where only the one-row one exists.
+struct RowsTile {
+  TileRows run = nullptr;
+  std::uint64_t rows = 1, tokens = 1;
+};
 
 // The weights of a 32-weight block as signed integers: Q4_0's nibbles less 8, Q8_0's bytes.
 int q4_0_weight(const BlockQ4_0& b, int i) { return i < 16 ? (b.qs[i] & 0xF) - 8 : (b.qs[i - 16] >> 4) - 8; }
@@ -271,6 +280,7 @@ EDGEPLAN_QDOT_AVX2 void quantize_q8_0_avx2(const float* x, BlockQ8_0* y, std::ui
   }
 }
 
+using kernel_parts::f16_table;
 using kernel_parts::hsum;
 
 // sum(x_i y_i) of 32 signed bytes as 8 fp32 lanes: |x| times y with x's sign (ggml's mul_sum_i8_pairs_float).
@@ -292,15 +302,16 @@ EDGEPLAN_QDOT_AVX2 __m256i unpack_q8_0(const BlockQ8_0& w) {
 template <class Weights, __m256i (*unpack)(const Weights&), std::uint64_t T>
 EDGEPLAN_QDOT_AVX2 void tile_q8_avx2(const Weights* w, const BlockQ8_0* a, std::uint64_t stride, std::uint64_t nb,
                                       float* out) {
+  const float* f16 = f16_table();
   __m256 acc[T] = {};
   for (std::uint64_t b = 0; b < nb; ++b) {
     const __m256i x = unpack(w[b]);
     const __m256i ax = _mm256_sign_epi8(x, x);
-    const float dx = _cvtsh_ss(w[b].d);
+    const float dx = f16[w[b].d];
     for (std::uint64_t t = 0; t < T; ++t) {
       const BlockQ8_0& y = a[t * stride + b];
       const __m256i qy = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(y.qs));
-      acc[t] = _mm256_fmadd_ps(_mm256_set1_ps(dx * _cvtsh_ss(y.d)), dot_i8(ax, x, qy), acc[t]);
+      acc[t] = _mm256_fmadd_ps(_mm256_set1_ps(dx * f16[y.d]), dot_i8(ax, x, qy), acc[t]);
     }
   }
   for (std::uint64_t t = 0; t < T; ++t) out[t] = hsum(acc[t]);
@@ -317,14 +328,16 @@ EDGEPLAN_QDOT_AVX2 void tile_q8_0_avx2(const void* w, const void* a, std::uint64
 }
 
 // R weight rows (1 or 2) by a tile's activation rows with AVX-512 VNNI on 256-bit vectors (_mm256_dpbusd_epi32,
-// ggml's path under __AVX512VNNI__ and __AVX512VL__). A prompt's tiles take two rows: each token's activation block
-// is loaded once for both, and the 16 accumulators fit AVX-512's 32 vector registers. One token takes one row per
+// ggml's path under __AVX512VNNI__ and __AVX512VL__). A Q4_0 prompt's tiles (weights left unrepacked: rows not a
+// multiple of 8) take two rows: each token's activation block is loaded once for both, and the 16 accumulators fit
+// AVX-512's 32 vector registers; Q8_0 prompts run tile4_q8_0_vnni512 below. One token takes one row per
 // call, as ggml_vec_dot_q8_0_q8_0 (nrc 1) does: two rows walked side by side are two interleaved streams, which
 // read from DRAM at a third of one row's speed on the Zen 5 EPYC of docs/accuracy.md.
 #define EDGEPLAN_QDOT_VNNI512 __attribute__((target("avx2,fma,f16c,avx512f,avx512vl,avx512bw,avx512vnni")))
 template <class Weights, __m256i (*unpack)(const Weights&), std::uint64_t R, std::uint64_t T>
 EDGEPLAN_QDOT_VNNI512 void rows_q8_vnni512(const Weights* const (&w)[R], const BlockQ8_0* a, std::uint64_t stride,
                                            std::uint64_t nb, float* const (&out)[R]) {
+  const float* f16 = f16_table();
   __m256 acc[R][T] = {};
   for (std::uint64_t b = 0; b < nb; ++b) {
     __m256i x[R], ax[R];
@@ -332,12 +345,12 @@ EDGEPLAN_QDOT_VNNI512 void rows_q8_vnni512(const Weights* const (&w)[R], const B
     for (std::uint64_t r = 0; r < R; ++r) {
       x[r] = unpack(w[r][b]);
       ax[r] = _mm256_abs_epi8(x[r]);
-      d[r] = _cvtsh_ss(w[r][b].d);
+      d[r] = f16[w[r][b].d];
     }
     for (std::uint64_t t = 0; t < T; ++t) {
       const BlockQ8_0& y = a[t * stride + b];
       const __m256i qy = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(y.qs));
-      const float dy = _cvtsh_ss(y.d);
+      const float dy = f16[y.d];
       for (std::uint64_t r = 0; r < R; ++r) {
         const __m256i p = _mm256_dpbusd_epi32(_mm256_setzero_si256(), ax[r], _mm256_sign_epi8(qy, x[r]));
         acc[r][t] = _mm256_fmadd_ps(_mm256_set1_ps(d[r] * dy), _mm256_cvtepi32_ps(p), acc[r][t]);
@@ -358,11 +371,55 @@ EDGEPLAN_QDOT_VNNI512 void tile_q8_vnni512(const void* w, const void* a, std::ui
 }
 
 template <class Weights, __m256i (*unpack)(const Weights&), std::uint64_t T>
-EDGEPLAN_QDOT_VNNI512 void tile2_q8_vnni512(const void* w0, const void* w1, const void* a, std::uint64_t stride,
-                                            std::uint64_t nb, float* out0, float* out1) {
-  const Weights* const rows[2] = {static_cast<const Weights*>(w0), static_cast<const Weights*>(w1)};
-  float* const outs[2] = {out0, out1};
+EDGEPLAN_QDOT_VNNI512 void tile2_q8_vnni512(const void* const* w, const void* a, std::uint64_t stride,
+                                            std::uint64_t nb, float* const* out) {
+  const Weights* const rows[2] = {static_cast<const Weights*>(w[0]), static_cast<const Weights*>(w[1])};
+  float* const outs[2] = {out[0], out[1]};
   rows_q8_vnni512<Weights, unpack, 2, T>(rows, static_cast<const BlockQ8_0*>(a), stride, nb, outs);
+}
+
+// Q8_0 prompts as llama.cpp runs them on x86 (llamafile's tinyBLAS_Q0_AVX::gemm4xN<4> in ggml-cpu/llamafile/sgemm.cpp,
+// where updot is vpdpbusd under AVX-512 VNNI): tiles of 4 weight rows by 4 tokens, the tile's T tokens 4 at a time.
+// Per block, the 4 rows' scales widen together (one vcvtph2ps), each token's comes from ggml's table, and one vector
+// multiply and four lane shuffles give the 16 scale products. The token's scale by the table is what llama.cpp's
+// build runs (unhalf is GGML_CPU_FP16_TO_FP32): the same tile widening it by _cvtsh_ss read 102-104 GFLOPS on one
+// thread of the AMD EPYC of docs/accuracy.md (2,816 x 1,024 x 512), by the table 116-118, llama.cpp's own 118.
+template <std::uint64_t T>
+EDGEPLAN_QDOT_VNNI512 void tile4_q8_0_vnni512(const void* const* wv, const void* av, std::uint64_t stride,
+                                              std::uint64_t nb, float* const* out) {
+  static_assert(T % 4 == 0);
+  const float* f16 = f16_table();
+  const BlockQ8_0* w[4];
+  for (int r = 0; r < 4; ++r) w[r] = static_cast<const BlockQ8_0*>(wv[r]);
+  const auto* a = static_cast<const BlockQ8_0*>(av);
+  for (std::uint64_t t0 = 0; t0 < T; t0 += 4) {
+    __m256 acc[4][4] = {};  // [token][row]
+    for (std::uint64_t b = 0; b < nb; ++b) {
+      const std::uint64_t halves = std::uint64_t{w[3][b].d} << 48 | std::uint64_t{w[2][b].d} << 32 |
+                                   std::uint64_t{w[1][b].d} << 16 | w[0][b].d;
+      const __m128 dw = _mm_cvtph_ps(_mm_cvtsi64_si128(static_cast<long long>(halves)));
+      __m256i x[4], ax[4];
+      for (int r = 0; r < 4; ++r) {
+        x[r] = unpack_q8_0(w[r][b]);
+        ax[r] = _mm256_sign_epi8(x[r], x[r]);
+      }
+      for (std::uint64_t j = 0; j < 4; ++j) {
+        const BlockQ8_0& y = a[(t0 + j) * stride + b];
+        const __m256i qy = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(y.qs));
+        __m256 d = _mm256_castps128_ps256(_mm_mul_ps(dw, _mm_set1_ps(f16[y.d])));
+        d = _mm256_permute2f128_ps(d, d, 0);
+        const __m256 dr[4] = {_mm256_shuffle_ps(d, d, 0), _mm256_shuffle_ps(d, d, 85), _mm256_shuffle_ps(d, d, 170),
+                              _mm256_shuffle_ps(d, d, 255)};
+        for (int r = 0; r < 4; ++r) {
+          const __m256i p = _mm256_dpbusd_epi32(_mm256_setzero_si256(), ax[r], _mm256_sign_epi8(qy, x[r]));
+          acc[j][r] = _mm256_fmadd_ps(dr[r], _mm256_cvtepi32_ps(p), acc[j][r]);
+        }
+      }
+    }
+    for (std::uint64_t j = 0; j < 4; ++j) {
+      for (int r = 0; r < 4; ++r) out[r][t0 + j] = hsum(acc[j][r]);
+    }
+  }
 }
 
 // Q4_0 as llama.cpp repacks it on x86 without AMX (the CPU_REPACK buffer: make_block_q4_0x8 of ggml-cpu/repack.cpp,
@@ -458,6 +515,7 @@ EDGEPLAN_QDOT_VNNI512 void r8_unpack(const std::uint8_t* r0, const std::uint8_t*
 
 // One token by the 8 rows of `nb` records from `w`: out[0..7].
 EDGEPLAN_QDOT_VNNI512 void gemv_q4_0_r8(const std::uint8_t* w, const BlockQ8_0* a, std::uint64_t nb, float* out) {
+  const float* f16 = f16_table();
   __m256 acc = _mm256_setzero_ps();
   for (std::uint64_t b = 0; b < nb; ++b, w += kR8Record) {
     __m256i x[8];
@@ -474,7 +532,7 @@ EDGEPLAN_QDOT_VNNI512 void gemv_q4_0_r8(const std::uint8_t* w, const BlockQ8_0* 
         iacc = _mm256_dpbusd_epi32(iacc, _mm256_sign_epi8(wv[i], wv[i]), _mm256_sign_epi8(yv[i], wv[i]));
       }
     }
-    const __m256 scales = _mm256_mul_ps(r8_scales(w), _mm256_set1_ps(_cvtsh_ss(a[b].d)));
+    const __m256 scales = _mm256_mul_ps(r8_scales(w), _mm256_set1_ps(f16[a[b].d]));
     acc = _mm256_fmadd_ps(_mm256_cvtepi32_ps(iacc), scales, acc);
   }
   _mm256_storeu_ps(out, r8_in_order(acc));
@@ -724,6 +782,7 @@ EDGEPLAN_QDOT_AVX2 void tile_q4_k_avx2(const void* wv, const void* av, std::uint
                                         float* out) {
   const auto* w = static_cast<const BlockQ4K*>(wv);
   const auto* a = static_cast<const BlockQ8K*>(av);
+  const float* f16 = f16_table();
   __m256 acc[T] = {};
   __m256 mins[T] = {};
   const __m256i low = _mm256_set1_epi8(0xF);
@@ -748,7 +807,7 @@ EDGEPLAN_QDOT_AVX2 void tile_q4_k_avx2(const void* wv, const void* av, std::uint
         isum[t] = _mm256_add_epi32(isum[t], _mm256_add_epi32(p0, p1));
       }
     }
-    const float d = _cvtsh_ss(w[b].d), dmin = _cvtsh_ss(w[b].dmin);
+    const float d = f16[w[b].d], dmin = f16[w[b].dmin];
     for (std::uint64_t t = 0; t < T; ++t) {
       const BlockQ8K& y = a[t * stride + b];
       const __m256i bsums = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(y.bsums));
@@ -768,6 +827,7 @@ EDGEPLAN_QDOT_AVX2 void tile_q4_k_avx2(const void* wv, const void* av, std::uint
 // token, its weights joined again for each token.
 EDGEPLAN_QDOT_AVX2 float dot_q6_k_avx2(const BlockQ6K* w, const BlockQ8K* y, std::uint64_t nb) {
   const __m256i m3 = _mm256_set1_epi8(3), m15 = _mm256_set1_epi8(15);
+  const float* f16 = f16_table();
   __m256 acc = _mm256_setzero_ps();
   for (std::uint64_t b = 0; b < nb; ++b) {
     const __m128i scales = _mm_loadu_si128(reinterpret_cast<const __m128i*>(w[b].scales));
@@ -796,7 +856,7 @@ EDGEPLAN_QDOT_AVX2 float dot_q6_k_avx2(const BlockQ6K* w, const BlockQ8K* y, std
         sumi = _mm256_add_epi32(sumi, _mm256_madd_epi16(_mm256_cvtepi8_epi16(_mm_shuffle_epi8(scales, spread)), pairs));
       }
     }
-    const float d = y[b].d * _cvtsh_ss(w[b].d);
+    const float d = y[b].d * f16[w[b].d];
     acc = _mm256_fmadd_ps(_mm256_set1_ps(d), _mm256_cvtepi32_ps(_mm256_sub_epi32(sumi, offset)), acc);
   }
   return hsum(acc);
@@ -1343,18 +1403,19 @@ Tile tile_for(QuantKind kind, Isa isa) {
   return tile_q4_k_scalar<T>;
 }
 
-// The two-row kernel of `kind` under `isa` for tiles of T tokens, or nullptr where only the one-row kernel exists
-// (one token: one row per call, as ggml's vec_dot runs it; see rows_q8_vnni512).
+// The register-blocked kernel of `kind` under `isa` for calls of T tokens, or none where only the one-row kernel
+// exists (one token: one row per call, as ggml's vec_dot runs it; see rows_q8_vnni512).
 template <std::uint64_t T>
-Tile2 tile2_for(QuantKind kind, Isa isa) {
+RowsTile rows_tile_for(QuantKind kind, Isa isa) {
 #if EDGEPLAN_QDOT_X86
-  if (T > 1 && isa == Isa::vnni512 && kind == QuantKind::q4_0) return tile2_q8_vnni512<BlockQ4_0, unpack_q4_0, T>;
-  if (T > 1 && isa == Isa::vnni512 && kind == QuantKind::q8_0) return tile2_q8_vnni512<BlockQ8_0, unpack_q8_0, T>;
-#else
+  if constexpr (T > 1) {
+    if (isa == Isa::vnni512 && kind == QuantKind::q4_0) return {tile2_q8_vnni512<BlockQ4_0, unpack_q4_0, T>, 2, T};
+    if (isa == Isa::vnni512 && kind == QuantKind::q8_0) return {tile4_q8_0_vnni512<T>, 4, 4};
+  }
+#endif
   (void)kind;
   (void)isa;
-#endif
-  return nullptr;
+  return {};
 }
 
 const char* isa_name(Isa isa) {
@@ -1705,7 +1766,7 @@ namespace qdot {
 template <std::uint64_t T>
 void run_tiles(QuantMatmul::Data& d, std::uint64_t row_begin, std::uint64_t row_end) {
   const Tile tile = tile_for<T>(d.kind, d.isa);
-  const Tile2 tile2 = tile2_for<T>(d.kind, d.isa);
+  const RowsTile many = rows_tile_for<T>(d.kind, d.isa);
   const std::uint64_t nb = d.weight_blocks, end = std::min(row_end, d.rows);
   auto weights = [&](std::uint64_t r) -> const void* {
     switch (d.kind) {
@@ -1717,22 +1778,27 @@ void run_tiles(QuantMatmul::Data& d, std::uint64_t row_begin, std::uint64_t row_
     return nullptr;
   };
   for (std::uint64_t r = row_begin; r < end;) {
-    const bool two = tile2 && r + 1 < end;
+    const std::uint64_t n = many.run && r + many.rows <= end ? many.rows : 1;
+    const void* w[kMaxTileRows];
+    float out[kMaxTileRows][T];
+    float* outs[kMaxTileRows];
+    for (std::uint64_t q = 0; q < n; ++q) {
+      w[q] = weights(r + q);
+      outs[q] = out[q];
+    }
     for (std::uint64_t t = 0; t < d.tokens; t += T) {
       const void* a = k_quant(d.kind) ? static_cast<const void*>(d.act_k.data() + t * nb)
                                                 : static_cast<const void*>(d.act8.data() + t * nb);
-      float out[2][T];
-      if (two) {
-        tile2(weights(r), weights(r + 1), a, nb, nb, out[0], out[1]);
+      if (n > 1) {
+        many.run(w, a, nb, nb, outs);
       } else {
-        tile(weights(r), a, nb, nb, out[0]);
+        tile(w[0], a, nb, nb, out[0]);
       }
-      for (std::uint64_t i = 0; i < T; ++i) {
-        d.out[(t + i) * d.rows + r] = out[0][i];
-        if (two) d.out[(t + i) * d.rows + r + 1] = out[1][i];
+      for (std::uint64_t q = 0; q < n; ++q) {
+        for (std::uint64_t i = 0; i < T; ++i) d.out[(t + i) * d.rows + r + q] = out[q][i];
       }
     }
-    r += two ? 2 : 1;
+    r += n;
   }
 }
 
@@ -1843,12 +1909,13 @@ std::string QuantMatmul::kernel() const {
                        data_->tokens == 1 ? "8x1" : "16x16",
                        qdot::isa_name(data_->isa));
   }
-  const bool two = data_->tokens == 1 ? qdot::tile2_for<1>(data_->kind, data_->isa) != nullptr
-                                      : qdot::tile2_for<qdot::kTileTokens>(data_->kind, data_->isa) != nullptr;
+  const qdot::RowsTile many = data_->tokens == 1 ? qdot::rows_tile_for<1>(data_->kind, data_->isa)
+                                                 : qdot::rows_tile_for<qdot::kTileTokens>(data_->kind, data_->isa);
   // Q6_K's vector tiles are one row by one token (tile_q6_k_avx2), whatever the tokens.
   const bool one_token = data_->tokens == 1 || (data_->kind == QuantKind::q6_k && data_->isa == qdot::Isa::avx2);
   return fmt::format("{} x {} int8 dot products, {}x{} tile, {}", weight_type(data_->kind), activation_type(data_->kind),
-                     two ? 2 : 1, one_token ? 1 : qdot::kTileTokens, qdot::isa_name(data_->isa));
+                     many.rows, many.run ? many.tokens : one_token ? 1 : qdot::kTileTokens,
+                     qdot::isa_name(data_->isa));
 }
 
 std::span<const float> QuantMatmul::output() const { return data_->out; }

@@ -31,8 +31,11 @@ TEST(QuantMatmul, CountsFlopsAndNamesItsKernel) {
     EXPECT_EQ(QuantMatmul(QuantKind::q6_k, 8, 256, 8, QuantIsa::avx2).kernel(),
               "Q6_K x Q8_K int8 dot products, 1x1 tile, AVX2");
   }
-  if (isa == "AVX-512 VNNI") {  // two rows per prompt tile, one row for one token
-    EXPECT_EQ(QuantMatmul(QuantKind::q8_0, 8, 256, 8).kernel(), "Q8_0 x Q8_0 int8 dot products, 2x8 tile, AVX-512 VNNI");
+  if (isa == "AVX-512 VNNI") {  // a prompt: tinyBLAS's 4 x 4 tile (Q8_0), 2 rows (Q4_0 unrepacked); a token: 1 row
+    EXPECT_EQ(QuantMatmul(QuantKind::q8_0, 8, 256, 8).kernel(),
+              "Q8_0 x Q8_0 int8 dot products, 4x4 tile, AVX-512 VNNI");
+    EXPECT_EQ(QuantMatmul(QuantKind::q4_0, 12, 256, 8).kernel(),
+              "Q4_0 x Q8_0 int8 dot products, 2x8 tile, AVX-512 VNNI");  // 12 rows: not whole groups of 8
     EXPECT_EQ(QuantMatmul(QuantKind::q8_0, 8, 256, 1).kernel(), "Q8_0 x Q8_0 int8 dot products, 1x1 tile, AVX-512 VNNI");
   }
   // Threads share one token's rows in chunks of 64, as ggml_compute_forward_mul_mat does; a prompt's in slices.
@@ -64,7 +67,7 @@ TEST(QuantMatmul, IsaKernelsAgreeWithThePortableLoop) {
     EXPECT_GT(largest, 0.1) << weight_type(kind);
     for (QuantIsa isa : {QuantIsa::best, QuantIsa::vnni512, QuantIsa::avx2}) {
       QuantMatmul fast(kind, 32, 1024, 8, isa);
-      fast.run(0, 15);  // two slices, as two threads run them; odd ones, so a two-row tile leaves one row over
+      fast.run(0, 15);  // two slices, as two threads run them; odd ones, so a 2- or 4-row tile leaves rows over
       fast.run(15, 32);
       ASSERT_EQ(fast.output().size(), 8u * 32);
       for (std::size_t i = 0; i < scalar.output().size(); ++i) {

@@ -1,12 +1,14 @@
 // Pieces bench's kernels share (io/quant_matmul.hpp, io/f16_matmul.hpp, io/attention.hpp): the fixed
-// pseudo-random stream their operands are filled from, the 64-byte aligned vectors that hold them, and on x86 the
-// horizontal sum of an AVX2 fp32 accumulator.
+// pseudo-random stream their operands are filled from, the 64-byte aligned vectors that hold them, ggml's table of
+// every fp16 value's fp32, and on x86 the horizontal sum of an AVX2 fp32 accumulator.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <new>
 #include <vector>
+
+#include "edgeplan/core/float16.hpp"
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
@@ -44,6 +46,19 @@ struct CacheAligned {
 };
 template <class T>
 using AlignedVector = std::vector<T, CacheAligned<T>>;
+
+// Every fp16 value's fp32, as ggml_table_f32_f16 (ggml.c): on x86 ggml's kernels widen a single fp16 scale by a
+// lookup in that table (GGML_CPU_FP16_TO_FP32 of ggml-cpu/simd-mappings.h is the lookup there; only ARM, POWER9 and
+// RISC-V define it as an instruction), one load that the multiply it feeds can take from memory, where F16C's
+// _cvtsh_ss is three instructions. bench's kernels take a scale the way the kernel they follow does.
+inline const float* f16_table() {
+  static const std::vector<float> table = [] {
+    std::vector<float> t(65536);
+    for (std::size_t h = 0; h < t.size(); ++h) t[h] = f16_to_f32(static_cast<std::uint16_t>(h));
+    return t;
+  }();
+  return table.data();
+}
 
 #if defined(__x86_64__) || defined(__i386__)
 // The sum of the 8 lanes: (0 + 4, 1 + 5, 2 + 6, 3 + 7), then pairs, then the last two.
