@@ -116,7 +116,7 @@ Runner setup_bench(Options& opts) {
     std::string matmul_kernel;
     std::vector<io::QuantRate> quant, gemv;
     std::optional<io::AttentionRate> attention, token_attention;  // none for a model without attention layers
-    std::optional<io::TokenRun> token;  // a decoded token's matrices in the first measured type
+    std::optional<io::TokenRun> token;  // a decoded token's layers in the first measured type
     const bool attends = attention_layers(model) > 0 && model.heads > 0 && model.kv_heads > 0;
     const std::uint64_t gemv_bytes = buffer_bytes / 2;  // weights of each matrix-vector product: read from DRAM
     // The weight types measured, for a prompt and for one token: all of them where edgeplan's kernels run.
@@ -149,7 +149,7 @@ Runner setup_bench(Options& opts) {
         }
       }
       if (!kinds.empty()) {
-        io::TokenRun run = io::measure_token_matrices(kinds.front(), model, gemv_bytes, threads, o->repeats);
+        io::TokenRun run = io::measure_token_layers(kinds.front(), model, gemv_bytes, threads, o->repeats);
         if (!token || run.seconds < token->seconds) token = std::move(run);
       }
       if (attends) {
@@ -166,8 +166,8 @@ Runner setup_bench(Options& opts) {
       if (busy.empty()) break;
     }
     const double read_bps = read.bytes_per_s;
-    // What the token's matrices took beyond decode's time for them (the read rate and the type's one-token rate),
-    // over all of the model's layers.
+    // What the token's layers took beyond decode's time for their matrices (the read rate and the type's one-token
+    // rate), over all of the model's layers.
     std::optional<double> overhead;
     double token_work_s = 0;  // decode's time for the token's matrices
     if (token && token->seconds > 0) {
@@ -279,9 +279,10 @@ Runner setup_bench(Options& opts) {
                                    static_cast<double>(gemv_bytes) / units::kMiB, gemv_k, threads, o->repeats));
     if (token && overhead) {
       r.header.push_back(fmt::format(
-          "a decoded token's matrices: {:.3f} ms for {} of {}'s {} layers ({:.1f} MB of {}: {}), {} threads meeting "
-          "after each matrix as llama.cpp's graph does, best of {} after a warm-up; the read and one-token rates above "
-          "give {:.3f} ms for them: per-token overhead {:.3f} ms over the model's layers",
+          "a decoded token's layers: {:.3f} ms for {} of {}'s {} layers ({:.1f} MB of {}: {}, and the element-wise "
+          "nodes between them), {} threads meeting after each node as llama.cpp's graph does, best of {} after a "
+          "warm-up; the read and one-token rates above give {:.3f} ms for the matrices: per-token overhead {:.3f} ms "
+          "over the model's layers",
           token->seconds * units::kMsPerS, token->layers, model.name, model.layers, token->bytes / 1e6,
           io::weight_type(gemv.front().kind), token->kernel, threads, o->repeats, token_work_s * units::kMsPerS,
           *overhead * units::kMsPerS));
@@ -310,8 +311,8 @@ Runner setup_bench(Options& opts) {
       p.token_attention = token_attention;
       p.per_token_overhead_s = overhead;
       if (overhead) {
-        p.overhead_source = fmt::format("measured: a decoded token's matrices of {} ({}), the threads meeting after "
-                                        "each, less decode's time for them", model.name,
+        p.overhead_source = fmt::format("measured: a decoded token's layers of {} ({}), the threads meeting after "
+                                        "each node, less decode's time for their matrices", model.name,
                                         io::weight_type(gemv.front().kind));
       }
       p.repack = repack;

@@ -302,6 +302,19 @@ std::vector<GemmShape> llama_layer_matmuls(const ModelSpec& m, std::uint64_t tok
           {"ffn_down", tokens, m.hidden, m.ffn}};
 }
 
+std::vector<LayerNode> llama_layer_nodes(const ModelSpec& m) {
+  const std::uint64_t kv = std::uint64_t{m.kv_heads} * m.head_dim;
+  const LayerNode norm{-1, 1, m.hidden}, add{-1, 1, m.hidden}, store{-1, 1, kv};
+  return {norm,                                    // attn_norm (the RMS norm and its weight, fused)
+          {0},   {-1, m.heads, m.head_dim},        // attn_q, its RoPE
+          {2},   {1}, {-1, m.kv_heads, m.head_dim},  // attn_v, attn_k, its RoPE
+          store, store,                            // K and V into the cache (SET_ROWS)
+          {-1, 0, 0},                              // flash attention: decode's attention term; its barrier here
+          {3},   add,                              // attn_output, the residual
+          norm,  {4}, {5}, {-1, 1, m.ffn},         // ffn_norm, ffn_gate, ffn_up, SwiGLU
+          {6},   add};                             // ffn_down, the residual
+}
+
 namespace {
 
 // The threads meeting after each op of a graph, as ggml_barrier does: the last to arrive lets the others go; they
@@ -330,7 +343,7 @@ class SpinBarrier {
 
 }  // namespace
 
-TokenRun measure_token_matrices(QuantKind kind, const ModelSpec& m, std::uint64_t max_bytes, unsigned threads,
+TokenRun measure_token_layers(QuantKind kind, const ModelSpec& m, std::uint64_t max_bytes, unsigned threads,
                                 unsigned repeats) {
   const auto width = [](std::uint64_t k) { return std::max<std::uint64_t>(256, k / 256 * 256); };
   const std::vector<GemmShape> shapes = llama_layer_matmuls(m, 1);
@@ -352,7 +365,26 @@ TokenRun measure_token_matrices(QuantKind kind, const ModelSpec& m, std::uint64_
   if (matrices.empty()) return run;
   run.kernel = matrices.front().kernel();
   std::vector<std::unique_ptr<RowShare<QuantMatmul>>> shares;
-  for (QuantMatmul& mm : matrices) shares.push_back(std::make_unique<RowShare<QuantMatmul>>(mm, threads));
+  // layer_matrix[l][i]: layer l's share of shapes[i] (none for a shape of no rows)
+  std::vector<std::vector<RowShare<QuantMatmul>*>> layer_matrix(run.layers);
+  auto next = matrices.begin();
+  for (std::uint64_t l = 0; l < run.layers; ++l) {
+    for (const GemmShape& s : shapes) {
+      if (s.n > 0) shares.push_back(std::make_unique<RowShare<QuantMatmul>>(*next++, threads));
+      layer_matrix[l].push_back(s.n > 0 ? shares.back().get() : nullptr);
+    }
+  }
+  // Each layer's nodes in graph order: a matrix (its share of the rows), or an element-wise node's rows shared as
+  // ggml shares them (dr = ceil(rows / threads) each, in thread order), one pass over their values.
+  const std::vector<LayerNode> nodes = llama_layer_nodes(m);
+  std::uint64_t values = 0;
+  for (const LayerNode& n : nodes) values = std::max(values, n.rows * n.width);
+  std::vector<float> x(values, 0.25f), y(values, 0.0f);
+  const auto elementwise = [&](const LayerNode& n, unsigned t) {
+    const std::uint64_t share = (n.rows + threads - 1) / threads;
+    const std::uint64_t end = std::min(n.rows, (t + 1) * share) * n.width;
+    for (std::uint64_t i = std::min(n.rows, t * share) * n.width; i < end; ++i) y[i] = 0.5f * y[i] + x[i];
+  };
   SpinBarrier barrier(threads);
   std::vector<double> seconds(repeats + 1);
   timed_on_threads(threads, [&](unsigned t) {
@@ -362,9 +394,15 @@ TokenRun measure_token_matrices(QuantKind kind, const ModelSpec& m, std::uint64_
       }
       barrier.wait();
       const auto start = Clock::now();
-      for (auto& share : shares) {
-        share->run(t);
-        barrier.wait();
+      for (std::uint64_t l = 0; l < run.layers; ++l) {
+        for (const LayerNode& n : nodes) {
+          if (n.matmul < 0) {
+            elementwise(n, t);
+          } else if (RowShare<QuantMatmul>* share = layer_matrix[l][static_cast<std::size_t>(n.matmul)]) {
+            share->run(t);
+          }
+          barrier.wait();
+        }
       }
       if (t == 0) s = seconds_since(start);
     }

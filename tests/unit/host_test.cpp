@@ -3,6 +3,9 @@
 
 #include <gtest/gtest.h>
 
+#include <utility>
+#include <vector>
+
 #include "edgeplan/io/profiles.hpp"
 #include "fixtures.hpp"
 
@@ -153,11 +156,11 @@ TEST(Host, WrittenProfileHasMeasuredOverhead) {
             std::string::npos);
   HostProfile p = test_host();
   p.per_token_overhead_s = 0.384e-3;
-  p.overhead_source = "measured: a decoded token's matrices of test (Q4_0), the threads meeting after each, less "
-                      "decode's time for them";
+  p.overhead_source = "measured: a decoded token's layers of test (Q4_0), the threads meeting after each node, less "
+                      "decode's time for their matrices";
   const std::string text = device_profile_toml(p);
-  EXPECT_NE(text.find("per_token_overhead_ms = 0.384 # measured: a decoded token's matrices of test (Q4_0), the "
-                      "threads meeting after each, less decode's time for them\n"),
+  EXPECT_NE(text.find("per_token_overhead_ms = 0.384 # measured: a decoded token's layers of test (Q4_0), the "
+                      "threads meeting after each node, less decode's time for their matrices\n"),
             std::string::npos)
       << text;
   auto d = load_device(ProfileText{"host", "host.toml", "test", text}, {});
@@ -165,19 +168,43 @@ TEST(Host, WrittenProfileHasMeasuredOverhead) {
   EXPECT_DOUBLE_EQ(d->per_token_overhead_s, 0.384e-3);
 }
 
-// A token's matrices of a small model (width 256, 2 heads and 1 KV head of 128, FFN 512, 3 layers) in Q8_0: per
+// A token's layers of a small model (width 256, 2 heads and 1 KV head of 128, FFN 512, 3 layers) in Q8_0: per
 // layer Q 256 rows, K and V 128, the output 256 and gate and up 512 of K 256 (8 blocks of 34 bytes: 272 bytes a
 // row), down 256 rows of K 512 (544 bytes): 626,688 bytes and 1,179,648 FLOPs (2 per weight); all 3 layers fit 8 MB,
 // one layer when nothing fits.
-TEST(Host, TokenMatricesOfAModel) {
+TEST(Host, TokenLayersOfAModel) {
   const ModelSpec m = fixtures::dense("small", 3, 256, 2, 1, 128, 512, 0);
-  const TokenRun run = measure_token_matrices(QuantKind::q8_0, m, 8u << 20, 2, 2);
+  const TokenRun run = measure_token_layers(QuantKind::q8_0, m, 8u << 20, 2, 2);
   EXPECT_EQ(run.layers, 3u);
   EXPECT_DOUBLE_EQ(run.bytes, 3 * 626688.0);
   EXPECT_DOUBLE_EQ(run.flops, 3 * 1179648.0);
   EXPECT_GT(run.seconds, 0);
   EXPECT_EQ(run.kernel.find("Q8_0 x Q8_0 int8 dot products"), 0u) << run.kernel;
-  EXPECT_EQ(measure_token_matrices(QuantKind::q8_0, m, 1, 1, 1).layers, 1u);
+  EXPECT_EQ(measure_token_layers(QuantKind::q8_0, m, 1, 1, 1).layers, 1u);
+}
+
+// A layer's nodes for one token in llama.cpp's graph order (width 256, 2 heads and 1 KV head of 128, FFN 512): the
+// fused attention norm, Q and its RoPE (2 heads a row), V, K and its RoPE (1 head), the two cache writes (128
+// values), flash attention (its barrier alone), the output and the residual add, the fused FFN norm, gate, up,
+// SwiGLU (512 values), down and the residual add: 17 nodes, the 7 matmuls of llama_layer_matmuls among them.
+TEST(Host, LayerNodesInGraphOrder) {
+  const ModelSpec m = fixtures::dense("small", 3, 256, 2, 1, 128, 512, 0);
+  const std::vector<LayerNode> nodes = llama_layer_nodes(m);
+  ASSERT_EQ(nodes.size(), 17u);
+  std::vector<int> matmuls;
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> elementwise;  // rows, width
+  for (const LayerNode& n : nodes) {
+    if (n.matmul >= 0) {
+      matmuls.push_back(n.matmul);
+    } else {
+      elementwise.emplace_back(n.rows, n.width);
+    }
+  }
+  EXPECT_EQ(matmuls, (std::vector<int>{0, 2, 1, 3, 4, 5, 6}));
+  EXPECT_EQ(elementwise, (std::vector<std::pair<std::uint64_t, std::uint64_t>>{
+                             {1, 256}, {2, 128}, {1, 128}, {1, 128}, {1, 128}, {0, 0}, {1, 256}, {1, 256}, {1, 512},
+                             {1, 256}}));
+  EXPECT_EQ(llama_layer_matmuls(m, 1).size(), 7u);
 }
 
 // A busy machine: 2 read threads that had 1.2 CPU-s over 1.0 s of wall time got 60% of their cores (< 90%); a

@@ -91,6 +91,18 @@ AttentionRate measure_token_attention(const ModelSpec& m, std::uint64_t context,
 // The weight matrices of one llama-style decoder layer on `tokens` tokens, in the order llama.cpp's graph runs them:
 // attn_q, attn_k, attn_v and attn_output (build_attn), ffn_gate, ffn_up and ffn_down (build_ffn).
 std::vector<GemmShape> llama_layer_matmuls(const ModelSpec& m, std::uint64_t tokens);
+// The nodes of one llama-style decoder layer's graph for one token, in the order ggml's threads run them (the graph
+// of src/models/llama.cpp with flash attention, as core/compute_graph.cpp replays it; ggml-cpu.c's
+// ggml_graph_compute_thread ends every node but a view at a barrier, and runs an RMS norm and the multiply by its
+// weight fused as one): the matmuls of llama_layer_matmuls (`matmul`, their index there) and between them the
+// element-wise nodes, `rows` rows of `width` values each (ggml shares a node's rows among its threads: for one
+// token, one row of a norm, a residual add, a cache write or the SwiGLU, and a head a row of a RoPE). The flash
+// attention node has no rows: its work is decode's attention term, and it stands here for its barrier.
+struct LayerNode {
+  int matmul = -1;
+  std::uint64_t rows = 0, width = 0;
+};
+std::vector<LayerNode> llama_layer_nodes(const ModelSpec& m);
 // A matmul of a decoder layer and how many times the layer runs that shape.
 struct LayerMatmul {
   GemmShape shape;
@@ -114,19 +126,20 @@ QuantRate measure_quant_layer(QuantKind kind, std::span<const LayerMatmul> layer
 QuantRate measure_quant_gemv(QuantKind kind, std::uint64_t k, std::uint64_t weight_bytes, unsigned threads,
                              unsigned repeats);
 
-// A decoded token's weight matrices as llama.cpp's graph runs them: llama_layer_matmuls of each layer of m in turn
-// (K rounded down to a multiple of 256), one token each, `threads` threads sharing
-// each matrix's rows as a one-token matmul shares them and meeting after each (the barrier ggml's threads spin at
-// after every op), over as many of m's layers as fit `max_bytes` of weights (at least one): the best time of
-// `repeats` tokens after a warm-up, with the matrices' weight bytes and FLOPs. Against bench's read and one-token
-// rates (decode's time for the same work) it gives what those rates leave out: starting and ending each small
-// matrix, and the threads waiting for each other (measured_overhead_s).
+// A decoded token's layers as llama.cpp's graph runs them: llama_layer_nodes of each layer of m in turn, the
+// matrices (K rounded down to a multiple of 256) one token each, `threads` threads sharing each matrix's rows as a
+// one-token matmul shares them and an element-wise node's as ggml does (one pass over its values), and meeting
+// after each node (the barrier ggml's threads spin at after every op), over as many of m's layers as fit
+// `max_bytes` of weights (at least one): the best time of `repeats` tokens after a warm-up, with the matrices'
+// weight bytes and FLOPs. Against bench's read and one-token rates (decode's time for the same work) it gives what
+// those rates leave out: starting and ending each small matrix, the element-wise nodes between them, and the
+// threads waiting for each other (measured_overhead_s).
 struct TokenRun {
   std::string kernel;       // QuantMatmul::kernel() of the matrices
   std::uint64_t layers = 0;  // layers run
   double bytes = 0, flops = 0, seconds = 0;
 };
-TokenRun measure_token_matrices(QuantKind kind, const ModelSpec& m, std::uint64_t max_bytes, unsigned threads,
+TokenRun measure_token_layers(QuantKind kind, const ModelSpec& m, std::uint64_t max_bytes, unsigned threads,
                                 unsigned repeats);
 // One sequential read of the whole file: bytes read and seconds taken. Fails when the file cannot be read.
 struct FileRead {
@@ -153,7 +166,7 @@ struct HostProfile {
   std::optional<AttentionRate> attention;         // measured attention rate: [prefill] attention_efficiency
   std::vector<QuantRate> gemv_rates;              // measured one-token rates: [decode] <type>_gflops
   std::optional<AttentionRate> token_attention;   // measured one-token attention rate: [decode] attention_gflops
-  std::optional<double> per_token_overhead_s;     // measured (measure_token_matrices): per_token_overhead_ms
+  std::optional<double> per_token_overhead_s;     // measured (measure_token_layers): per_token_overhead_ms
   std::string overhead_source;                    // its comment: how it was measured
   std::optional<double> storage_bytes_per_s;      // measured file read rate: a commented-out [storage]
   std::vector<std::string> comments;              // extra lines put at the top ("measured on ...")
