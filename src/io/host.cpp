@@ -353,27 +353,22 @@ TokenRun measure_token_layers(QuantKind kind, const ModelSpec& m, std::uint64_t 
   run.layers = std::clamp<std::uint64_t>(static_cast<std::uint64_t>(static_cast<double>(max_bytes) / layer_bytes), 1,
                                          std::max<std::uint32_t>(1, m.layers));
   run.bytes = layer_bytes * static_cast<double>(run.layers);
+  // matrix[l][i]: layer l's share of shapes[i] (none for a shape of no rows); `matrices` reserved, so that the
+  // shares' references to them hold.
   std::vector<QuantMatmul> matrices;
   matrices.reserve(run.layers * shapes.size());
+  std::vector<std::vector<std::unique_ptr<RowShare<QuantMatmul>>>> matrix(run.layers);
   for (std::uint64_t l = 0; l < run.layers; ++l) {
     for (const GemmShape& s : shapes) {
+      matrix[l].emplace_back();
       if (s.n == 0) continue;
       matrices.emplace_back(kind, s.n, width(s.k), 1);
       run.flops += matrices.back().flops();
+      matrix[l].back() = std::make_unique<RowShare<QuantMatmul>>(matrices.back(), threads);
     }
   }
   if (matrices.empty()) return run;
   run.kernel = matrices.front().kernel();
-  std::vector<std::unique_ptr<RowShare<QuantMatmul>>> shares;
-  // layer_matrix[l][i]: layer l's share of shapes[i] (none for a shape of no rows)
-  std::vector<std::vector<RowShare<QuantMatmul>*>> layer_matrix(run.layers);
-  auto next = matrices.begin();
-  for (std::uint64_t l = 0; l < run.layers; ++l) {
-    for (const GemmShape& s : shapes) {
-      if (s.n > 0) shares.push_back(std::make_unique<RowShare<QuantMatmul>>(*next++, threads));
-      layer_matrix[l].push_back(s.n > 0 ? shares.back().get() : nullptr);
-    }
-  }
   // Each layer's nodes in graph order: a matrix (its share of the rows), or an element-wise node's rows shared as
   // ggml shares them (dr = ceil(rows / threads) each, in thread order), one pass over their values.
   const std::vector<LayerNode> nodes = llama_layer_nodes(m);
@@ -390,7 +385,11 @@ TokenRun measure_token_layers(QuantKind kind, const ModelSpec& m, std::uint64_t 
   timed_on_threads(threads, [&](unsigned t) {
     for (double& s : seconds) {  // the first a warm-up
       if (t == 0) {
-        for (auto& share : shares) share->reset();
+        for (auto& layer : matrix) {
+          for (auto& share : layer) {
+            if (share) share->reset();
+          }
+        }
       }
       barrier.wait();
       const auto start = Clock::now();
@@ -398,7 +397,7 @@ TokenRun measure_token_layers(QuantKind kind, const ModelSpec& m, std::uint64_t 
         for (const LayerNode& n : nodes) {
           if (n.matmul < 0) {
             elementwise(n, t);
-          } else if (RowShare<QuantMatmul>* share = layer_matrix[l][static_cast<std::size_t>(n.matmul)]) {
+          } else if (const auto& share = matrix[l][static_cast<std::size_t>(n.matmul)]) {
             share->run(t);
           }
           barrier.wait();
