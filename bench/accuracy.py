@@ -2,6 +2,8 @@
 """In-sample and out-of-sample error of edgeplan's fitted figures (docs/accuracy.md).
 
 Runs the built edgeplan on the shipped profiles and prints:
+  0. the in-sample decode fits: each fitted device's utilization and per-token overhead from its own figures,
+     as its profile states them (rounded), with the largest in-sample error;
   1. prefill from [units]: the gpu utilization fitted to llama.cpp Metal pp512 on the Apple M1/M2 chips
      (the constant in src/core/plan.cpp), its in-sample error and its leave-one-chip-out error;
   2. leave-one-chip-out over the Apple table: decode (utilization and per-token overhead) and prefill
@@ -48,6 +50,13 @@ PHONE = [
     ("llama-3.1-8b", "Q4_0", 10.91, None),
 ]
 PHONE_DEVICE, PHONE_PROMPT = "galaxy-s24-ultra", 64
+
+# Decode figures the other fitted profiles are fitted to (docs/accuracy.md, "Phones, Jetson and Raspberry Pi"):
+# MLC INT4 on a Jetson Orin Nano at 68 GB/s (Q4_0 as the size), Ollama CPU on a Raspberry Pi 5 (Q4_K_M).
+OTHER = {
+    "jetson-orin-nano-8g": [("llama-3.1-8b", "Q4_0", 14.0, None)],
+    "raspberry-pi-5-8g": [("llama-3.2-3b", "Q4_K_M", 4.61, None), ("llama-3.1-8b", "Q4_K_M", 1.99, None)],
+}
 
 
 def run(*args):
@@ -110,7 +119,8 @@ def units_prefill():
 
 def wls_decode(points):
     """Least squares of t = a x + c on the relative error (weights 1 / t^2): x = bytes / bandwidth, t = 1 / tg.
-    Returns (a, c): utilization 1 / a, overhead c. One point: c = 0."""
+    Returns (a, c): utilization 1 / a, overhead c. One point, or a negative intercept (time growing faster than the
+    bytes, as calibrate): through the origin, c = 0."""
     if len(points) == 1:
         x, t = points[0]
         return t / x, 0.0
@@ -121,24 +131,49 @@ def wls_decode(points):
     sxx = sum(wi * x * x for wi, (x, _) in zip(w, points))
     sxt = sum(wi * x * t for wi, (x, t) in zip(w, points))
     a = (sw * sxt - sx * st) / (sw * sxx - sx * sx)
-    return a, (st - a * sx) / sw
+    c = (st - a * sx) / sw
+    if c < 0:
+        return sxt / sxx, 0.0
+    return a, c
 
 
 def decode_rows(device, rows, prompt):
-    """For each (model, format, tg, pp): x = weight bytes / bandwidth, and the prompt's time at efficiency 1
-    (prefill seconds x the [prefill] efficiency edgeplan used), from edgeplan's own figures."""
+    """For each (model, format, tg, pp): x = the weight bytes a token reads / bandwidth, and the prompt's time at
+    efficiency 1 (prefill seconds x the [prefill] efficiency edgeplan used; None without [prefill]), from
+    edgeplan's own figures."""
     out = []
     for model, fmt, tg, pp in rows:
         j = decode_json(device, model, fmt, prompt=prompt)
         dev = j["inputs"]["device"]
         f = j["results"]["formats"][0]
-        x = f["weights_bytes"] / (dev["bandwidth_gbps"] * 1e9)
-        pre = dev["prefill"]
+        x = f["active_bytes"] / (dev["bandwidth_gbps"] * 1e9)
+        pre = dev.get("prefill")
         quantized = fmt not in ("F16", "BF16", "F32")
-        eff = pre.get("quantized_efficiency", pre["efficiency"]) if quantized else pre["efficiency"]
-        base_s = prompt / f["prefill_tok_per_s"] * eff
+        base_s = None
+        if pre:
+            eff = pre.get("quantized_efficiency", pre["efficiency"]) if quantized else pre["efficiency"]
+            base_s = prompt / f["prefill_tok_per_s"] * eff
         out.append((model, fmt, x, 1 / tg, base_s, prompt / pp if pp else None, quantized))
     return out
+
+
+def in_sample_fits():
+    print("0. in-sample decode fits: utilization and overhead (ms) from each device's own figures, rounded as")
+    print("   its profile states them; error = that rounded line's tok/s / measured - 1")
+    fitted = {}
+    for chip, fmt, tg, pp in APPLE:
+        fitted.setdefault(chip, []).append(("llama-2-7b", fmt, tg, pp))
+    fitted["macbook-air-m1-16g"] = fitted["apple-m1-8g"]
+    fitted[PHONE_DEVICE] = PHONE
+    fitted.update(OTHER)
+    print(f"   {'device':20} {'figures':>7} {'utilization':>11} {'overhead':>9} {'largest error':>14}")
+    for device, rows in fitted.items():
+        data = decode_rows(device, rows, 512)
+        a, c = wls_decode([(x, t) for _, _, x, t, _, _, _ in data])
+        u, o = round(1 / a, 3), round(1e3 * c, 2)
+        worst = max(abs(err(1 / (x / u + o / 1e3), 1 / t)) for _, _, x, t, _, _, _ in data)
+        print(f"   {device:20} {len(data):7} {u:11.3f} {o:9.2f} {100 * worst:13.1f}%")
+    print()
 
 
 def apple_loo():
@@ -192,6 +227,7 @@ def phone_lofo():
 if __name__ == "__main__":
     if not os.access(BIN, os.X_OK):
         sys.exit(f"accuracy.py: no binary at {BIN} (build it first)")
+    in_sample_fits()
     units_prefill()
     apple_loo()
     phone_lofo()

@@ -119,7 +119,7 @@ Runner setup_calibrate(Options& opts) {
         return *p.format;
       };
       if (model) {
-        p.weight_bytes = unwrap(weight_size(*model, format("needed with --model"))).bytes;
+        p.weight_bytes = unwrap(weight_size(*model, format("needed with --model"))).active_bytes;
         p.model = *model;
       } else {
         if (row.model_size_bytes <= 0 || row.model_n_params <= 0) {
@@ -246,6 +246,11 @@ Runner setup_calibrate(Options& opts) {
     }
     if (!model && any_prefill) {
       r.notes.push_back("without --model, prefill FLOPs count model_n_params (embeddings included) and no attention");
+    }
+    if (!model && !decode_samples.empty()) {
+      r.notes.push_back("without --model, decode is fitted on the whole file (model_size), while a token reads one row "
+                        "of an untied token_embd and used / experts of a mixture: pass --model for the bytes decode "
+                        "counts");
     }
     if (!skipped.empty()) {
       r.notes.push_back(fmt::format("not fitted (prompt+generation tests, prompt tests at a depth, and generation tests "

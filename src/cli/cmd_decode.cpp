@@ -61,7 +61,7 @@ void decode_rows(const DecodePlanInputs& plan, const DeviceSpec& device, const s
     row.emplace_back(std::in_place_type<std::string>, f.format->name);  // each cell made in place: a list of
     row.emplace_back(f.weights.bits_per_weight);                          // cells would be copied in
     row.emplace_back(f.weights.bytes);
-    if (plan.model->moe) row.emplace_back(f.weights.active_bytes);
+    row.emplace_back(f.weights.active_bytes);
     row.emplace_back(std::in_place_type<std::string>, to_string(f.weights.source));
     row.emplace_back(f.memory.fits);
     row.emplace_back(f.decode.s_per_token * units::kMsPerS);
@@ -141,14 +141,12 @@ Runner setup_decode(Options& opts) {
     io::Table t{"formats", {{"format", "format"},
                             {"bits/weight", "bits_per_weight", 3},
                             io::counted({"weights (GB)", "weights_bytes", 2, false, units::kGB}),
+                            io::counted({"read/token (GB)", "active_bytes", 2, false, units::kGB}),
                             {"size from", "size_source"},
                             {"fits", "fits"},
                             {"ms/token", "ms_per_token", 2},
                             {"tok/s", "tok_per_s", 2},
                             {fmt::format("x vs {}", formats.back()->name), "relative", 2}}, {}};
-    if (model.moe) {
-      t.columns.insert(t.columns.begin() + 3, io::counted({"read/token (GB)", "active_bytes", 2, false, units::kGB}));
-    }
     if (spec) t.columns.push_back({"spec tok/s", "spec_tok_per_s", 2});
     r.results["calibrated"] = calibrated(device.provenance);
     r.results["provenance"] = provenance_json(device);

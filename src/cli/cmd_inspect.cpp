@@ -53,11 +53,9 @@ std::string file_type_name(const io::GgufFile& f) {
 std::vector<Counted> from_gguf(const ModelSpec& m, const io::GgufFile& f) {
   std::vector<Counted> out;
   for (const io::GgufTensor& t : f.tensors) {
-    double params = 1;
-    for (std::uint64_t d : t.dims) params *= static_cast<double>(d);
+    const double params = static_cast<double>(t.dims[0]) * t.rows();
     const double bytes = static_cast<double>(t.bytes);
-    const bool routed = m.moe && t.name.find("_exps.") != std::string::npos;
-    out.push_back({t.type->name, params, bytes, routed ? bytes * m.moe->used / m.moe->experts : bytes});
+    out.push_back({t.type->name, params, bytes, bytes * file_active_fraction(m, t.name, t.rows())});
   }
   return out;
 }
@@ -128,10 +126,8 @@ Runner setup_inspect(Options& opts) {
     r.results["params"] = io::Node::count(params);
     r.results["weights_bytes"] = io::Node::count(bytes);
     r.results["bits_per_weight"] = bytes * 8 / params;
-    if (m.moe) {
-      r.results["active_params"] = io::Node::count(*active_param_count(m));
-      r.results["active_bytes"] = io::Node::count(active);
-    }
+    if (m.moe) r.results["active_params"] = io::Node::count(*active_param_count(m));
+    r.results["active_bytes"] = io::Node::count(active);
     if (m.context_tokens) r.results["context_length"] = *m.context_tokens;
     r.results["kv_bytes_per_token_f16"] = io::Node::count(kv);
 
@@ -148,6 +144,9 @@ Runner setup_inspect(Options& opts) {
                                      m.moe->shared_experts ? fmt::format(", {} shared", m.moe->shared_experts) : "",
                                      m.moe->dense_layers ? fmt::format(", {} dense layers first", m.moe->dense_layers) : "",
                                      *active_param_count(m) / units::kGiga, active / units::kGB));
+    } else if (active < bytes) {
+      r.header.push_back(fmt::format("{:.2f} GB read per decoded token: a token looks up one row of {}", active / units::kGB,
+                                     m.tied_embeddings ? "the per-layer embeddings" : "the token embeddings"));
     }
     std::string kv_how = m.mla ? fmt::format(" (latent attention: {} values per layer)", m.mla->kv_lora_rank + m.mla->rope_dim)
                                : "";

@@ -323,10 +323,20 @@ std::vector<TypedTensor> typed_tensors(const ModelSpec& m, const FileType& ft) {
   return out;
 }
 
+bool row_lookup(const ModelSpec& m, std::string_view tensor_name) {
+  return tensor_name == "per_layer_token_embd.weight" || (tensor_name == "token_embd.weight" && !m.tied_embeddings);
+}
+
 double active_fraction(const ModelSpec& m, const TensorShape& t) {
-  if (t.name == "per_layer_token_embd.weight") return 1.0 / static_cast<double>(t.rows);  // the token's row
+  if (row_lookup(m, t.name)) return 1.0 / static_cast<double>(t.rows);  // the token's row
   if (t.routed_experts == 0 || !m.moe) return 1.0;
   return static_cast<double>(m.moe->used) / t.routed_experts;
+}
+
+double file_active_fraction(const ModelSpec& m, std::string_view tensor_name, double rows) {
+  if (row_lookup(m, tensor_name)) return rows > 0 ? 1.0 / rows : 0.0;  // a tensor of no rows holds no bytes
+  if (m.moe && tensor_name.find("_exps.") != std::string_view::npos) return static_cast<double>(m.moe->used) / m.moe->experts;
+  return 1.0;
 }
 
 bool prompt_matmul(const TensorShape& t) { return t.layer >= 0 && t.rows > 1; }
@@ -354,7 +364,9 @@ std::vector<TypedWeights> matmul_weights(const ModelSpec& m, const FileType& ft)
 std::optional<double> active_param_count(const ModelSpec& m) {
   if (!m.vocab) return m.params;
   double n = 0;
-  for (const TensorShape& t : llama_tensors(m)) n += tensor_weights(t) * active_fraction(m, t);
+  for (const TensorShape& t : llama_tensors(m)) {
+    n += tensor_weights(t) * (t.name == "token_embd.weight" ? 1.0 : active_fraction(m, t));
+  }
   return n;
 }
 
@@ -393,9 +405,10 @@ Result<WeightSize> weight_size(const ModelSpec& m, const FileType& ft) {
     params = 0.0;
     for (const TypedTensor& t : typed) *params += tensor_weights(t.shape);
   }
-  // A stated size of a mixture of experts is read per token in the share the tensor rules give.
+  // A stated size is read per token in the share the tensor rules give (expert stacks at used / experts, one row
+  // of a lookup table).
   double share = 1.0;
-  if (m.moe && m.vocab) {
+  if (m.vocab) {
     const auto [bytes, active] = tensor_rule_bytes(m, typed);
     share = active / bytes;
   }

@@ -82,7 +82,7 @@ Result<PrefillEstimate> derived_prefill_rate(const DeviceSpec& device, const Mod
 }
 
 double derived_decode_rate(const DeviceSpec& device, const WeightSize& weights) {
-  return decode(device, {weights.bytes, 0}).tok_per_s;
+  return decode(device, {weights.active_bytes, 0}).tok_per_s;
 }
 
 Result<RuntimeFit> runtime_fit(const DeviceSpec& device, const ModelSpec& m, const FileType& ft, double weight_bytes,

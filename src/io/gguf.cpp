@@ -360,6 +360,12 @@ std::optional<std::uint64_t> GgufValue::as_uint() const {
   return std::nullopt;
 }
 
+double GgufTensor::rows() const {
+  double n = 1;
+  for (std::size_t d = 1; d < dims.size(); ++d) n *= static_cast<double>(dims[d]);
+  return n;
+}
+
 bool GgufArray::holds_integers() const { return is_integer(element); }
 
 std::optional<std::uint64_t> GgufArray::as_uint(std::uint64_t i) const {

@@ -184,12 +184,12 @@ ModelSpec read_model(const GgufFile& f, const std::string& name, const std::stri
     if (shared % m.moe->expert_ffn != 0) meta.fail("expert_shared_feed_forward_length must be a multiple of expert_feed_forward_length");
     m.moe->shared_experts = shared / m.moe->expert_ffn;
   }
-  // The file's own size for its file type: every tensor's bytes, expert stacks read at used / experts.
+  // The file's own size for its file type: every tensor's bytes, and the bytes a decoded token reads of them.
   double bytes = 0, active = 0;
   for (const GgufTensor& t : f.tensors) {
     const double b = static_cast<double>(t.bytes);
     bytes += b;
-    active += m.moe && t.name.find("_exps.") != std::string::npos ? b * m.moe->used / m.moe->experts : b;
+    active += b * file_active_fraction(m, t.name, t.rows());
   }
   const auto ftype = f.find("general.file_type");
   const auto id = ftype ? ftype->as_uint() : std::nullopt;

@@ -368,8 +368,9 @@ TEST(Hybrid, GptOssWeightsInMxfp4) {
   // sinks F32: 19,110,297,600 x 17 / 32 + 1,795,276,800 x 34 / 32 + 9,182,784 x 4.
   const WeightSize w = *weight_size(m, *find_file_type("MXFP4_MOE"));
   EXPECT_EQ(w.bytes, 10152345600.0 + 1907481600.0 + 36731136.0);
-  // A token reads 4 of 32 experts (and their biases): the stacks at 1/8.
-  EXPECT_EQ(w.active_bytes, w.bytes - 10152345600.0 * 7 / 8 - 26542080.0 * 7 / 8);
+  // A token reads 4 of 32 experts (and their biases): the stacks at 1/8; and one of token_embd's 201,088 Q8_0
+  // rows of 3,060 B.
+  EXPECT_EQ(w.active_bytes, w.bytes - 10152345600.0 * 7 / 8 - 26542080.0 * 7 / 8 - 201087 * 3060.0);
 }
 
 // A GGUF header of a hybrid of width 64, 4 heads and FFN 128, as llama.cpp's converter writes one: head_count_kv

@@ -26,6 +26,29 @@ TEST(Model, Llama32_1BQ4KMMatchesLlamaCpp) {
   EXPECT_EQ(w->bytes, 799862912.0);
 }
 
+// A decoded token looks up one row of an untied token_embd (ggml_get_rows) and multiplies by the output matrix
+// whole: Llama-2-7B's Q4_0 token_embd is 32,000 rows of 4,096 weights at 18 B per 32 (2,304 B a row).
+TEST(Model, ATokenReadsOneRowOfAnUntiedTokenEmbd) {
+  const ModelSpec m = llama2_7b();
+  EXPECT_TRUE(row_lookup(m, "token_embd.weight"));
+  EXPECT_FALSE(row_lookup(m, "output.weight"));
+  const WeightSize w = *weight_size(m, *find_file_type("Q4_0"));
+  EXPECT_EQ(w.active_bytes, 3825065984.0 - 31999 * 2304.0);
+  // A stated size is read in the same share.
+  ModelSpec stated = m;
+  stated.formats["Q4_0"] = FormatSize{std::nullopt, 4e9, std::nullopt};
+  EXPECT_DOUBLE_EQ(weight_size(stated, *find_file_type("Q4_0"))->active_bytes,
+                   4e9 * (3825065984.0 - 31999 * 2304.0) / 3825065984.0);
+  // The conventional active count keeps token_embd whole: a dense model's is its parameter count.
+  EXPECT_EQ(*active_param_count(m), *param_count(m));
+  // Tied, token_embd is the output matrix too, read whole every token.
+  const ModelSpec tied = llama32_1b();
+  EXPECT_TRUE(tied.tied_embeddings);
+  EXPECT_FALSE(row_lookup(tied, "token_embd.weight"));
+  EXPECT_TRUE(row_lookup(tied, "per_layer_token_embd.weight"));
+  EXPECT_EQ(weight_size(tied, *find_file_type("Q4_K_M"))->active_bytes, 799862912.0);
+}
+
 // Sizes are sums over layer classes: the tensor list of the largest model edgeplan takes is as short as a
 // small one's, and its sizes are the per-layer sums (a layer's tensors times the layer count, for F16).
 TEST(Model, SizesCostTheSameForAnyLayerCount) {

@@ -202,7 +202,7 @@ TEST(PlanCli, OneMeaningPerName) {
   EXPECT_NEAR(place["prefill_s"].get<double>(), 0.273908, 1e-6);
 }
 
-// spec --draft takes the draft cost from decode's per-token times (overhead included): 1.83x, not the 2.04x
+// spec --draft takes the draft cost from decode's per-token times (overhead included): 1.80x, not the 1.99x
 // of the byte ratio.
 TEST(PlanCli, DraftCostFromDecodeTimes) {
   const io::Json spec = json_of({"spec", "--alpha", "0.8", "--best-gamma", "--draft", "llama-3.2-1b", "--model",
@@ -212,7 +212,7 @@ TEST(PlanCli, DraftCostFromDecodeTimes) {
   const double cost = draft["formats"][0]["ms_per_token"].get<double>() / target["formats"][0]["ms_per_token"].get<double>();
   EXPECT_NEAR(spec["alphas"][0]["speedup"].get<double>(),
               spec_speedup({0.8, static_cast<std::uint32_t>(spec["gamma"].get<int>()), cost}), 1e-12);
-  EXPECT_NEAR(spec["speedup"].get<double>(), 1.83, 0.005);
+  EXPECT_NEAR(spec["speedup"].get<double>(), 1.80, 0.005);
 }
 
 TEST(Plan, MemoryFitIsWeightsPlusKvWithinMemory) {

@@ -149,9 +149,18 @@ struct TypedTensor {
 // m's tensors with their types under file type ft (llama.cpp's per-tensor rules). Requires vocab.
 std::vector<TypedTensor> typed_tensors(const ModelSpec& m, const FileType& ft);
 
-// The 2-D weights of one tensor that a decoded token reads: all of it, used / experts of an expert stack, or
-// one row of Gemma 3n's per-layer embeddings (per_layer_token_embd, a lookup like token_embd).
+// Whether a decoded token looks up one row of t (llama.cpp's ggml_get_rows) rather than multiplying by it: an
+// untied token_embd and Gemma 3n's per-layer embeddings (per_layer_token_embd); a tied token_embd is the output
+// matrix too, which every token multiplies by whole.
+bool row_lookup(const ModelSpec& m, std::string_view tensor_name);
+
+// The 2-D weights of one tensor that a decoded token reads: one row of a lookup (row_lookup), used / experts of an
+// expert stack, or all of it.
 double active_fraction(const ModelSpec& m, const TensorShape& t);
+
+// The same share of a GGUF file's tensor, by its name and its rows (the product of its dimensions past the
+// first): expert stacks are the `_exps.` tensors.
+double file_active_fraction(const ModelSpec& m, std::string_view tensor_name, double rows);
 
 // Whether every prompt token multiplies t (prefill's matrices): the decoder blocks' weight matrices, not token_embd,
 // the output matrix or 1-D tensors.
@@ -168,7 +177,9 @@ struct TypedWeights {
 std::vector<TypedWeights> matmul_weights(const ModelSpec& m, const FileType& ft, std::span<const TypedTensor> typed);
 std::vector<TypedWeights> matmul_weights(const ModelSpec& m, const FileType& ft);
 
-// Parameters read per decoded token: every tensor, expert stacks counted at used / experts.
+// Parameters active per decoded token as model cards count them (Mixtral 8x7B's 12.9 B): every tensor, expert
+// stacks at used / experts, Gemma 3n's per-layer embeddings at one row, and token_embd whole (the bytes a token
+// reads, WeightSize::active_bytes, count one row of an untied one).
 std::optional<double> active_param_count(const ModelSpec& m);
 
 // Parameter count: from the tensor list when the vocabulary is known, else as stated.

@@ -82,7 +82,7 @@ Result<PrefillEstimate> prefill_estimate(const DeviceSpec& device, const ModelSp
 inline constexpr std::uint64_t kRatePromptTokens = 512;
 
 // The device's full-speed rates for routing, derived from the profiles: prefill by prefill_estimate at a
-// kRatePromptTokens prompt, decode by decode.hpp over the weight bytes (no KV).
+// kRatePromptTokens prompt, decode by decode.hpp over the weight bytes a token reads (no KV).
 Result<PrefillEstimate> derived_prefill_rate(const DeviceSpec& device, const ModelSpec& m,
                                              std::span<const TypedWeights> matmuls);
 double derived_decode_rate(const DeviceSpec& device, const WeightSize& weights);

@@ -57,6 +57,8 @@ struct GgufTensor {
   const GgmlType* type = nullptr;
   std::uint64_t offset = 0;         // from the start of the data section
   std::uint64_t bytes = 0;          // size of its data
+
+  double rows() const;              // the product of the dimensions past the first
 };
 
 struct GgufFile {
