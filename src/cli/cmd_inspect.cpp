@@ -145,7 +145,8 @@ Runner setup_inspect(Options& opts) {
                                      m.moe->dense_layers ? fmt::format(", {} dense layers first", m.moe->dense_layers) : "",
                                      *active_param_count(m) / units::kGiga, active / units::kGB));
     } else if (active < bytes) {
-      r.header.push_back(fmt::format("{:.2f} GB read per decoded token: a token looks up one row of {}", active / units::kGB,
+      r.header.push_back(fmt::format("{:.2f} GB read per decoded token: a token looks up one row of {}",
+                                     active / units::kGB,
                                      m.tied_embeddings ? "the per-layer embeddings" : "the token embeddings"));
     }
     std::string kv_how = m.mla ? fmt::format(" (latent attention: {} values per layer)", m.mla->kv_lora_rank + m.mla->rope_dim)

@@ -335,7 +335,9 @@ double active_fraction(const ModelSpec& m, const TensorShape& t) {
 
 double file_active_fraction(const ModelSpec& m, std::string_view tensor_name, double rows) {
   if (row_lookup(m, tensor_name)) return rows > 0 ? 1.0 / rows : 0.0;  // a tensor of no rows holds no bytes
-  if (m.moe && tensor_name.find("_exps.") != std::string_view::npos) return static_cast<double>(m.moe->used) / m.moe->experts;
+  if (m.moe && tensor_name.find("_exps.") != std::string_view::npos) {
+    return static_cast<double>(m.moe->used) / m.moe->experts;
+  }
   return 1.0;
 }
 
