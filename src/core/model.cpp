@@ -412,7 +412,7 @@ Result<WeightSize> weight_size(const ModelSpec& m, const FileType& ft) {
   double share = 1.0;
   if (m.vocab) {
     const auto [bytes, active] = tensor_rule_bytes(m, typed);
-    share = active / bytes;
+    if (bytes > 0) share = active / bytes;
   }
   for (const auto& [name, size] : m.formats) {
     if (!same_name(name, ft.name)) continue;
