@@ -53,9 +53,9 @@ std::string file_type_name(const io::GgufFile& f) {
 std::vector<Counted> from_gguf(const ModelSpec& m, const io::GgufFile& f) {
   std::vector<Counted> out;
   for (const io::GgufTensor& t : f.tensors) {
-    const double params = static_cast<double>(t.dims[0]) * t.rows();
-    const double bytes = static_cast<double>(t.bytes);
-    out.push_back({t.type->name, params, bytes, bytes * file_active_fraction(m, t.name, t.rows())});
+    const double rows = t.rows(), bytes = static_cast<double>(t.bytes);
+    out.push_back({t.type->name, static_cast<double>(t.dims[0]) * rows, bytes,
+                   bytes * file_active_fraction(m, t.name, rows)});
   }
   return out;
 }

@@ -407,13 +407,10 @@ Result<WeightSize> weight_size(const ModelSpec& m, const FileType& ft) {
     params = 0.0;
     for (const TypedTensor& t : typed) *params += tensor_weights(t.shape);
   }
-  // A stated size is read per token in the share the tensor rules give (expert stacks at used / experts, one row
-  // of a lookup table).
-  double share = 1.0;
-  if (m.vocab) {
-    const auto [bytes, active] = tensor_rule_bytes(m, typed);
-    if (bytes > 0) share = active / bytes;
-  }
+  // The tensor rules' bytes (total, read per token), summed once: a stated size is read per token in their share
+  // (expert stacks at used / experts, one row of a lookup table).
+  const auto [rule_bytes, rule_active] = m.vocab ? tensor_rule_bytes(m, typed) : std::pair<double, double>{};
+  const double share = rule_bytes > 0 ? rule_active / rule_bytes : 1.0;
   for (const auto& [name, size] : m.formats) {
     if (!same_name(name, ft.name)) continue;
     if (size.bytes) {
@@ -438,12 +435,11 @@ Result<WeightSize> weight_size(const ModelSpec& m, const FileType& ft) {
                      std::string(ft.base) + " block, and it defines no fallback)"};
       }
     }
-    const auto [bytes, active] = tensor_rule_bytes(m, typed);
-    if (bytes > limits::kWeightBytes) {
-      return Error{"model '" + m.name + "' would hold " + std::to_string(bytes / 0x1p60) + " EiB of weights in " +
+    if (rule_bytes > limits::kWeightBytes) {
+      return Error{"model '" + m.name + "' would hold " + std::to_string(rule_bytes / 0x1p60) + " EiB of weights in " +
                    std::string(ft.name) + ": more than the 1 EiB edgeplan plans for (check its shape)"};
     }
-    return WeightSize{bytes, active, bytes * 8 / *params, SizeSource::tensor_rules, std::move(matmuls)};
+    return WeightSize{rule_bytes, rule_active, rule_bytes * 8 / *params, SizeSource::tensor_rules, std::move(matmuls)};
   }
   if (params) {
     const double bits = effective_bits_per_weight(ft);
