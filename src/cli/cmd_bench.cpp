@@ -280,9 +280,9 @@ Runner setup_bench(Options& opts) {
     if (token && overhead) {
       r.header.push_back(fmt::format(
           "a decoded token's layers: {:.3f} ms for {} of {}'s {} layers ({:.1f} MB of {}: {}, and the element-wise "
-          "nodes between them), {} threads meeting after each node as llama.cpp's graph does, best of {} after a "
-          "warm-up; the read and one-token rates above give {:.3f} ms for the matrices: per-token overhead {:.3f} ms "
-          "over the model's layers",
+          "nodes between them), {} threads meeting where llama.cpp's do (after each node, and inside each matmul and "
+          "the flash attention), best of {} after a warm-up; the read and one-token rates above give {:.3f} ms for the "
+          "matrices: per-token overhead {:.3f} ms over the model's layers",
           token->seconds * units::kMsPerS, token->layers, model.name, model.layers, token->bytes / 1e6,
           io::weight_type(gemv.front().kind), token->kernel, threads, o->repeats, token_work_s * units::kMsPerS,
           *overhead * units::kMsPerS));
@@ -311,8 +311,8 @@ Runner setup_bench(Options& opts) {
       p.token_attention = token_attention;
       p.per_token_overhead_s = overhead;
       if (overhead) {
-        p.overhead_source = fmt::format("measured: a decoded token's layers of {} ({}), the threads meeting after "
-                                        "each node, less decode's time for their matrices", model.name,
+        p.overhead_source = fmt::format("measured: a decoded token's layers of {} ({}), the threads meeting where "
+                                        "llama.cpp's do, less decode's time for their matrices", model.name,
                                         io::weight_type(gemv.front().kind));
       }
       p.repack = repack;

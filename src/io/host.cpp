@@ -305,14 +305,15 @@ std::vector<GemmShape> llama_layer_matmuls(const ModelSpec& m, std::uint64_t tok
 std::vector<LayerNode> llama_layer_nodes(const ModelSpec& m) {
   const std::uint64_t kv = std::uint64_t{m.kv_heads} * m.head_dim;
   const LayerNode norm{-1, 1, m.hidden}, add{-1, 1, m.hidden}, store{-1, 1, kv};
-  return {norm,                                    // attn_norm (the RMS norm and its weight, fused)
-          {0},   {-1, m.heads, m.head_dim},        // attn_q, its RoPE
-          {2},   {1}, {-1, m.kv_heads, m.head_dim},  // attn_v, attn_k, its RoPE
-          store, store,                            // K and V into the cache (SET_ROWS)
-          {-1, 0, 0},                              // flash attention: decode's attention term; its barrier here
-          {3},   add,                              // attn_output, the residual
-          norm,  {4}, {5}, {-1, 1, m.ffn},         // ffn_norm, ffn_gate, ffn_up, SwiGLU
-          {6},   add};                             // ffn_down, the residual
+  const auto matmul = [](int i) { return LayerNode{i, 0, 0, 2}; };
+  return {norm,                                                  // attn_norm (the RMS norm and its weight, fused)
+          matmul(0), {-1, m.heads, m.head_dim},                  // attn_q, its RoPE
+          matmul(2), matmul(1), {-1, m.kv_heads, m.head_dim},    // attn_v, attn_k, its RoPE
+          store,     store,                                      // K and V into the cache (SET_ROWS)
+          {-1, 0, 0, 2},                                         // flash attention: decode's attention term
+          matmul(3), add,                                        // attn_output, the residual
+          norm,      matmul(4), matmul(5), {-1, 1, m.ffn},       // ffn_norm, ffn_gate, ffn_up, SwiGLU
+          matmul(6), add};                                       // ffn_down, the residual
 }
 
 namespace {
@@ -395,6 +396,7 @@ TokenRun measure_token_layers(QuantKind kind, const ModelSpec& m, std::uint64_t 
       const auto start = Clock::now();
       for (std::uint64_t l = 0; l < run.layers; ++l) {
         for (const LayerNode& n : nodes) {
+          for (unsigned b = 1; b < n.barriers; ++b) barrier.wait();
           if (n.matmul < 0) {
             elementwise(n, t);
           } else if (const auto& share = matrix[l][static_cast<std::size_t>(n.matmul)]) {

@@ -98,7 +98,7 @@ constexpr std::uint64_t kR8Record = 16 + 128;  // its bytes (8 fp16 scales, 8 x 
 constexpr std::uint64_t kR8PromptRows = 16;    // the rows of one prompt call (two records)
 constexpr std::uint64_t kR8PromptTokens = 16;  // and its tokens
 
-enum class Isa { scalar, avx2, avx512, vnni512, amx };  // what a kernel runs with (kernel_isa, matmul_isa)
+enum class Isa { scalar, avx2, avx2_evex, avx512, vnni512, amx };  // what a kernel runs with (kernel_isa, matmul_isa)
 
 // The K-quants: blocks of 256 weights, activations in Q8_K.
 constexpr bool k_quant(QuantKind kind) { return kind == QuantKind::q4_k || kind == QuantKind::q6_k; }
@@ -255,6 +255,12 @@ void quantize_q8_k(const float* x, BlockQ8K* y, std::uint64_t nb) {
 
 #if EDGEPLAN_QDOT_X86
 #define EDGEPLAN_QDOT_AVX2 __attribute__((target("avx2,fma,f16c")))
+// AVX2 code built for an AVX-512 host, as llama.cpp's AVX-512 builds (the CPU backend it loads on such a host:
+// skylakex, icelake, zen4, sapphirerapids) compile their AVX2 kernels: 32 vector registers and EVEX encodings. A
+// kernel written once as an EDGEPLAN_QDOT_BODY is built both ways (its _avx2 and _evex entry points); Q6_K's dot
+// product, which keeps its 4 masks and 8 shuffles in registers so, ran 8-10% faster on the EPYC of docs/accuracy.md.
+#define EDGEPLAN_QDOT_EVEX __attribute__((target("avx2,fma,f16c,avx512f,avx512vl,avx512bw")))
+#define EDGEPLAN_QDOT_BODY __attribute__((always_inline, target("avx2,fma,f16c"))) inline
 
 // quantize_row_q8_0's AVX2 path: the block's max |x| across four vectors, x x 127 / max rounded, packed to bytes.
 EDGEPLAN_QDOT_AVX2 void quantize_q8_0_avx2(const float* x, BlockQ8_0* y, std::uint64_t nb) {
@@ -614,7 +620,7 @@ EDGEPLAN_QDOT_AVX2 __m256 fp16x8(const std::uint8_t* p) {
 }
 
 // One token by the 8 rows of `nb` Q4_K records from `w`: out[0..7].
-EDGEPLAN_QDOT_AVX2 void gemv_q4_k_r8(const std::uint8_t* w, const BlockQ8K* a, std::uint64_t nb, float* out) {
+EDGEPLAN_QDOT_BODY void gemv_q4_k_r8(const std::uint8_t* w, const BlockQ8K* a, std::uint64_t nb, float* out) {
   const __m256i low = _mm256_set1_epi8(0xF);
   __m256 acc = _mm256_setzero_ps(), acc_min = _mm256_setzero_ps();
   for (std::uint64_t b = 0; b < nb; ++b, w += kR8KRecord) {
@@ -655,6 +661,12 @@ EDGEPLAN_QDOT_AVX2 void gemv_q4_k_r8(const std::uint8_t* w, const BlockQ8K* a, s
     acc_min = _mm256_fmadd_ps(_mm256_cvtepi32_ps(iacc_min), _mm256_mul_ps(dmin, dy), acc_min);
   }
   _mm256_storeu_ps(out, _mm256_sub_ps(r8_in_order(acc), acc_min));
+}
+EDGEPLAN_QDOT_AVX2 void gemv_q4_k_r8_avx2(const std::uint8_t* w, const BlockQ8K* a, std::uint64_t nb, float* out) {
+  gemv_q4_k_r8(w, a, nb, out);
+}
+EDGEPLAN_QDOT_EVEX void gemv_q4_k_r8_evex(const std::uint8_t* w, const BlockQ8K* a, std::uint64_t nb, float* out) {
+  gemv_q4_k_r8(w, a, nb, out);
 }
 
 // A prompt of Q4_K on repacked records as the AVX-512 path of llama.cpp's ggml_gemm_q4_K_8x8_q8_K runs it (no VNNI:
@@ -778,8 +790,7 @@ EDGEPLAN_QDOT_VNNI512 void gemm_q4_k_r8(const std::uint8_t* w0, const std::uint8
 // ggml's AVX2 ggml_vec_dot_q4_K_q8_K does: _mm256_madd_epi16 of the 16 bsums by the mins (each twice), kept in fp32
 // lanes per token and summed once at the end.
 template <std::uint64_t T>
-EDGEPLAN_QDOT_AVX2 void tile_q4_k_avx2(const void* wv, const void* av, std::uint64_t stride, std::uint64_t nb,
-                                        float* out) {
+EDGEPLAN_QDOT_BODY void tile_q4_k(const void* wv, const void* av, std::uint64_t stride, std::uint64_t nb, float* out) {
   const auto* w = static_cast<const BlockQ4K*>(wv);
   const auto* a = static_cast<const BlockQ8K*>(av);
   const float* f16 = f16_table();
@@ -818,6 +829,14 @@ EDGEPLAN_QDOT_AVX2 void tile_q4_k_avx2(const void* wv, const void* av, std::uint
   }
   for (std::uint64_t t = 0; t < T; ++t) out[t] = hsum(acc[t]) - hsum(mins[t]);
 }
+template <std::uint64_t T>
+EDGEPLAN_QDOT_AVX2 void tile_q4_k_avx2(const void* w, const void* a, std::uint64_t s, std::uint64_t nb, float* out) {
+  tile_q4_k<T>(w, a, s, nb, out);
+}
+template <std::uint64_t T>
+EDGEPLAN_QDOT_EVEX void tile_q4_k_evex(const void* w, const void* a, std::uint64_t s, std::uint64_t nb, float* out) {
+  tile_q4_k<T>(w, a, s, nb, out);
+}
 
 // Q6_K, as ggml's AVX2 ggml_vec_dot_q6_K_q8_K: per 128 weights the 6-bit values (0..63) joined from ql's nibbles
 // and qh's bit pairs, _mm256_maddubs_epi16 with the activations, each 16 weights' pair sums weighted by their int8
@@ -825,7 +844,7 @@ EDGEPLAN_QDOT_AVX2 void tile_q4_k_avx2(const void* wv, const void* av, std::uint
 // block for the stored offset. llama.cpp has no repacked or tinyBLAS kernel of Q6_K on x86 without AMX, so its
 // mul_mat calls this dot product once per weight row and token, a prompt's too: every tile here is one row by one
 // token, its weights joined again for each token.
-EDGEPLAN_QDOT_AVX2 float dot_q6_k_avx2(const BlockQ6K* w, const BlockQ8K* y, std::uint64_t nb) {
+EDGEPLAN_QDOT_BODY float dot_q6_k(const BlockQ6K* w, const BlockQ8K* y, std::uint64_t nb) {
   const __m256i m3 = _mm256_set1_epi8(3), m15 = _mm256_set1_epi8(15);
   const float* f16 = f16_table();
   __m256 acc = _mm256_setzero_ps();
@@ -862,12 +881,22 @@ EDGEPLAN_QDOT_AVX2 float dot_q6_k_avx2(const BlockQ6K* w, const BlockQ8K* y, std
   return hsum(acc);
 }
 
-template <std::uint64_t T>
-EDGEPLAN_QDOT_AVX2 void tile_q6_k_avx2(const void* wv, const void* av, std::uint64_t stride, std::uint64_t nb,
-                                        float* out) {
+// Its two builds, each called once per row and token as ggml calls its vec_dot (through a pointer): never inlined
+// into a prompt tile's loop over the tokens, where the compiler could share the joined weights between them.
+__attribute__((noinline)) EDGEPLAN_QDOT_AVX2 float dot_q6_k_avx2(const BlockQ6K* w, const BlockQ8K* y,
+                                                              std::uint64_t nb) {
+  return dot_q6_k(w, y, nb);
+}
+__attribute__((noinline)) EDGEPLAN_QDOT_EVEX float dot_q6_k_evex(const BlockQ6K* w, const BlockQ8K* y,
+                                                              std::uint64_t nb) {
+  return dot_q6_k(w, y, nb);
+}
+
+template <std::uint64_t T, float (*dot)(const BlockQ6K*, const BlockQ8K*, std::uint64_t)>
+void tile_q6_k(const void* wv, const void* av, std::uint64_t stride, std::uint64_t nb, float* out) {
   const auto* w = static_cast<const BlockQ6K*>(wv);
   const auto* a = static_cast<const BlockQ8K*>(av);
-  for (std::uint64_t t = 0; t < T; ++t) out[t] = dot_q6_k_avx2(w, a + t * stride, nb);
+  for (std::uint64_t t = 0; t < T; ++t) out[t] = dot(w, a + t * stride, nb);
 }
 
 #endif  // EDGEPLAN_QDOT_X86
@@ -1352,13 +1381,14 @@ bool have_vnni512() { return false; }
 bool have_amx() { return false; }
 #endif
 
-// The instruction set a kind's kernel runs with under `isa`: AVX-512 VNNI only for the Q8_0-activation kernels (the
-// K-quant kernels weight their pair sums by the sub-block scales, which vpdpbusd cannot, and ggml's run AVX2 too; two
-// rows of Q4_K measured no faster than one).
+// The instruction set a kind's kernel runs with under `isa`: on an AVX-512 VNNI host, AVX-512 VNNI for the
+// Q8_0-activation kernels, and the K-quant kernels' AVX2 code built for AVX-512 (they weight their pair sums by the
+// sub-block scales, which vpdpbusd cannot; ggml's AVX-512 builds run its AVX2 code there too; two rows of Q4_K
+// measured no faster than one); AVX2 elsewhere, or where `isa` asks for it.
 Isa kernel_isa(QuantKind kind, QuantIsa isa) {
   if (isa == QuantIsa::scalar || !have_avx2()) return Isa::scalar;
-  if (isa != QuantIsa::avx2 && !k_quant(kind) && have_vnni512()) return Isa::vnni512;
-  return Isa::avx2;
+  if (isa == QuantIsa::avx2 || !have_vnni512()) return Isa::avx2;
+  return k_quant(kind) ? Isa::avx2_evex : Isa::vnni512;
 }
 
 // A matmul's instruction set: AMX under `best` where the CPU has it, the rows fill its 32-row calls (llama.cpp's
@@ -1383,12 +1413,13 @@ Tile tile_for(QuantKind kind, Isa isa) {
 #if EDGEPLAN_QDOT_X86
   if (isa == Isa::vnni512 && kind == QuantKind::q4_0) return tile_q8_vnni512<BlockQ4_0, unpack_q4_0, T>;
   if (isa == Isa::vnni512 && kind == QuantKind::q8_0) return tile_q8_vnni512<BlockQ8_0, unpack_q8_0, T>;
-  if (isa == Isa::avx2 || isa == Isa::vnni512) {
+  if (isa == Isa::avx2 || isa == Isa::avx2_evex || isa == Isa::vnni512) {
+    const bool evex = isa == Isa::avx2_evex;
     switch (kind) {
       case QuantKind::q4_0: return tile_q4_0_avx2<T>;
       case QuantKind::q8_0: return tile_q8_0_avx2<T>;
-      case QuantKind::q4_k: return tile_q4_k_avx2<T>;
-      case QuantKind::q6_k: return tile_q6_k_avx2<T>;
+      case QuantKind::q4_k: return evex ? tile_q4_k_evex<T> : tile_q4_k_avx2<T>;
+      case QuantKind::q6_k: return evex ? tile_q6_k<T, dot_q6_k_evex> : tile_q6_k<T, dot_q6_k_avx2>;
     }
   }
 #else
@@ -1424,6 +1455,7 @@ const char* isa_name(Isa isa) {
     case Isa::vnni512: return "AVX-512 VNNI";
     case Isa::avx512: return "AVX-512";
     case Isa::avx2: return "AVX2";
+    case Isa::avx2_evex: return "AVX2 built for AVX-512";
     case Isa::scalar: return "scalar";
   }
   return "scalar";
@@ -1521,7 +1553,8 @@ void requantize_share(QuantMatmul::Data& d, std::uint64_t row_begin, std::uint64
 bool repacks_r8(const QuantMatmul::Data& d) {
   if (d.rows % kR8Rows != 0) return false;
   if (d.kind == QuantKind::q4_0) return d.isa == Isa::vnni512 && (d.tokens == 1 || d.tokens % kR8PromptTokens == 0);
-  return d.kind == QuantKind::q4_k && ((d.isa == Isa::avx2 && d.tokens == 1) || d.isa == Isa::avx512);
+  const bool avx2 = d.isa == Isa::avx2 || d.isa == Isa::avx2_evex;
+  return d.kind == QuantKind::q4_k && ((avx2 && d.tokens == 1) || d.isa == Isa::avx512);
 }
 
 std::uint64_t r8_record_bytes(QuantKind kind) { return kind == QuantKind::q4_k ? kR8KRecord : kR8Record; }
@@ -1591,7 +1624,8 @@ void run_r8(QuantMatmul::Data& d, std::uint64_t row_begin, std::uint64_t row_end
   if (d.tokens == 1) {
     for (std::uint64_t r = first; r < end; r += kR8Rows) {
       if (d.kind == QuantKind::q4_k) {
-        gemv_q4_k_r8(record(r), d.act_k.data(), nb, d.out.data() + r);
+        const auto gemv = d.isa == Isa::avx2_evex ? gemv_q4_k_r8_evex : gemv_q4_k_r8_avx2;
+        gemv(record(r), d.act_k.data(), nb, d.out.data() + r);
       } else {
         gemv_q4_0_r8(record(r), d.act8.data(), nb, d.out.data() + r);
       }
@@ -1762,33 +1796,51 @@ QuantMatmul& QuantMatmul::operator=(QuantMatmul&&) noexcept = default;
 
 namespace qdot {
 
+// Weight row r of `d` (unpacked).
+const void* row_weights(const QuantMatmul::Data& d, std::uint64_t r) {
+  const std::uint64_t nb = d.weight_blocks;
+  switch (d.kind) {
+    case QuantKind::q4_0: return d.q4_0.data() + r * nb;
+    case QuantKind::q8_0: return d.q8_0.data() + r * nb;
+    case QuantKind::q4_k: return d.q4_k.data() + r * nb;
+    case QuantKind::q6_k: return d.q6_k.data() + r * nb;
+  }
+  return nullptr;
+}
+
+// The quantized activations of token t of `d`.
+const void* token_activations(const QuantMatmul::Data& d, std::uint64_t t) {
+  return k_quant(d.kind) ? static_cast<const void*>(d.act_k.data() + t * d.activation_blocks)
+                         : static_cast<const void*>(d.act8.data() + t * d.activation_blocks);
+}
+
+// Output rows [row_begin, row_end) of `d` for one token: one row a call, straight into the output, as ggml's mul_mat
+// calls vec_dot for a decoded token. A row of K = 1,024 is 32 blocks (4 of a K-quant), so what a call costs around
+// its loop counts: run_tiles' staging of each row's result cost Q8_0's one-token kernel a tenth of its rate.
+void run_rows(QuantMatmul::Data& d, std::uint64_t row_begin, std::uint64_t row_end) {
+  const Tile tile = tile_for<1>(d.kind, d.isa);
+  const void* a = token_activations(d, 0);
+  const std::uint64_t nb = d.weight_blocks, end = std::min(row_end, d.rows);
+  for (std::uint64_t r = row_begin; r < end; ++r) tile(row_weights(d, r), a, nb, nb, d.out.data() + r);
+}
+
 // Output rows [row_begin, row_end) of `d` for every token, in tiles of T tokens.
 template <std::uint64_t T>
 void run_tiles(QuantMatmul::Data& d, std::uint64_t row_begin, std::uint64_t row_end) {
   const Tile tile = tile_for<T>(d.kind, d.isa);
   const RowsTile many = rows_tile_for<T>(d.kind, d.isa);
   const std::uint64_t nb = d.weight_blocks, end = std::min(row_end, d.rows);
-  auto weights = [&](std::uint64_t r) -> const void* {
-    switch (d.kind) {
-      case QuantKind::q4_0: return d.q4_0.data() + r * nb;
-      case QuantKind::q8_0: return d.q8_0.data() + r * nb;
-      case QuantKind::q4_k: return d.q4_k.data() + r * nb;
-      case QuantKind::q6_k: return d.q6_k.data() + r * nb;
-    }
-    return nullptr;
-  };
   for (std::uint64_t r = row_begin; r < end;) {
     const std::uint64_t n = many.run && r + many.rows <= end ? many.rows : 1;
     const void* w[kMaxTileRows];
     float out[kMaxTileRows][T];
     float* outs[kMaxTileRows];
     for (std::uint64_t q = 0; q < n; ++q) {
-      w[q] = weights(r + q);
+      w[q] = row_weights(d, r + q);
       outs[q] = out[q];
     }
     for (std::uint64_t t = 0; t < d.tokens; t += T) {
-      const void* a = k_quant(d.kind) ? static_cast<const void*>(d.act_k.data() + t * nb)
-                                                : static_cast<const void*>(d.act8.data() + t * nb);
+      const void* a = token_activations(d, t);
       if (n > 1) {
         many.run(w, a, nb, nb, outs);
       } else {
@@ -1873,7 +1925,7 @@ void QuantMatmul::run(std::uint64_t row_begin, std::uint64_t row_end) {
   }
 #endif
   if (data_->tokens == 1) {
-    qdot::run_tiles<1>(*data_, row_begin, row_end);
+    qdot::run_rows(*data_, row_begin, row_end);
   } else {
     qdot::run_tiles<qdot::kTileTokens>(*data_, row_begin, row_end);
   }
@@ -1911,8 +1963,9 @@ std::string QuantMatmul::kernel() const {
   }
   const qdot::RowsTile many = data_->tokens == 1 ? qdot::rows_tile_for<1>(data_->kind, data_->isa)
                                                  : qdot::rows_tile_for<qdot::kTileTokens>(data_->kind, data_->isa);
-  // Q6_K's vector tiles are one row by one token (tile_q6_k_avx2), whatever the tokens.
-  const bool one_token = data_->tokens == 1 || (data_->kind == QuantKind::q6_k && data_->isa == qdot::Isa::avx2);
+  // Q6_K's vector tiles are one row by one token (tile_q6_k), whatever the tokens.
+  const bool avx2 = data_->isa == qdot::Isa::avx2 || data_->isa == qdot::Isa::avx2_evex;
+  const bool one_token = data_->tokens == 1 || (data_->kind == QuantKind::q6_k && avx2);
   return fmt::format("{} x {} int8 dot products, {}x{} tile, {}", weight_type(data_->kind), activation_type(data_->kind),
                      many.rows, many.run ? many.tokens : one_token ? 1 : qdot::kTileTokens,
                      qdot::isa_name(data_->isa));

@@ -185,12 +185,16 @@ TEST(Host, TokenLayersOfAModel) {
 
 // A layer's nodes for one token in llama.cpp's graph order (width 256, 2 heads and 1 KV head of 128, FFN 512): the
 // fused attention norm, Q and its RoPE (2 heads a row), V, K and its RoPE (1 head), the two cache writes (128
-// values), flash attention (its barrier alone), the output and the residual add, the fused FFN norm, gate, up,
-// SwiGLU (512 values), down and the residual add: 17 nodes, the 7 matmuls of llama_layer_matmuls among them.
+// values), flash attention (its barriers alone), the output and the residual add, the fused FFN norm, gate, up,
+// SwiGLU (512 values), down and the residual add: 17 nodes, the 7 matmuls of llama_layer_matmuls among them. The
+// threads meet 25 times: after every node, and also inside each matmul and the flash attention.
 TEST(Host, LayerNodesInGraphOrder) {
   const ModelSpec m = fixtures::dense("small", 3, 256, 2, 1, 128, 512, 0);
   const std::vector<LayerNode> nodes = llama_layer_nodes(m);
   ASSERT_EQ(nodes.size(), 17u);
+  unsigned barriers = 0;
+  for (const LayerNode& n : nodes) barriers += n.barriers;
+  EXPECT_EQ(barriers, 25u);
   std::vector<int> matmuls;
   std::vector<std::pair<std::uint64_t, std::uint64_t>> elementwise;  // rows, width
   for (const LayerNode& n : nodes) {

@@ -37,6 +37,9 @@ TEST(QuantMatmul, CountsFlopsAndNamesItsKernel) {
     EXPECT_EQ(QuantMatmul(QuantKind::q4_0, 12, 256, 8).kernel(),
               "Q4_0 x Q8_0 int8 dot products, 2x8 tile, AVX-512 VNNI");  // 12 rows: not whole groups of 8
     EXPECT_EQ(QuantMatmul(QuantKind::q8_0, 8, 256, 1).kernel(), "Q8_0 x Q8_0 int8 dot products, 1x1 tile, AVX-512 VNNI");
+    // The K-quants' AVX2 code built for AVX-512, as llama.cpp's AVX-512 builds run it; asked for, AVX2's build.
+    EXPECT_EQ(QuantMatmul(QuantKind::q6_k, 8, 256, 8).kernel(),
+              "Q6_K x Q8_K int8 dot products, 1x1 tile, AVX2 built for AVX-512");
   }
   // Threads share one token's rows in chunks of 64, as ggml_compute_forward_mul_mat does; a prompt's in slices.
   EXPECT_EQ(QuantMatmul(QuantKind::q4_0, 8, 256, 1, QuantIsa::scalar).chunk_rows(2), 64u);
@@ -171,13 +174,28 @@ TEST(QuantMatmul, RepackedQ4_KAgreesWithThePortableLoop) {
   for (std::uint64_t tokens : {1u, 8u, 24u}) {
     QuantMatmul scalar(QuantKind::q4_k, 40, 1024, tokens, QuantIsa::scalar), r8(QuantKind::q4_k, 40, 1024, tokens);
     if (r8.kernel().find("interleaved") == std::string::npos) GTEST_SKIP() << "no repacked Q4_K here: " << r8.kernel();
+    const std::string avx2 = std::string(quant_isa()) == "AVX2" ? "AVX2" : "AVX2 built for AVX-512";
     EXPECT_EQ(r8.kernel(),
-              tokens == 1 ? "Q4_K x Q8_K int8 dot products, 8x1 tile on 8-row interleaved weights, AVX2"
+              tokens == 1 ? "Q4_K x Q8_K int8 dot products, 8x1 tile on 8-row interleaved weights, " + avx2
                           : "Q4_K x Q8_K int8 dot products, 16x16 tile on 8-row interleaved weights, AVX-512");
     EXPECT_EQ(r8.chunk_rows(2), 8u);
     expect_same_products(scalar, r8, 20);
   }
   EXPECT_EQ(QuantMatmul(QuantKind::q4_k, 40, 1024, 8, QuantIsa::avx2).kernel().find("interleaved"), std::string::npos);
+  EXPECT_EQ(QuantMatmul(QuantKind::q4_k, 40, 1024, 1, QuantIsa::avx2).kernel(),
+            "Q4_K x Q8_K int8 dot products, 8x1 tile on 8-row interleaved weights, AVX2");
+}
+
+// The K-quants' plain tiles (36 rows: not repacked, nor AMX's) built for AVX-512 give the portable loop's products,
+// a prompt's and a token's, sliced inside a row group. Where the host has no AVX-512 VNNI the test says it skipped.
+TEST(QuantMatmul, KQuantTilesBuiltForAvx512AgreeWithThePortableLoop) {
+  for (QuantKind kind : {QuantKind::q4_k, QuantKind::q6_k}) {
+    for (std::uint64_t tokens : {8u, 1u}) {
+      QuantMatmul scalar(kind, 36, 1024, tokens, QuantIsa::scalar), evex(kind, 36, 1024, tokens);
+      if (evex.kernel().find("built for AVX-512") == std::string::npos) GTEST_SKIP() << "not here: " << evex.kernel();
+      expect_same_products(scalar, evex, 13);
+    }
+  }
 }
 
 // The operands are fixed: the first product of each kind is always the same.

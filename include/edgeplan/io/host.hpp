@@ -97,10 +97,14 @@ std::vector<GemmShape> llama_layer_matmuls(const ModelSpec& m, std::uint64_t tok
 // weight fused as one): the matmuls of llama_layer_matmuls (`matmul`, their index there) and between them the
 // element-wise nodes, `rows` rows of `width` values each (ggml shares a node's rows among its threads: for one
 // token, one row of a norm, a residual add, a cache write or the SwiGLU, and a head a row of a RoPE). The flash
-// attention node has no rows: its work is decode's attention term, and it stands here for its barrier.
+// attention node has no rows: its work is decode's attention term, and it stands here for its barriers. `barriers`:
+// how often the node's threads meet, the graph's barrier after it and the node's own before its work: a matmul's
+// threads meet once they have quantized the activations (ggml_compute_forward_mul_mat in ggml-cpu.c, forward_mul_mat
+// in repack.cpp), flash attention's before the chunks (one query: before reducing the threads' partial sums; ops.cpp).
 struct LayerNode {
   int matmul = -1;
   std::uint64_t rows = 0, width = 0;
+  unsigned barriers = 1;
 };
 std::vector<LayerNode> llama_layer_nodes(const ModelSpec& m);
 // A matmul of a decoder layer and how many times the layer runs that shape.
@@ -128,8 +132,8 @@ QuantRate measure_quant_gemv(QuantKind kind, std::uint64_t k, std::uint64_t weig
 
 // A decoded token's layers as llama.cpp's graph runs them: llama_layer_nodes of each layer of m in turn, the
 // matrices (K rounded down to a multiple of 256) one token each, `threads` threads sharing each matrix's rows as a
-// one-token matmul shares them and an element-wise node's as ggml does (one pass over its values), and meeting
-// after each node (the barrier ggml's threads spin at after every op), over as many of m's layers as fit
+// one-token matmul shares them and an element-wise node's as ggml does (one pass over its values), and meeting as
+// often as each node's threads do in ggml (LayerNode's barriers, where they spin), over as many of m's layers as fit
 // `max_bytes` of weights (at least one): the best time of `repeats` tokens after a warm-up, with the matrices'
 // weight bytes and FLOPs. Against bench's read and one-token rates (decode's time for the same work) it gives what
 // those rates leave out: starting and ending each small matrix, the element-wise nodes between them, and the

@@ -54,8 +54,9 @@ std::string_view quant_isa();
 bool cpu_has_avx2();
 // AMX-TILE and AMX-INT8 with AVX-512 VNNI, the tile state granted by the OS: what the AMX kernels here need.
 bool cpu_has_amx();
-// best: quant_isa()'s (AMX where the shape allows it); vnni512: AVX-512 VNNI, not AMX; avx2: AVX2 without VNNI;
-// scalar: the portable loop (tests compare them). A request the machine cannot run falls back to the next below it.
+// best: quant_isa()'s (AMX where the shape allows it); vnni512: AVX-512 VNNI, not AMX (the K-quants' AVX2 code built
+// for AVX-512); avx2: AVX2 without VNNI, built for AVX2 alone; scalar: the portable loop (tests compare them). A
+// request the machine cannot run falls back to the next below it.
 enum class QuantIsa { best, vnni512, avx2, scalar };
 
 // Weights of `rows` x `k` in type kind and activations of `tokens` x `k` in its activation type, filled with fixed
