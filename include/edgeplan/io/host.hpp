@@ -134,10 +134,11 @@ QuantRate measure_quant_gemv(QuantKind kind, std::uint64_t k, std::uint64_t weig
 // matrices (K rounded down to a multiple of 256) one token each, `threads` threads sharing each matrix's rows as a
 // one-token matmul shares them and an element-wise node's as ggml does (one pass over its values), and meeting as
 // often as each node's threads do in ggml (LayerNode's barriers, where they spin), over as many of m's layers as fit
-// `max_bytes` of weights (at least one): the best time of `repeats` tokens after a warm-up, with the matrices'
-// weight bytes and FLOPs. Against bench's read and one-token rates (decode's time for the same work) it gives what
-// those rates leave out: starting and ending each small matrix, the element-wise nodes between them, and the
-// threads waiting for each other (measured_overhead_s).
+// `max_bytes` of weights (at least one): the best time of `repeats` tokens after a warm-up, each token after the
+// threads have read max_bytes of other memory (untimed: its weights from DRAM), with the matrices' weight bytes and
+// FLOPs. Against bench's read and one-token rates (decode's time for the same work) it gives what those rates leave
+// out: starting and ending each small matrix, the element-wise nodes between them, and the threads waiting for each
+// other (measured_overhead_s).
 struct TokenRun {
   std::string kernel;       // QuantMatmul::kernel() of the matrices
   std::uint64_t layers = 0;  // layers run
