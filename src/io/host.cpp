@@ -105,6 +105,12 @@ std::uint64_t read_slice(const std::uint64_t* p, std::size_t n) {
   return read_slice_portable(p, n);
 }
 
+// Thread t's share of n items cut into `threads` contiguous slices of ceil(n / threads): [begin, end).
+std::pair<std::size_t, std::size_t> thread_slice(std::size_t n, unsigned threads, unsigned t) {
+  const std::size_t slice = (n + threads - 1) / threads, begin = std::min(n, t * slice);
+  return {begin, std::min(n, begin + slice)};
+}
+
 // Runs body(t) on `threads` threads at once and returns the wall time.
 template <class Body>
 double timed_on_threads(unsigned threads, Body body) {
@@ -165,11 +171,7 @@ double best_matmul_s(Matmul& mm, unsigned threads, unsigned repeats) {
 ReadRate measure_read_bandwidth(std::uint64_t buffer_bytes, unsigned threads, unsigned repeats) {
   const std::size_t words = buffer_bytes / sizeof(std::uint64_t);
   std::vector<std::uint64_t> buffer(words);
-  const std::size_t slice = (words + threads - 1) / threads;
-  auto range = [&](unsigned t) {
-    const std::size_t begin = std::min(words, t * slice);
-    return std::pair{begin, std::min(words, begin + slice)};
-  };
+  auto range = [&](unsigned t) { return thread_slice(words, threads, t); };
   timed_on_threads(threads, [&](unsigned t) {  // first touch from the thread that reads the slice
     auto [begin, end] = range(t);
     std::iota(buffer.begin() + static_cast<std::ptrdiff_t>(begin), buffer.begin() + static_cast<std::ptrdiff_t>(end),
@@ -377,16 +379,14 @@ TokenRun measure_token_layers(QuantKind kind, const ModelSpec& m, std::uint64_t 
   for (const LayerNode& n : nodes) values = std::max(values, n.rows * n.width);
   std::vector<float> x(values, 0.25f), y(values, 0.0f);
   const auto elementwise = [&](const LayerNode& n, unsigned t) {
-    const std::uint64_t share = (n.rows + threads - 1) / threads;
-    const std::uint64_t end = std::min(n.rows, (t + 1) * share) * n.width;
-    for (std::uint64_t i = std::min(n.rows, t * share) * n.width; i < end; ++i) y[i] = 0.5f * y[i] + x[i];
+    const auto [first, last] = thread_slice(n.rows, threads, t);
+    for (std::uint64_t i = first * n.width; i < last * n.width; ++i) y[i] = 0.5f * y[i] + x[i];
   };
   // Before each token, untimed, the threads read a buffer of max_bytes (as far beyond the caches as the weights'
   // budget), each its share, so that the token's weights come from DRAM as the one-token rates' do, and as a model's
   // do when a token streams more than the last-level cache (its layers, output matrix and KV cache). Cycling the
   // same weights alone let the 32 MB L3 of the EPYC of docs/accuracy.md keep part of its 76 MB: 0.2-0.3 ms faster.
   std::vector<std::uint64_t> evict(max_bytes / sizeof(std::uint64_t), 1), kept(threads);
-  const std::size_t evict_share = (evict.size() + threads - 1) / threads;
   SpinBarrier barrier(threads);
   std::vector<double> seconds(repeats + 1);
   timed_on_threads(threads, [&](unsigned t) {
@@ -398,8 +398,8 @@ TokenRun measure_token_layers(QuantKind kind, const ModelSpec& m, std::uint64_t 
           }
         }
       }
-      const std::size_t from = std::min(evict.size(), t * evict_share);
-      kept[t] += read_slice(evict.data() + from, std::min(evict.size() - from, evict_share));
+      const auto [from, to] = thread_slice(evict.size(), threads, t);
+      kept[t] += read_slice(evict.data() + from, to - from);
       __asm__ volatile("" : : "r"(kept[t]) : "memory");  // the reads are used
       barrier.wait();
       const auto start = Clock::now();
