@@ -106,19 +106,17 @@ Runner setup_bench(Options& opts) {
     const std::vector<io::GemmShape> layer = layer_shapes(model, o->prompt);
     shapes.insert(shapes.end(), layer.begin(), layer.end());
     const std::vector<io::LayerMatmul> quant_layer = llama_layer(model, o->prompt);
-    const std::uint64_t gemv_k = model.hidden;  // the rows of the decoded token's Q, K, V, gate and up
-
     // Each attempt measures everything; a busy machine is measured again, each figure keeping its best.
     io::ReadRate read;
     std::optional<double> load;
     std::string busy;
     std::vector<double> gemm_s(shapes.size(), 0);
     std::string matmul_kernel;
-    std::vector<io::QuantRate> quant, gemv;
+    std::vector<io::QuantRate> quant;
+    std::vector<io::TokenRun> tokens;  // a decoded token's layers in each measured type, the best time of each kept
     std::optional<io::AttentionRate> attention, token_attention;  // none for a model without attention layers
-    std::optional<io::TokenRun> token;  // a decoded token's layers in the first measured type
     const bool attends = attention_layers(model) > 0 && model.heads > 0 && model.kv_heads > 0;
-    const std::uint64_t gemv_bytes = buffer_bytes / 2;  // weights of each matrix-vector product: read from DRAM
+    const std::uint64_t token_bytes = buffer_bytes / 2;  // the weights of a decoded token's layers, read from DRAM
     // The weight types measured, for a prompt and for one token: all of them where edgeplan's kernels run.
     std::vector<io::QuantKind> kinds;
     if (io::cpu_has_avx2()) kinds.assign(std::begin(io::kQuantKinds), std::end(io::kQuantKinds));
@@ -141,16 +139,13 @@ Runner setup_bench(Options& opts) {
         }
       }
       for (std::size_t i = 0; i < kinds.size(); ++i) {
-        io::QuantRate v = io::measure_quant_gemv(kinds[i], gemv_k, gemv_bytes, threads, o->repeats);
-        if (gemv.size() <= i) {
-          gemv.push_back(std::move(v));
-        } else if (v.flops_per_s > gemv[i].flops_per_s) {
-          gemv[i] = std::move(v);
+        io::TokenRun run = io::measure_token_layers(kinds[i], model, token_bytes, threads, o->repeats);
+        if (tokens.size() <= i) {
+          tokens.push_back(std::move(run));
+        } else {
+          tokens[i].matrices_seconds = std::min(tokens[i].matrices_seconds, run.matrices_seconds);
+          tokens[i].seconds = std::min(tokens[i].seconds, run.seconds);
         }
-      }
-      if (!kinds.empty()) {
-        io::TokenRun run = io::measure_token_layers(kinds.front(), model, gemv_bytes, threads, o->repeats);
-        if (!token || run.seconds < token->seconds) token = std::move(run);
       }
       if (attends) {
         io::AttentionRate a = io::measure_attention(model, o->prompt, threads, o->repeats);
@@ -166,15 +161,16 @@ Runner setup_bench(Options& opts) {
       if (busy.empty()) break;
     }
     const double read_bps = read.bytes_per_s;
-    // What the token's layers took beyond decode's time for their matrices (the read rate and the type's one-token
-    // rate), over all of the model's layers.
+    // The one-token rate of each type: its token's matrices alone. The per-token overhead: what the element-wise
+    // nodes add to a token's matrices (decode's time for them: the read rate and the one-token rate) over all of the
+    // model's layers, the mean over the types (the nodes are the same in each).
+    std::vector<io::QuantRate> gemv;
     std::optional<double> overhead;
-    double token_work_s = 0;  // decode's time for the token's matrices
-    if (token && token->seconds > 0) {
-      const double compute_s = token->flops / gemv.front().flops_per_s;
-      const double scale = static_cast<double>(std::max(1u, model.layers)) / static_cast<double>(token->layers);
-      token_work_s = decode_work_s(token->bytes, read_bps, compute_s);
-      overhead = measured_overhead_s(token->seconds, token->bytes, read_bps, compute_s, scale);
+    for (const io::TokenRun& run : tokens) {
+      gemv.push_back({run.kind, run.kernel, run.flops / run.matrices_seconds});
+      const double scale = static_cast<double>(std::max(1u, model.layers)) / static_cast<double>(run.layers);
+      overhead = overhead.value_or(0) + measured_overhead_s(run.seconds, run.bytes, read_bps, run.matrices_seconds,
+                                                            scale) / static_cast<double>(tokens.size());
     }
 
     io::Table t{"matmul", {{"matmul", "name"},
@@ -199,12 +195,18 @@ Runner setup_bench(Options& opts) {
       qt.add({std::string(io::weight_type(q.kind)), std::string(io::activation_type(q.kind)), q.kernel,
               q.flops_per_s / units::kGiga});
     }
-    io::Table gt{"gemv", {{"weights", "type"}, {"kernel", "kernel"}, {"GB/s", "weight_gbps", 2}, {"GFLOPS", "gflops", 1}},
-                 {}};
-    for (const io::QuantRate& v : gemv) {
-      const double bytes_per_flop = static_cast<double>(io::quant_row_bytes(v.kind, 256)) / (2.0 * 256);
-      gt.add({std::string(io::weight_type(v.kind)), v.kernel, v.flops_per_s * bytes_per_flop / units::kGBps,
-              v.flops_per_s / units::kGiga});
+    io::Table gt{"gemv", {{"weights", "type"},
+                          {"kernel", "kernel"},
+                          {"layers", "layers"},
+                          {"ms", "matrices_ms", 3},
+                          {"+nodes ms", "with_nodes_ms", 3},
+                          {"GB/s", "weight_gbps", 2},
+                          {"GFLOPS", "gflops", 1}}, {}};
+    for (const io::TokenRun& run : tokens) {
+      gt.add({std::string(io::weight_type(run.kind)), run.kernel, static_cast<std::int64_t>(run.layers),
+              run.matrices_seconds * units::kMsPerS,
+              run.seconds * units::kMsPerS, run.bytes / run.matrices_seconds / units::kGBps,
+              run.flops / run.matrices_seconds / units::kGiga});
     }
     r.tables.push_back(std::move(t));
     r.tables.push_back(std::move(qt));
@@ -232,7 +234,6 @@ Runner setup_bench(Options& opts) {
     r.results["token_attention_gflops"] =
         token_attention ? io::Node(token_attention->flops_per_s / units::kGiga) : io::Node();
     r.results["token_attention_kernel"] = token_attention ? io::Node(token_attention->kernel) : io::Node();
-    r.results["token_matrices_ms"] = token ? io::Node(token->seconds * units::kMsPerS) : io::Node();
     r.results["per_token_overhead_ms"] = overhead ? io::Node(*overhead * units::kMsPerS) : io::Node();
     const RepackIsa repack = io::host_repack_isa();
     r.results["repack_isa"] = std::string(to_string(repack));
@@ -273,19 +274,19 @@ Runner setup_bench(Options& opts) {
                                      "a warm-up", token_attention->flops_per_s / units::kGiga, token_attention->kernel,
                                      o->prompt, threads, o->repeats));
     }
-    r.header.push_back(fmt::format("matrix-vector products (one decoded token): the same kernels in tiles of one token, "
-                                   "{:.0f} MiB of weights each (half the read buffer: read from DRAM), rows of {}, {} "
-                                   "threads, best of {} after a warm-up; GB/s is the weights streamed",
-                                   static_cast<double>(gemv_bytes) / units::kMiB, gemv_k, threads, o->repeats));
-    if (token && overhead) {
+    if (!tokens.empty()) {
       r.header.push_back(fmt::format(
-          "a decoded token's layers: {:.3f} ms for {} of {}'s {} layers ({:.1f} MB of {}: {}, and the element-wise "
-          "nodes between them), {} threads meeting where llama.cpp's do (after each node, and inside each matmul and "
-          "the flash attention), best of {} after a warm-up; the read and one-token rates above give {:.3f} ms for the "
-          "matrices: per-token overhead {:.3f} ms over the model's layers",
-          token->seconds * units::kMsPerS, token->layers, model.name, model.layers, token->bytes / 1e6,
-          io::weight_type(gemv.front().kind), token->kernel, threads, o->repeats, token_work_s * units::kMsPerS,
-          *overhead * units::kMsPerS));
+          "matrix-vector products (one decoded token): the same kernels in tiles of one token over a decoded token's "
+          "layers of {} in each weight type (as many of its {} as {:.0f} MiB holds, the weights from DRAM: the "
+          "threads read as much other memory before each token), {} threads meeting where llama.cpp's do (after each "
+          "node, and inside each matmul and the flash attention), best of {} after a warm-up: ms the matrices alone, "
+          "+nodes ms with the element-wise nodes between them; GB/s is the weights streamed", model.name,
+          model.layers, static_cast<double>(token_bytes) / units::kMiB, threads, o->repeats));
+    }
+    if (overhead) {
+      r.header.push_back(fmt::format("per-token overhead: {:.3f} ms over {}'s layers, what the element-wise nodes "
+                                     "add to decode's time for the matrices (the read and one-token rates), the mean "
+                                     "over the weight types", *overhead * units::kMsPerS, model.name));
     }
     r.header.push_back(fmt::format("llama.cpp's CPU repack on this host: {} (its [runtime] repack)", to_string(repack)));
     if (attempts > 1 && busy.empty()) {
@@ -311,9 +312,8 @@ Runner setup_bench(Options& opts) {
       p.token_attention = token_attention;
       p.per_token_overhead_s = overhead;
       if (overhead) {
-        p.overhead_source = fmt::format("measured: a decoded token's layers of {} ({}), the threads meeting where "
-                                        "llama.cpp's do, less decode's time for their matrices", model.name,
-                                        io::weight_type(gemv.front().kind));
+        p.overhead_source = fmt::format("measured: a decoded token's layers of {}, the threads meeting where "
+                                        "llama.cpp's do, less their matrices alone", model.name);
       }
       p.repack = repack;
       if (storage) p.storage_bytes_per_s = storage->bytes / storage->seconds;

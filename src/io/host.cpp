@@ -285,17 +285,6 @@ QuantRate measure_quant_layer(QuantKind kind, std::span<const LayerMatmul> layer
   return {kind, fmt::format("{}", fmt::join(kernels, " + ")), flops / seconds};
 }
 
-QuantRate measure_quant_gemv(QuantKind kind, std::uint64_t k, std::uint64_t weight_bytes, unsigned threads,
-                             unsigned repeats) {
-  k = std::max<std::uint64_t>(256, k / 256 * 256);
-  const std::uint64_t row = quant_row_bytes(kind, k);
-  // Rows in whole 64s: llama.cpp's one-token calls on AMX-packed weights take 64 rows at a time.
-  const std::uint64_t rows = std::max<std::uint64_t>(threads, (weight_bytes + row - 1) / row);
-  QuantMatmul mv(kind, (rows + 63) / 64 * 64, k, 1);
-  const double seconds = best_matmul_s(mv, threads, repeats);
-  return {kind, mv.kernel(), mv.flops() / seconds};
-}
-
 std::vector<GemmShape> llama_layer_matmuls(const ModelSpec& m, std::uint64_t tokens) {
   const std::uint64_t q = std::uint64_t{m.heads} * m.head_dim, kv = std::uint64_t{m.kv_heads} * m.head_dim;
   return {{"attn_q", tokens, q, m.hidden},        {"attn_k", tokens, kv, m.hidden},
@@ -353,6 +342,7 @@ TokenRun measure_token_layers(QuantKind kind, const ModelSpec& m, std::uint64_t 
   double layer_bytes = 0;
   for (const GemmShape& s : shapes) layer_bytes += static_cast<double>(s.n * quant_row_bytes(kind, width(s.k)));
   TokenRun run;
+  run.kind = kind;
   run.layers = std::clamp<std::uint64_t>(static_cast<std::uint64_t>(static_cast<double>(max_bytes) / layer_bytes), 1,
                                          std::max<std::uint32_t>(1, m.layers));
   run.bytes = layer_bytes * static_cast<double>(run.layers);
@@ -388,36 +378,42 @@ TokenRun measure_token_layers(QuantKind kind, const ModelSpec& m, std::uint64_t 
   // same weights alone let the 32 MB L3 of the EPYC of docs/accuracy.md keep part of its 76 MB: 0.2-0.3 ms faster.
   std::vector<std::uint64_t> evict(max_bytes / sizeof(std::uint64_t), 1), kept(threads);
   SpinBarrier barrier(threads);
-  std::vector<double> seconds(repeats + 1);
+  // Each repeat runs the token twice, its matrices alone and then with the element-wise nodes, one right after the
+  // other, so that both meet the same machine.
+  std::vector<double> alone(repeats + 1), whole(repeats + 1);  // the first of each a warm-up
   timed_on_threads(threads, [&](unsigned t) {
-    for (double& s : seconds) {  // the first a warm-up
-      if (t == 0) {
-        for (auto& layer : matrix) {
-          for (auto& share : layer) {
-            if (share) share->reset();
+    for (unsigned r = 0; r <= repeats; ++r) {
+      for (const bool with_nodes : {false, true}) {
+        if (t == 0) {
+          for (auto& layer : matrix) {
+            for (auto& share : layer) {
+              if (share) share->reset();
+            }
           }
         }
-      }
-      const auto [from, to] = thread_slice(evict.size(), threads, t);
-      kept[t] += read_slice(evict.data() + from, to - from);
-      __asm__ volatile("" : : "r"(kept[t]) : "memory");  // the reads are used
-      barrier.wait();
-      const auto start = Clock::now();
-      for (std::uint64_t l = 0; l < run.layers; ++l) {
-        for (const LayerNode& n : nodes) {
-          for (unsigned b = 1; b < n.barriers; ++b) barrier.wait();
-          if (n.matmul < 0) {
-            elementwise(n, t);
-          } else if (const auto& share = matrix[l][static_cast<std::size_t>(n.matmul)]) {
-            share->run(t);
+        const auto [from, to] = thread_slice(evict.size(), threads, t);
+        kept[t] += read_slice(evict.data() + from, to - from);
+        __asm__ volatile("" : : "r"(kept[t]) : "memory");  // the reads are used
+        barrier.wait();
+        const auto start = Clock::now();
+        for (std::uint64_t l = 0; l < run.layers; ++l) {
+          for (const LayerNode& n : nodes) {
+            if (n.matmul < 0 && !with_nodes) continue;
+            for (unsigned b = 1; b < n.barriers; ++b) barrier.wait();
+            if (n.matmul < 0) {
+              elementwise(n, t);
+            } else if (const auto& share = matrix[l][static_cast<std::size_t>(n.matmul)]) {
+              share->run(t);
+            }
+            barrier.wait();
           }
-          barrier.wait();
         }
+        if (t == 0) (with_nodes ? whole : alone)[r] = seconds_since(start);
       }
-      if (t == 0) s = seconds_since(start);
     }
   });
-  run.seconds = *std::min_element(seconds.begin() + 1, seconds.end());
+  run.matrices_seconds = *std::min_element(alone.begin() + 1, alone.end());
+  run.seconds = *std::min_element(whole.begin() + 1, whole.end());
   return run;
 }
 

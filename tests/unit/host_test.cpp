@@ -156,11 +156,11 @@ TEST(Host, WrittenProfileHasMeasuredOverhead) {
             std::string::npos);
   HostProfile p = test_host();
   p.per_token_overhead_s = 0.384e-3;
-  p.overhead_source = "measured: a decoded token's layers of test (Q4_0), the threads meeting after each node, less "
-                      "decode's time for their matrices";
+  p.overhead_source = "measured: a decoded token's layers of test, the threads meeting where llama.cpp's do, less "
+                      "their matrices alone";
   const std::string text = device_profile_toml(p);
-  EXPECT_NE(text.find("per_token_overhead_ms = 0.384 # measured: a decoded token's layers of test (Q4_0), the "
-                      "threads meeting after each node, less decode's time for their matrices\n"),
+  EXPECT_NE(text.find("per_token_overhead_ms = 0.384 # measured: a decoded token's layers of test, the threads "
+                      "meeting where llama.cpp's do, less their matrices alone\n"),
             std::string::npos)
       << text;
   auto d = load_device(ProfileText{"host", "host.toml", "test", text}, {});
@@ -171,13 +171,15 @@ TEST(Host, WrittenProfileHasMeasuredOverhead) {
 // A token's layers of a small model (width 256, 2 heads and 1 KV head of 128, FFN 512, 3 layers) in Q8_0: per
 // layer Q 256 rows, K and V 128, the output 256 and gate and up 512 of K 256 (8 blocks of 34 bytes: 272 bytes a
 // row), down 256 rows of K 512 (544 bytes): 626,688 bytes and 1,179,648 FLOPs (2 per weight); all 3 layers fit 8 MB,
-// one layer when nothing fits.
+// one layer when nothing fits. Timed twice: the matrices alone, and with the element-wise nodes.
 TEST(Host, TokenLayersOfAModel) {
   const ModelSpec m = fixtures::dense("small", 3, 256, 2, 1, 128, 512, 0);
   const TokenRun run = measure_token_layers(QuantKind::q8_0, m, 8u << 20, 2, 2);
+  EXPECT_EQ(run.kind, QuantKind::q8_0);
   EXPECT_EQ(run.layers, 3u);
   EXPECT_DOUBLE_EQ(run.bytes, 3 * 626688.0);
   EXPECT_DOUBLE_EQ(run.flops, 3 * 1179648.0);
+  EXPECT_GT(run.matrices_seconds, 0);
   EXPECT_GT(run.seconds, 0);
   EXPECT_EQ(run.kernel.find("Q8_0 x Q8_0 int8 dot products"), 0u) << run.kernel;
   EXPECT_EQ(measure_token_layers(QuantKind::q8_0, m, 1, 1, 1).layers, 1u);
