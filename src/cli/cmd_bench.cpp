@@ -140,6 +140,7 @@ Runner setup_bench(Options& opts) {
       }
       for (std::size_t i = 0; i < kinds.size(); ++i) {
         io::TokenRun run = io::measure_token_layers(kinds[i], model, token_bytes, threads, o->repeats);
+        if (run.flops <= 0) break;  // a model of no weight matrices: no type has any
         if (tokens.size() <= i) {
           tokens.push_back(std::move(run));
         } else {
