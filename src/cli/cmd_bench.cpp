@@ -325,7 +325,8 @@ Runner setup_bench(Options& opts) {
       if (token_attention) kernels.push_back(fmt::format("attention one token: {}", token_attention->kernel));
       p.kernels = fmt::format("{}", fmt::join(kernels, "; "));
       p.comments = {"Device profile of this host, written by `edgeplan bench --write-profile`.",
-                    fmt::format("{} threads, {:.0f} MiB read buffer, layer matmuls of {} at {} tokens.", threads,
+                    fmt::format("{} threads, {:.0f} MiB read buffer, the shapes of {}: its layer matmuls at {} tokens "
+                                "([prefill]), its matrices for one decoded token ([decode]).", threads,
                                 static_cast<double>(buffer_bytes) / units::kMiB, model.name, o->prompt)};
       if (!busy.empty()) p.comments.push_back(busy);
       const std::string text = io::device_profile_toml(p);
