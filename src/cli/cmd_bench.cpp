@@ -72,7 +72,10 @@ Runner setup_bench(Options& opts) {
   opts.add(Opt::threads, o->threads, "Threads of the memory read and matmul tests (default: all cores)").range(1, 4096);
   opts.add(Opt::repeats, o->repeats).show_default().range(1, 1000);
   opts.add(Opt::sizes, o->sizes).show_default().range(1, 16384);
-  opts.add(Opt::model, o->model, "Model profile whose decoder-layer matmul shapes are measured").show_default();
+  opts.add(Opt::model, o->model,
+           "Model (profile, GGUF or config.json) whose shapes are measured: a prompt's layer matmuls and a decoded "
+           "token's matrices")
+      .show_default();
   opts.add(Opt::prompt, o->prompt,
            "Prompt tokens (M) of the layer matmuls and attention, and the cached tokens of one decoded token's "
            "attention (takes k: 2k)")
