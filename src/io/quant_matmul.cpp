@@ -99,6 +99,8 @@ constexpr std::uint64_t kR8PromptRows = 16;    // the rows of one prompt call (t
 constexpr std::uint64_t kR8PromptTokens = 16;  // and its tokens
 
 enum class Isa { scalar, avx2, avx2_evex, avx512, vnni512, amx };  // what a kernel runs with (kernel_isa, matmul_isa)
+// Whether a kernel runs the AVX2 code, built for AVX2 alone or for AVX-512.
+constexpr bool avx2_code(Isa isa) { return isa == Isa::avx2 || isa == Isa::avx2_evex; }
 
 // The K-quants: blocks of 256 weights, activations in Q8_K.
 constexpr bool k_quant(QuantKind kind) { return kind == QuantKind::q4_k || kind == QuantKind::q6_k; }
@@ -1413,7 +1415,7 @@ Tile tile_for(QuantKind kind, Isa isa) {
 #if EDGEPLAN_QDOT_X86
   if (isa == Isa::vnni512 && kind == QuantKind::q4_0) return tile_q8_vnni512<BlockQ4_0, unpack_q4_0, T>;
   if (isa == Isa::vnni512 && kind == QuantKind::q8_0) return tile_q8_vnni512<BlockQ8_0, unpack_q8_0, T>;
-  if (isa == Isa::avx2 || isa == Isa::avx2_evex || isa == Isa::vnni512) {
+  if (avx2_code(isa) || isa == Isa::vnni512) {
     const bool evex = isa == Isa::avx2_evex;
     switch (kind) {
       case QuantKind::q4_0: return tile_q4_0_avx2<T>;
@@ -1553,8 +1555,7 @@ void requantize_share(QuantMatmul::Data& d, std::uint64_t row_begin, std::uint64
 bool repacks_r8(const QuantMatmul::Data& d) {
   if (d.rows % kR8Rows != 0) return false;
   if (d.kind == QuantKind::q4_0) return d.isa == Isa::vnni512 && (d.tokens == 1 || d.tokens % kR8PromptTokens == 0);
-  const bool avx2 = d.isa == Isa::avx2 || d.isa == Isa::avx2_evex;
-  return d.kind == QuantKind::q4_k && ((avx2 && d.tokens == 1) || d.isa == Isa::avx512);
+  return d.kind == QuantKind::q4_k && ((avx2_code(d.isa) && d.tokens == 1) || d.isa == Isa::avx512);
 }
 
 std::uint64_t r8_record_bytes(QuantKind kind) { return kind == QuantKind::q4_k ? kR8KRecord : kR8Record; }
@@ -1965,8 +1966,7 @@ std::string QuantMatmul::kernel() const {
   const qdot::RowsTile many = data_->tokens == 1 ? qdot::rows_tile_for<1>(data_->kind, data_->isa)
                                                  : qdot::rows_tile_for<qdot::kTileTokens>(data_->kind, data_->isa);
   // Q6_K's vector tiles are one row by one token (tile_q6_k), whatever the tokens.
-  const bool avx2 = data_->isa == qdot::Isa::avx2 || data_->isa == qdot::Isa::avx2_evex;
-  const bool one_token = data_->tokens == 1 || (data_->kind == QuantKind::q6_k && avx2);
+  const bool one_token = data_->tokens == 1 || (data_->kind == QuantKind::q6_k && qdot::avx2_code(data_->isa));
   return fmt::format("{} x {} int8 dot products, {}x{} tile, {}", weight_type(data_->kind), activation_type(data_->kind),
                      many.rows, many.run ? many.tokens : one_token ? 1 : qdot::kTileTokens,
                      qdot::isa_name(data_->isa));
