@@ -283,9 +283,9 @@ Runner setup_bench(Options& opts) {
           "matrix-vector products (one decoded token): the same kernels in tiles of one token over a decoded token's "
           "layers of {} in each weight type (as many of its {} as {:.0f} MiB holds, the weights from DRAM: the "
           "threads read as much other memory before each token), {} threads meeting where llama.cpp's do (after each "
-          "node, and inside each matmul and the flash attention), best of {} after a warm-up: ms the matrices alone, "
-          "+nodes ms with the element-wise nodes between them; GB/s is the weights streamed", model.name,
-          model.layers, static_cast<double>(token_bytes) / units::kMiB, threads, o->repeats));
+          "node, and inside each matmul and the flash attention), the mean of {} tokens after a warm-up: ms the "
+          "matrices alone, +nodes ms with the element-wise nodes between them; GB/s is the weights streamed",
+          model.name, model.layers, static_cast<double>(token_bytes) / units::kMiB, threads, o->repeats));
     }
     if (overhead) {
       r.header.push_back(fmt::format("per-token overhead: {:.3f} ms over {}'s layers, what the element-wise nodes "

@@ -135,7 +135,7 @@ constexpr std::array kOptionRows{
     OptionRow{Opt::buffer, "--buffer", Kind::bytes, "Memory read test: buffer size (takes units: 512MiB, 1GiB, 2GB)",
               std::uint64_t{1} << 40},
     OptionRow{Opt::threads, "--threads", Kind::whole, "Worker threads (default: all cores)", 4096},
-    OptionRow{Opt::repeats, "--repeats", Kind::whole, "Passes per measurement; the best is reported"},
+    OptionRow{Opt::repeats, "--repeats", Kind::whole, "Passes per measurement; the best is reported (a decoded token's: their mean)"},
     OptionRow{Opt::sizes, "--sizes", Kind::wholes, "Square matmul sizes N (N x N x N), comma-separated"},
     OptionRow{Opt::methods, "--methods", Kind::text, "Comma-separated quantization methods"},
     OptionRow{Opt::tensor, "--tensor", Kind::text, "Tensor name in a .gguf or .safetensors file holding more than one"},

@@ -124,18 +124,18 @@ struct QuantRate {
   double flops_per_s = 0;
 };
 QuantRate measure_quant_layer(QuantKind kind, std::span<const LayerMatmul> layer, unsigned threads, unsigned repeats);
-// A decoded token's layers as llama.cpp's graph runs them: llama_layer_nodes of each layer of m in turn, the
-// matrices (K rounded down to a multiple of 256) one token each in weights of `kind`, `threads` threads sharing each
-// matrix's rows as a one-token matmul shares them and an element-wise node's as ggml does (one pass over its values),
-// and meeting as often as each node's threads do in ggml (LayerNode's barriers, where they spin), over as many of
-// m's layers as fit `max_bytes` of weights (at least one), with the matrices' weight bytes and FLOPs. Each of
-// `repeats` rounds after a warm-up runs the token twice, right after each other: its matrices alone (each with its
-// barriers), then with the element-wise nodes; each token after the threads have read max_bytes of other memory
-// (untimed: its weights from DRAM); the best time of each. The matrices alone give the type's one-token rate as a
-// model's token meets it (each small matrix started and ended, the threads waiting for each other at its end: on
-// the EPYC of docs/accuracy.md Q4_0's repacked kernel runs a fifth slower over a 0.2B model's matrices than over one
-// matrix of 128 MiB, Q8_0's and Q6_K's at the same rate), the difference what the element-wise nodes between them
-// add (measured_overhead_s).
+// A decoded token's layers as llama.cpp's graph runs them: llama_layer_nodes of each layer of m in turn, the matrices
+// (K rounded down to a multiple of 256) one token each in weights of `kind`, `threads` threads sharing each matrix's
+// rows as a one-token matmul shares them and an element-wise node's as ggml does (one pass over its values), and
+// meeting as often as each node's threads do in ggml (LayerNode's barriers, where they spin), over as many of m's
+// layers as fit `max_bytes` of weights (at least one), with the matrices' weight bytes and FLOPs. Each of `repeats`
+// rounds after a warm-up runs the token twice, right after each other: its matrices alone (each with its barriers),
+// then with the element-wise nodes; each token after the threads have read max_bytes of other memory (untimed: its
+// weights from DRAM); the mean time of each over the rounds. The matrices alone give the type's one-token rate as a
+// model's token meets it (each small matrix started and ended, the threads waiting for each other at its end: on the
+// EPYC of docs/accuracy.md Q4_0's repacked kernel runs a fifth slower over a 0.2B model's matrices than over one matrix
+// of 128 MiB, Q8_0's and Q6_K's at the same rate), the difference what the element-wise nodes between them add
+// (measured_overhead_s).
 struct TokenRun {
   QuantKind kind = QuantKind::q4_0;
   std::string kernel;       // QuantMatmul::kernel() of the matrices
