@@ -9,6 +9,7 @@
 #include <fstream>
 #include <memory>
 #include <numeric>
+#include <span>
 #include <sstream>
 #include <thread>
 
@@ -152,18 +153,29 @@ class RowShare {
   std::atomic<std::uint64_t> next_{0};
 };
 
-// Best wall time of `repeats` runs of a matmul after one warm-up, `threads` threads sharing its rows (RowShare).
+// What a figure keeps of its timed runs: the best, or their mean. A decoded token's figures (its matrices, its
+// attention) take the mean, as a decode rate is a run of tokens over its time (llama-bench's tg): the best single
+// token of 32 read 3-8% below their mean on the EPYC of docs/accuracy.md, unevenly by weight type.
+enum class Timing { best, mean };
+
+double kept_s(std::span<const double> runs, Timing timing) {
+  return timing == Timing::best ? *std::min_element(runs.begin(), runs.end())
+                                : std::accumulate(runs.begin(), runs.end(), 0.0) / static_cast<double>(runs.size());
+}
+
+// The wall time of `repeats` runs of a matmul after one warm-up, `threads` threads sharing its rows (RowShare):
+// their best or their mean (kept_s).
 template <class Matmul>
-double best_matmul_s(Matmul& mm, unsigned threads, unsigned repeats) {
+double matmul_s(Matmul& mm, unsigned threads, unsigned repeats, Timing timing) {
   RowShare<Matmul> share(mm, threads);
   auto once = [&] {
     share.reset();
     return timed_on_threads(threads, [&](unsigned t) { share.run(t); });
   };
   once();
-  double best = once();
-  for (unsigned r = 1; r < repeats; ++r) best = std::min(best, once());
-  return best;
+  std::vector<double> runs(repeats);
+  for (double& run : runs) run = once();
+  return kept_s(runs, timing);
 }
 
 }  // namespace
@@ -253,7 +265,7 @@ std::string busy_reason(const ReadRate& read, unsigned threads, std::optional<do
 
 AttentionRate measure_attention(const ModelSpec& m, std::uint64_t tokens, unsigned threads, unsigned repeats) {
   FlashAttention fa(m.heads, m.kv_heads, std::max<std::uint64_t>(8, m.head_dim / 8 * 8), tokens);
-  const double seconds = best_matmul_s(fa, threads, repeats);
+  const double seconds = matmul_s(fa, threads, repeats, Timing::best);
   return {fa.kernel(), attention_flops(m, tokens) / attention_layers(m) / seconds};
 }
 
@@ -262,13 +274,13 @@ AttentionRate measure_token_attention(const ModelSpec& m, std::uint64_t context,
   const std::uint64_t layer_bytes = 2 * context * m.kv_heads * dim * sizeof(std::uint16_t);
   const std::uint64_t layers = std::clamp<std::uint64_t>(kTokenAttentionBytes / layer_bytes, 1, kTokenAttentionLayers);
   TokenAttention ta(m.heads, m.kv_heads, dim, context, layers);
-  const double seconds = best_matmul_s(ta, threads, repeats);
+  const double seconds = matmul_s(ta, threads, repeats, Timing::mean);
   return {ta.kernel(), ta.flops() / seconds};
 }
 
 MatmulTime measure_f16_matmul(const GemmShape& shape, unsigned threads, unsigned repeats) {
   F16Matmul mm(shape.n, shape.k, shape.m);
-  const double seconds = best_matmul_s(mm, threads, repeats);
+  const double seconds = matmul_s(mm, threads, repeats, Timing::best);
   return {mm.kernel(), seconds};
 }
 
@@ -279,7 +291,7 @@ QuantRate measure_quant_layer(QuantKind kind, std::span<const LayerMatmul> layer
     const std::uint64_t tokens = (l.shape.m + 31) / 32 * 32, k = std::max<std::uint64_t>(256, l.shape.k / 256 * 256);
     QuantMatmul mm(kind, l.shape.n, k, tokens);
     flops += l.count * mm.flops();
-    seconds += l.count * best_matmul_s(mm, threads, repeats);
+    seconds += l.count * matmul_s(mm, threads, repeats, Timing::best);
     if (std::find(kernels.begin(), kernels.end(), mm.kernel()) == kernels.end()) kernels.push_back(mm.kernel());
   }
   return {kind, fmt::format("{}", fmt::join(kernels, " + ")), flops / seconds};
@@ -412,13 +424,8 @@ TokenRun measure_token_layers(QuantKind kind, const ModelSpec& m, std::uint64_t 
       }
     }
   });
-  // The mean over the rounds' tokens, as a decode rate is a run of tokens over its time (llama-bench's tg): the best
-  // single token of 32 read 3-8% below their mean on the EPYC of docs/accuracy.md, unevenly by type.
-  const auto mean = [&](const std::vector<double>& v) {
-    return std::accumulate(v.begin() + 1, v.end(), 0.0) / static_cast<double>(repeats);
-  };
-  run.matrices_seconds = mean(alone);
-  run.seconds = mean(whole);
+  run.matrices_seconds = kept_s(std::span(alone).subspan(1), Timing::mean);
+  run.seconds = kept_s(std::span(whole).subspan(1), Timing::mean);
   return run;
 }
 

@@ -81,7 +81,7 @@ struct AttentionRate {
 AttentionRate measure_attention(const ModelSpec& m, std::uint64_t tokens, unsigned threads, unsigned repeats);
 // The rate of one decoded token's attention over `context` cached keys (io/attention.hpp, TokenAttention) at m's
 // heads, KV heads and head dim (rounded as above): its FLOPs (4 x head_dim x context per head and layer, as
-// decode_attention_flops counts them) over the best time of `repeats` after one warm-up, `threads` threads each
+// decode_attention_flops counts them) over the mean time of `repeats` after one warm-up, `threads` threads each
 // running a slice of the (layer, head) rows. As many layers as fill kTokenAttentionBytes of cache (1 to
 // kTokenAttentionLayers), so that one run is milliseconds long, not the microseconds of starting the threads.
 inline constexpr std::uint64_t kTokenAttentionBytes = std::uint64_t{64} << 20;
