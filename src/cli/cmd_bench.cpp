@@ -275,8 +275,8 @@ Runner setup_bench(Options& opts) {
     if (token_attention) {
       r.header.push_back(fmt::format("attention of one decoded token: {:.1f} GFLOPS, edgeplan's kernel of llama.cpp's "
                                      "one-query flash attention ({}) over {} cached tokens, {} threads, the mean of {} "
-                                     "after a warm-up", token_attention->flops_per_s / units::kGiga, token_attention->kernel,
-                                     o->prompt, threads, o->repeats));
+                                     "after a warm-up", token_attention->flops_per_s / units::kGiga,
+                                     token_attention->kernel, o->prompt, threads, o->repeats));
     }
     if (!tokens.empty()) {
       r.header.push_back(fmt::format(

@@ -163,8 +163,8 @@ double kept_s(std::span<const double> runs, Timing timing) {
                                 : std::accumulate(runs.begin(), runs.end(), 0.0) / static_cast<double>(runs.size());
 }
 
-// The wall time of `repeats` runs of a matmul after one warm-up, `threads` threads sharing its rows (RowShare):
-// their best or their mean (kept_s).
+// The wall time of `repeats` runs (at least one) of a matmul after one warm-up, `threads` threads sharing its rows
+// (RowShare): their best or their mean (kept_s).
 template <class Matmul>
 double matmul_s(Matmul& mm, unsigned threads, unsigned repeats, Timing timing) {
   RowShare<Matmul> share(mm, threads);
@@ -173,7 +173,7 @@ double matmul_s(Matmul& mm, unsigned threads, unsigned repeats, Timing timing) {
     return timed_on_threads(threads, [&](unsigned t) { share.run(t); });
   };
   once();
-  std::vector<double> runs(repeats);
+  std::vector<double> runs(std::max(1u, repeats));
   for (double& run : runs) run = once();
   return kept_s(runs, timing);
 }
@@ -392,9 +392,9 @@ TokenRun measure_token_layers(QuantKind kind, const ModelSpec& m, std::uint64_t 
   SpinBarrier barrier(threads);
   // Each repeat runs the token twice, its matrices alone and then with the element-wise nodes, one right after the
   // other, so that both meet the same machine.
-  std::vector<double> alone(repeats + 1), whole(repeats + 1);  // the first of each a warm-up
+  std::vector<double> alone(std::max(1u, repeats) + 1), whole(alone.size());  // the first of each a warm-up
   timed_on_threads(threads, [&](unsigned t) {
-    for (unsigned r = 0; r <= repeats; ++r) {
+    for (std::size_t r = 0; r < alone.size(); ++r) {
       for (const bool with_nodes : {false, true}) {
         if (t == 0) {
           for (auto& layer : matrix) {

@@ -171,7 +171,8 @@ TEST(Host, WrittenProfileHasMeasuredOverhead) {
 // A token's layers of a small model (width 256, 2 heads and 1 KV head of 128, FFN 512, 3 layers) in Q8_0: per
 // layer Q 256 rows, K and V 128, the output 256 and gate and up 512 of K 256 (8 blocks of 34 bytes: 272 bytes a
 // row), down 256 rows of K 512 (544 bytes): 626,688 bytes and 1,179,648 FLOPs (2 per weight); all 3 layers fit 8 MB,
-// one layer when nothing fits. Timed twice: the matrices alone, and with the element-wise nodes.
+// one layer when nothing fits. Timed twice: the matrices alone, and with the element-wise nodes; with no repeats
+// asked for, one token is timed after the warm-up.
 TEST(Host, TokenLayersOfAModel) {
   const ModelSpec m = fixtures::dense("small", 3, 256, 2, 1, 128, 512, 0);
   const TokenRun run = measure_token_layers(QuantKind::q8_0, m, 8u << 20, 2, 2);
@@ -183,6 +184,9 @@ TEST(Host, TokenLayersOfAModel) {
   EXPECT_GT(run.seconds, 0);
   EXPECT_EQ(run.kernel.find("Q8_0 x Q8_0 int8 dot products"), 0u) << run.kernel;
   EXPECT_EQ(measure_token_layers(QuantKind::q8_0, m, 1, 1, 1).layers, 1u);
+  const TokenRun once = measure_token_layers(QuantKind::q8_0, m, 1, 1, 0);
+  EXPECT_GT(once.matrices_seconds, 0);
+  EXPECT_GT(once.seconds, 0);
 }
 
 // A layer's nodes for one token in llama.cpp's graph order (width 256, 2 heads and 1 KV head of 128, FFN 512): the
