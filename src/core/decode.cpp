@@ -47,10 +47,7 @@ double decode_compute_s(const DecodeRates& rates, const ModelSpec& m, const File
   };
   double s = rates.attention_flops ? decode_attention_flops(m, context_tokens) / *rates.attention_flops : 0;
   if (!m.vocab) return s + 2 * matmul_params(m) / rate(ft.base);
-  for (const TypedTensor& t : typed_tensors(m, ft)) {
-    if (!t.type || t.shape.rows <= 1 || row_lookup(m, t.shape.name)) continue;
-    s += 2 * tensor_weights(t.shape) * active_fraction(m, t.shape) / rate(t.type->name);
-  }
+  for (const TypedWeights& w : token_matmul_weights(m, ft)) s += 2 * w.weights / rate(w.type->name);
   return s;
 }
 

@@ -343,17 +343,33 @@ double file_active_fraction(const ModelSpec& m, std::string_view tensor_name, do
 
 bool prompt_matmul(const TensorShape& t) { return t.layer >= 0 && t.rows > 1; }
 
+namespace {
+
+// Adds w weights of `type` to its row of `out`, or a row at the end.
+void add_weights(std::vector<TypedWeights>& out, const GgmlType* type, double w) {
+  const auto row = std::find_if(out.begin(), out.end(), [&](const TypedWeights& x) { return x.type == type; });
+  if (row == out.end()) {
+    out.push_back({type, w});
+  } else {
+    row->weights += w;
+  }
+}
+
+// The size m states for ft, or nullptr.
+const FormatSize* stated_size(const ModelSpec& m, const FileType& ft) {
+  const auto it = std::ranges::find_if(m.formats, [&](const auto& f) { return same_name(f.first, ft.name); });
+  return it == m.formats.end() ? nullptr : &it->second;
+}
+
+}  // namespace
+
 std::vector<TypedWeights> matmul_weights(const ModelSpec& m, const FileType& ft, std::span<const TypedTensor> typed) {
+  if (const FormatSize* size = stated_size(m, ft); size && !size->prompt_matmuls.empty()) return size->prompt_matmuls;
   if (!m.vocab) return {{find_ggml_type(ft.base), m.params.value_or(0)}};
   std::vector<TypedWeights> out;
   for (const TypedTensor& t : typed) {
-    if (!t.type || !prompt_matmul(t.shape)) continue;
-    const double w = tensor_weights(t.shape) * active_fraction(m, t.shape);
-    const auto row = std::find_if(out.begin(), out.end(), [&](const TypedWeights& x) { return x.type == t.type; });
-    if (row == out.end()) {
-      out.push_back({t.type, w});
-    } else {
-      row->weights += w;
+    if (t.type && prompt_matmul(t.shape)) {
+      add_weights(out, t.type, tensor_weights(t.shape) * active_fraction(m, t.shape));
     }
   }
   return out;
@@ -361,6 +377,25 @@ std::vector<TypedWeights> matmul_weights(const ModelSpec& m, const FileType& ft,
 
 std::vector<TypedWeights> matmul_weights(const ModelSpec& m, const FileType& ft) {
   return matmul_weights(m, ft, m.vocab ? typed_tensors(m, ft) : std::vector<TypedTensor>());
+}
+
+std::vector<TypedWeights> token_matmul_weights(const ModelSpec& m, const FileType& ft) {
+  if (const FormatSize* size = stated_size(m, ft); size && !size->token_matmuls.empty()) return size->token_matmuls;
+  std::vector<TypedWeights> out;
+  for (const TypedTensor& t : typed_tensors(m, ft)) {
+    if (t.type && t.shape.rows > 1 && !row_lookup(m, t.shape.name)) {
+      add_weights(out, t.type, tensor_weights(t.shape) * active_fraction(m, t.shape));
+    }
+  }
+  return out;
+}
+
+void count_file_matmul(FormatSize& size, const ModelSpec& m, std::string_view tensor_name, const GgmlType& type,
+                       double row_length, double rows) {
+  if (rows <= 1) return;
+  const double w = row_length * rows * file_active_fraction(m, tensor_name, rows);
+  if (tensor_name.starts_with("blk.")) add_weights(size.prompt_matmuls, &type, w);
+  if (!row_lookup(m, tensor_name)) add_weights(size.token_matmuls, &type, w);
 }
 
 std::optional<double> active_param_count(const ModelSpec& m) {

@@ -164,8 +164,14 @@ bool Fields::boolean(std::string_view key) {
 }
 
 std::vector<std::string> Fields::strings(std::string_view key) {
+  std::optional<std::vector<std::string>> v = optional_strings(key);
+  if (!v) missing(key);
+  return std::move(*v);
+}
+
+std::optional<std::vector<std::string>> Fields::optional_strings(std::string_view key) {
   const toml::node* n = find(key);
-  if (!n) missing(key);
+  if (!n) return std::nullopt;
   auto a = n->as_array();
   if (!a) fail(key, "must be an array of strings, not " + type_name(*n));
   std::vector<std::string> out;

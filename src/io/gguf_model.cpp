@@ -2,6 +2,7 @@
 // (https://github.com/ggml-org/ggml/blob/master/docs/gguf.md, "Standardized key-value pairs"),
 // the weight bytes from the file's own tensor infos (never the tensor data).
 #include <algorithm>
+#include <utility>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -185,16 +186,19 @@ ModelSpec read_model(const GgufFile& f, const std::string& name, const std::stri
     m.moe->shared_experts = shared / m.moe->expert_ffn;
   }
   // The file's own size for its file type: every tensor's bytes, and the bytes a decoded token reads of them.
-  double bytes = 0, active = 0;
+  // Its matrices' types as the file stores them (llama-quantize's --tensor-type and --output-tensor-type, or a
+  // mix of its own, may depart from the rules), for the prompt's and a token's compute.
+  FormatSize size{std::nullopt, 0.0, 0.0};
   for (const GgufTensor& t : f.tensors) {
     const double b = static_cast<double>(t.bytes);
-    bytes += b;
-    active += b * file_active_fraction(m, t.name, t.rows());
+    *size.bytes += b;
+    *size.active_bytes += b * file_active_fraction(m, t.name, t.rows());
+    count_file_matmul(size, m, t.name, *t.type, static_cast<double>(t.dims[0]), t.rows());
   }
   const auto ftype = f.find("general.file_type");
   const auto id = ftype ? ftype->as_uint() : std::nullopt;
   if (const FileType* ft = id && *id <= UINT32_MAX ? find_file_type_id(static_cast<std::uint32_t>(*id)) : nullptr) {
-    m.formats.emplace(std::string(ft->name), FormatSize{std::nullopt, bytes, active});
+    m.formats.emplace(std::string(ft->name), std::move(size));
     m.file_format = std::string(ft->name);
   }
   return m;

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <vector>
 
+#include "edgeplan/core/decode.hpp"
 #include "edgeplan/core/kv.hpp"
 #include "edgeplan/core/model.hpp"
 #include "edgeplan/io/model_file.hpp"
@@ -227,6 +228,48 @@ TEST(ModelFile, GgufMixtureUsesTheFilesBytes) {
   EXPECT_EQ(w.source, SizeSource::stated_bytes);
   EXPECT_DOUBLE_EQ(w.bytes, experts + rest);
   EXPECT_DOUBLE_EQ(w.active_bytes, experts / 2 + rest - 15 * 34.0);  // one of token_embd's 16 rows
+}
+
+// The matrices' types are the file's own, not the rules': a file quantized with --output-tensor-type (here the
+// output matrix in Q6_K where the rules keep a Q8_0 file's in Q8_0) costs its token's output product at Q6_K's rate.
+TEST(ModelFile, GgufMatricesRunAtTheFilesTypes) {
+  const auto file = io::read_gguf(moe_gguf(), "moe.gguf");
+  ASSERT_TRUE(file.ok()) << file.error().message;
+  io::GgufFile f = *file;
+  ASSERT_EQ(f.tensors[1].name, "output.weight");
+  f.tensors[1].type = find_ggml_type("Q6_K");
+  const auto m = io::model_from_gguf(f, "moe", "moe.gguf");
+  ASSERT_TRUE(m.ok()) << m.error().message;
+  const GgmlType *q8 = find_ggml_type("Q8_0"), *q6 = find_ggml_type("Q6_K"), *f32 = find_ggml_type("F32");
+  const auto expect = [](const std::vector<TypedWeights>& got, const std::vector<TypedWeights>& want) {
+    ASSERT_EQ(got.size(), want.size());
+    for (std::size_t i = 0; i < want.size(); ++i) {
+      EXPECT_EQ(got[i].type, want[i].type) << i;
+      EXPECT_DOUBLE_EQ(got[i].weights, want[i].weights) << i;
+    }
+  };
+  // Per layer: attn_q 32 x 32, the router 32 x 4 (F32), experts 32 x 64 x 4 at 2 of 4; the output matrix 32 x 16;
+  // token_embd is looked up, and is no block's.
+  const FileType& q8_0 = *find_file_type("Q8_0");
+  expect(matmul_weights(*m, q8_0), {{q8, 2 * (1024 + 4096.0)}, {f32, 2 * 128.0}});
+  expect(token_matmul_weights(*m, q8_0), {{q6, 512}, {q8, 2 * (1024 + 4096.0)}, {f32, 2 * 128.0}});
+  expect(weight_size(*m, q8_0)->matmuls, matmul_weights(*m, q8_0));
+  DecodeRates rates;
+  rates.type_flops[*prefill_type_index("Q8_0")] = 10e9;
+  rates.type_flops[*prefill_type_index("Q6_K")] = 5e9;  // the slowest given: F32's too
+  EXPECT_DOUBLE_EQ(decode_compute_s(rates, *m, q8_0, 0), 2 * (512 / 5e9 + 10240 / 10e9 + 256 / 5e9));
+  // Another format of the same model is a what-if under the rules.
+  EXPECT_EQ(weight_size(*m, *find_file_type("Q4_0"))->matmuls.front().type, find_ggml_type("Q4_0"));
+  // The profile text carries them, and reads back the same.
+  const std::string toml = io::model_profile_toml(*m, "moe.gguf");
+  EXPECT_NE(toml.find("prompt_weights = [ \"Q8_0=10240\", \"F32=256\" ]\n"
+                      "token_weights = [ \"Q6_K=512\", \"Q8_0=10240\", \"F32=256\" ]\n"),
+            std::string::npos)
+      << toml;
+  const auto back = io::load_model(io::ProfileText{"moe", "m.toml", "m.toml", toml}, {});
+  ASSERT_TRUE(back.ok()) << back.error().message;
+  expect(matmul_weights(*back, q8_0), matmul_weights(*m, q8_0));
+  expect(token_matmul_weights(*back, q8_0), token_matmul_weights(*m, q8_0));
 }
 
 // An IQ4_XS file (general.file_type 30) was costed as Q4_K_M: edgeplan knew no file type 30.

@@ -159,6 +159,23 @@ std::vector<BadCase> cases() {
        "{file}:9:19: model.formats.Q4_K_M.bits_per_weight must be a finite number (got nan)"},
       {"model-format-huge-bits", "m.toml", model("[formats.Q4_K_M]\nbits_per_weight = 1e300\n"), kKvModel,
        "{file}:9:19: model.formats.Q4_K_M.bits_per_weight must be at most 1e+15 in magnitude (got 1e+300)"},
+      {"model-format-weights-type", "m.toml", model("[formats.Q4_0]\nbytes = 4e9\ntoken_weights = [\"Q4_O=7e9\"]\n"),
+       kKvModel, "{file}:10:17: model.formats.Q4_0.token_weights holds \"Q4_O=7e9\": Q4_O is not a ggml type; did you "
+                 "mean Q4_0?"},
+      {"model-format-weights-item", "m.toml", model("[formats.Q4_0]\nbytes = 4e9\nprompt_weights = [\"Q4_0 7e9\"]\n"),
+       kKvModel, "{file}:10:18: model.formats.Q4_0.prompt_weights holds \"Q4_0 7e9\": expected \"TYPE=WEIGHTS\", a "
+                 "ggml type and its weights above 0 and at most 2^60, e.g. \"Q4_K=6476005376\""},
+      {"model-format-weights-zero", "m.toml", model("[formats.Q4_0]\nbytes = 4e9\nprompt_weights = [\"Q4_0=0\"]\n"),
+       kKvModel, "{file}:10:18: model.formats.Q4_0.prompt_weights holds \"Q4_0=0\": expected \"TYPE=WEIGHTS\", a ggml "
+                 "type and its weights above 0 and at most 2^60, e.g. \"Q4_K=6476005376\""},
+      {"model-format-weights-twice", "m.toml",
+       model("[formats.Q4_0]\nbytes = 4e9\ntoken_weights = [\"Q4_0=7e9\", \"q4_0=1e6\"]\n"), kKvModel,
+       "{file}:10:17: model.formats.Q4_0.token_weights lists Q4_0 twice"},
+      {"model-format-weights-empty", "m.toml", model("[formats.Q4_0]\nbytes = 4e9\ntoken_weights = []\n"), kKvModel,
+       "{file}:10:17: model.formats.Q4_0.token_weights must list at least one \"TYPE=WEIGHTS\" (leave the key out for "
+       "llama.cpp's tensor rules)"},
+      {"model-format-weights-number", "m.toml", model("[formats.Q4_0]\nbytes = 4e9\ntoken_weights = 7e9\n"), kKvModel,
+       "{file}:10:17: model.formats.Q4_0.token_weights must be an array of strings, not a number"},
       {"model-truncated", "m.toml", "params = 8e9\nlayers = 32\nhidden = 40", kKvModel,
        "{file}:1:1: missing required key model.heads"},
       // Cloud and request profiles.

@@ -26,6 +26,17 @@ TEST(Model, Llama32_1BQ4KMMatchesLlamaCpp) {
   EXPECT_EQ(w->bytes, 799862912.0);
 }
 
+// A decoded token multiplies the blocks' matrices and the output matrix, not token_embd: Llama-2-7B in Q4_0 has
+// 32 x (4 x 4096^2 + 3 x 4096 x 11008) block weights in Q4_0 and its output matrix (4096 x 32000) in Q6_K.
+TEST(Model, ATokensMatricesUnderTheRules) {
+  const std::vector<TypedWeights> w = token_matmul_weights(llama2_7b(), *find_file_type("Q4_0"));
+  ASSERT_EQ(w.size(), 2u);
+  EXPECT_EQ(w[0].type, find_ggml_type("Q4_0"));
+  EXPECT_EQ(w[0].weights, 32 * (4 * 4096.0 * 4096 + 3 * 4096.0 * 11008));
+  EXPECT_EQ(w[1].type, find_ggml_type("Q6_K"));
+  EXPECT_EQ(w[1].weights, 4096.0 * 32000);
+}
+
 // A decoded token looks up one row of an untied token_embd (ggml_get_rows) and multiplies by the output matrix
 // whole: Llama-2-7B's Q4_0 token_embd is 32,000 rows of 4,096 weights at 18 B per 32 (2,304 B a row).
 TEST(Model, ATokenReadsOneRowOfAnUntiedTokenEmbd) {

@@ -28,11 +28,12 @@ struct DecodeResult {
 DecodeResult decode(const DeviceSpec& device, const DecodeInputs& in);
 
 // The compute-bound time of one decoded token's matmuls at `rates`: every 2-D weight matrix the token multiplies
-// (the blocks' matrices, expert stacks at used / experts, and the output matrix: token_embd when tied; not an
-// untied token_embd or per-layer embeddings, which a token looks up one row of) at 2 FLOPs per weight and its
-// type's rate, a type without one at the slowest rate given. Without a tensor list: 2 x matmul_params(m) at the
-// file type's base type. Zero when `rates` gives no matmul rate. Where `rates` gives an attention rate, plus the
-// token's attention over `context_tokens` cached tokens (decode_attention_flops) at that rate.
+// (token_matmul_weights: the blocks' matrices, expert stacks at used / experts, and the output matrix: token_embd
+// when tied; not an untied token_embd or per-layer embeddings, which a token looks up one row of; in a GGUF file's
+// own types for its format) at 2 FLOPs per weight and its type's rate, a type without one at the slowest rate
+// given. Without a tensor list: 2 x matmul_params(m) at the file type's base type. Zero when `rates` gives no
+// matmul rate. Where `rates` gives an attention rate, plus the token's attention over `context_tokens` cached tokens
+// (decode_attention_flops) at that rate.
 double decode_compute_s(const DecodeRates& rates, const ModelSpec& m, const FileType& ft, std::uint64_t context_tokens);
 
 // Decode's time for a token's work before the overhead: the larger of `bytes` over `bandwidth_bytes_per_s` (already

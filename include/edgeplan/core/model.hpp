@@ -22,11 +22,20 @@
 
 namespace edgeplan {
 
+// Weights of one ggml type among a set of weight matrices (a prompt token's, a decoded token's).
+struct TypedWeights {
+  const GgmlType* type = nullptr;
+  double weights = 0;  // expert stacks at used / experts (active_fraction)
+};
+
 // A size the profile states for one format; exactly one of the two is set.
 struct FormatSize {
   std::optional<double> bits_per_weight;  // bits per parameter, metadata included
   std::optional<double> bytes;            // total weight bytes
   std::optional<double> active_bytes;     // bytes a decoded token reads (a MoE file); with bytes only
+  // A GGUF file's own tensor types (count_file_matmul), by type: the matrices a prompt token multiplies
+  // (matmul_weights) and those a decoded token multiplies (token_matmul_weights). Empty: llama.cpp's tensor rules.
+  std::vector<TypedWeights> prompt_matmuls = {}, token_matmuls = {};
 };
 
 // Mixture of experts: routed experts stacked per layer, of which `used` run per token.
@@ -166,16 +175,24 @@ double file_active_fraction(const ModelSpec& m, std::string_view tensor_name, do
 // the output matrix or 1-D tensors.
 bool prompt_matmul(const TensorShape& t);
 
-// Weights of one ggml type among a prompt token's matrices.
-struct TypedWeights {
-  const GgmlType* type = nullptr;
-  double weights = 0;  // expert stacks at used / experts (active_fraction)
-};
 // The prompt matrices' weights (prompt_matmul; their sum is matmul_params) by the type ft stores them in, a row
-// per type in the order first met: from the tensor list under ft's rules (typed_tensors(m, ft), given), or all of
+// per type in the order first met: a GGUF file's own types where m was read from a file of format ft
+// (FormatSize::prompt_matmuls), else from the tensor list under ft's rules (typed_tensors(m, ft), given), or all of
 // the stated params at ft's base type without a vocabulary.
 std::vector<TypedWeights> matmul_weights(const ModelSpec& m, const FileType& ft, std::span<const TypedTensor> typed);
 std::vector<TypedWeights> matmul_weights(const ModelSpec& m, const FileType& ft);
+
+// The weights of the matrices a decoded token multiplies, by type in the order first met: every tensor of two or
+// more dimensions but a row lookup (row_lookup), expert stacks at used / experts; the output matrix (or a tied
+// token_embd) among them. A GGUF file's own types where m was read from a file of format ft
+// (FormatSize::token_matmuls), else ft's rules. Requires vocab.
+std::vector<TypedWeights> token_matmul_weights(const ModelSpec& m, const FileType& ft);
+
+// Counts one tensor of a GGUF file (its name, type, row length and rows: the product of its dimensions past the
+// first) into `size`'s prompt_matmuls and token_matmuls, as the two functions above count a tensor of the rules:
+// a prompt matrix is a block's (`blk.N.`) tensor of two or more dimensions.
+void count_file_matmul(FormatSize& size, const ModelSpec& m, std::string_view tensor_name, const GgmlType& type,
+                       double row_length, double rows);
 
 // Parameters active per decoded token as model cards count them (Mixtral 8x7B's 12.9 B): every tensor, expert
 // stacks at used / experts, Gemma 3n's per-layer embeddings at one row, and token_embd whole (the bytes a token

@@ -60,6 +60,7 @@ class Fields {
   bool boolean_or(std::string_view key, bool fallback);
   std::optional<bool> optional_boolean(std::string_view key);
   std::vector<std::string> strings(std::string_view key);  // array of strings
+  std::optional<std::vector<std::string>> optional_strings(std::string_view key);
   // One of `choices`; the error lists them and suggests the nearest.
   std::string choice(std::string_view key, const std::vector<std::string>& choices);
   std::optional<std::string> optional_choice(std::string_view key, const std::vector<std::string>& choices);

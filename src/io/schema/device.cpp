@@ -147,7 +147,7 @@ std::vector<DR> unit_rows() {
            if (const auto& f = unit(d, name).bandwidth_fraction) return *f;
            return std::nullopt;
          }},
-      DR{.key = "ops", .type = Type::strings, .check = op_list,
+      DR{.key = "ops", .type = Type::strings, .required = true, .check = op_list,
          .set_in = [](D& d, std::string_view name, const Value& v) {
            ComputeUnit& u = unit(d, name);
            u.ops.clear();

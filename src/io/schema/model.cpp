@@ -5,8 +5,10 @@
 #include <fmt/format.h>
 
 #include "edgeplan/core/formats.hpp"
+#include "edgeplan/core/limits.hpp"
 #include "edgeplan/io/schema/kinds.hpp"
 #include "edgeplan/util/names.hpp"
+#include "edgeplan/util/text.hpp"
 
 namespace edgeplan::io::schema {
 namespace {
@@ -28,6 +30,64 @@ MR format_size(std::string_view key, bool (*written)(const M&) = nullptr) {
             .get_in = [](const M& m, std::string_view name) -> std::optional<Value> {
               if (const auto& x = m.formats.at(std::string(name)).*member) return *x;
               return std::nullopt;
+            }};
+}
+
+std::vector<std::string> ggml_type_names() {
+  std::vector<std::string> names;
+  for (const GgmlType& t : ggml_types()) names.emplace_back(t.name);
+  return names;
+}
+
+// One "TYPE=WEIGHTS" item of a format's matrices by type: the type and the weights, or nullopt when malformed.
+std::optional<TypedWeights> typed_weights_item(std::string_view item) {
+  const std::size_t eq = item.find('=');
+  if (eq == std::string_view::npos) return std::nullopt;
+  const GgmlType* type = find_ggml_type(item.substr(0, eq));
+  const std::optional<double> w = util::parse_number(item.substr(eq + 1));
+  if (!type || !w || !(*w > 0) || *w > limits::kWeightBytes) return std::nullopt;
+  return TypedWeights{type, *w};
+}
+
+// The items of prompt_weights and token_weights: "TYPE=WEIGHTS", each type once.
+std::optional<std::string> typed_weights_list(const M&, const Value& v) {
+  const auto& items = std::get<std::vector<std::string>>(v);
+  if (items.empty()) return "must list at least one \"TYPE=WEIGHTS\" (leave the key out for llama.cpp's tensor rules)";
+  std::vector<const GgmlType*> seen;
+  for (const std::string& item : items) {
+    const std::string_view name = std::string_view(item).substr(0, item.find('='));
+    if (item.find('=') != std::string::npos && !find_ggml_type(name)) {
+      return fmt::format("holds \"{}\": {} is not a ggml type{}", item, name,
+                         util::did_you_mean(name, ggml_type_names()));
+    }
+    const std::optional<TypedWeights> t = typed_weights_item(item);
+    if (!t) {
+      return fmt::format("holds \"{}\": expected \"TYPE=WEIGHTS\", a ggml type and its weights above 0 and at most "
+                         "2^60, e.g. \"Q4_K=6476005376\"", item);
+    }
+    if (std::find(seen.begin(), seen.end(), t->type) != seen.end()) return fmt::format("lists {} twice", t->type->name);
+    seen.push_back(t->type);
+  }
+  return std::nullopt;
+}
+
+// A format's matrices by type ([formats.F] prompt_weights, token_weights), as "TYPE=WEIGHTS" items.
+template <auto member>
+MR typed_weights(std::string_view key) {
+  return MR{.key = key, .type = Type::strings, .check = typed_weights_list, .echo = false,
+            .set_in = [](M& m, std::string_view name, const Value& v) {
+              std::vector<TypedWeights>& out = m.formats.at(std::string(name)).*member;
+              out.clear();
+              for (const std::string& item : std::get<std::vector<std::string>>(v)) {
+                out.push_back(*typed_weights_item(item));
+              }
+            },
+            .get_in = [](const M& m, std::string_view name) -> std::optional<Value> {
+              const std::vector<TypedWeights>& in = m.formats.at(std::string(name)).*member;
+              if (in.empty()) return std::nullopt;
+              std::vector<std::string> items;
+              for (const TypedWeights& t : in) items.push_back(fmt::format("{}={}", t.type->name, t.weights));
+              return items;
             }};
 }
 
@@ -255,11 +315,15 @@ Schema<M> make_model() {
         },
         .echo = false},
   }, .after = params_or_vocab});
-  // The sizes an import states ([formats.Q4_K_M]): not echoed; active_bytes written for a MoE model only.
+  // The sizes an import states ([formats.Q4_K_M]): not echoed; active_bytes written for a MoE model only; a GGUF
+  // file's matrices by type where it was read from one.
   s.sections.push_back({.name = "formats",
                         .rows = {format_size<&FormatSize::bits_per_weight>("bits_per_weight"),
                                  format_size<&FormatSize::bytes>("bytes"),
-                                 format_size<&FormatSize::active_bytes>("active_bytes", [](const M& m) { return m.moe.has_value(); })},
+                                 format_size<&FormatSize::active_bytes>("active_bytes",
+                                                                        [](const M& m) { return m.moe.has_value(); }),
+                                 typed_weights<&FormatSize::prompt_matmuls>("prompt_weights"),
+                                 typed_weights<&FormatSize::token_matmuls>("token_weights")},
                         .entries = format_entries()});
   s.also_consistent = [](const M& m) { return m.mla.has_value() == (m.arch == "deepseek2") && state_consistent(m); };
   return s;

@@ -33,7 +33,9 @@ std::optional<Value> read_value(const Row<Spec>& r, Fields& f) {
       if (auto v = f.optional_choice(r.key, r.choices())) return *v;
       return std::nullopt;
     case Type::strings:
-      return f.strings(r.key);
+      if (r.required) return f.strings(r.key);
+      if (auto v = f.optional_strings(r.key)) return *v;
+      return std::nullopt;
   }
   return std::nullopt;
 }
