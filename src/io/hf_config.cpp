@@ -406,7 +406,10 @@ std::string model_profile_toml(const ModelSpec& m, const std::string& source) {
       if (s.name == name) schema::write_rows(s, m, t);
     }
   }
-  schema::write_rows(schema::section(model, "formats"), m, t);
+  static constexpr std::pair<std::string_view, std::string_view> kFileTypes[] = {
+      {"prompt_weights", "the file's matrices by ggml type: those a prompt token multiplies (prefill)"},
+      {"token_weights", "and those a decoded token multiplies (decode's compute term)"}};
+  schema::write_rows(schema::section(model, "formats"), m, t, kFileTypes);
   schema::write_rows(schema::section(model, "sliding_window"), m, t);
   schema::write_rows(schema::section(model, "state"), m, t);
   return t.text();
