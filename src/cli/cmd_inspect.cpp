@@ -1,9 +1,13 @@
 // edgeplan inspect: what a model file holds: architecture, parameters, tensor bytes by ggml type (a GGUF
 // file's own tensors, read from its header; for a config.json, llama.cpp's rules for --quant), context
 // length and KV bytes per token.
+#include <algorithm>
+#include <cmath>
 #include <map>
+#include <optional>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "cli/command.hpp"
 #include "edgeplan/core/kv.hpp"
@@ -60,6 +64,46 @@ std::vector<Counted> from_gguf(const ModelSpec& m, const io::GgufFile& f) {
   return out;
 }
 
+// Weights by type, in type order, with weights within a relative 1e-9 of each other taken as equal.
+bool same_weights(std::vector<TypedWeights> a, std::vector<TypedWeights> b) {
+  const auto by_type = [](const TypedWeights& x, const TypedWeights& y) { return x.type->name < y.type->name; };
+  std::ranges::sort(a, by_type);
+  std::ranges::sort(b, by_type);
+  return std::ranges::equal(a, b, [](const TypedWeights& x, const TypedWeights& y) {
+    return x.type == y.type && std::abs(x.weights - y.weights) <= 1e-9 * std::max(x.weights, y.weights);
+  });
+}
+
+std::string weights_text(const std::vector<TypedWeights>& w) {
+  std::vector<std::string> parts;
+  for (const TypedWeights& t : w) {
+    parts.push_back(fmt::format("{} {}", t.type->name, rounded_with_thousands(t.weights)));
+  }
+  return fmt::format("{}", fmt::join(parts, ", "));
+}
+
+// Whether a GGUF file keeps its matrices in other types than llama.cpp's rules for its file type would
+// (llama-quantize with --output-tensor-type or --tensor-type, or another tool's mix), and then a note naming both,
+// since decode and prefill cost the file's; nullopt where no rules apply (a file type llama-quantize does not make,
+// or a shape its rules refuse).
+struct Departure {
+  bool departs = false;
+  std::string note;
+};
+std::optional<Departure> departure(const ModelSpec& m) {
+  const FileType* ft = m.file_format ? find_file_type(*m.file_format) : nullptr;
+  if (!ft || !ft->quantize_target) return std::nullopt;
+  ModelSpec rules = m;
+  rules.formats.clear();
+  if (!weight_size(rules, *ft)) return std::nullopt;
+  const std::vector<TypedWeights> file = token_matmul_weights(m, *ft), ruled = token_matmul_weights(rules, *ft);
+  if (same_weights(file, ruled) && same_weights(matmul_weights(m, *ft), matmul_weights(rules, *ft))) return Departure{};
+  return Departure{true, fmt::format("the file's matrices are not in the types llama.cpp's {} rules give: a decoded "
+                                     "token multiplies {} weights (the rules: {}); decode and prefill cost them in "
+                                     "the file's types",
+                                     ft->name, weights_text(file), weights_text(ruled))};
+}
+
 }  // namespace
 
 Runner setup_inspect(Options& opts) {
@@ -92,6 +136,10 @@ Runner setup_inspect(Options& opts) {
       r.results["gguf_version"] = f.version;
       r.results["file_type"] = type_name;
       r.results["file_bytes"] = io::Node::count(f.file_bytes);
+      if (const std::optional<Departure> d = departure(m)) {
+        r.results["departs_from_rules"] = d->departs;
+        if (d->departs) r.notes.push_back(d->note);
+      }
     } else {
       const FileType& ft = need_format(o->quant.empty() ? "Q4_K_M" : o->quant);
       r.inputs["quant"] = ft.name;
