@@ -10,15 +10,17 @@
 //       load_arch_tensors reads them: ARCH lfm2 (short convolutions, l_cache 3), granitehybrid (Mamba-2: inner
 //       2 x HIDDEN, state 64, one group, heads of 64, d_conv 4) or qwen3next (gated delta nets: HEADS / 2 key and
 //       HEADS value heads of 64, d_conv 4; every layer an MoE of 4 experts of FFN, 2 used, and a shared expert)
-//   quantize IN OUT FTYPE [imatrix]
+//   quantize IN OUT FTYPE [imatrix] [output=TYPE]
 //       llama_model_quantize into file type FTYPE (llama-quantize's name); imatrix passes an importance matrix
-//       of ones for every quantized tensor (llama.cpp refuses some targets without one)
+//       of ones for every quantized tensor (llama.cpp refuses some targets without one); output=TYPE stores the
+//       output matrix in ggml type TYPE (llama-quantize's --output-tensor-type)
 //   bytes FILE
 //       the file's tensors as gguf.h reads them: "total BYTES", then "TYPE COUNT BYTES" per ggml type
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <strings.h>
 #include <map>
 #include <random>
 #include <string>
@@ -289,7 +291,22 @@ int quantize(int argc, char** argv) {
     std::fprintf(stderr, "llama-model: unknown file type %s\n", argv[4]);
     return 2;
   }
-  const bool with_imatrix = argc > 5 && std::strcmp(argv[5], "imatrix") == 0;
+  bool with_imatrix = false;
+  ggml_type output = GGML_TYPE_COUNT;
+  for (int i = 5; i < argc; ++i) {
+    if (std::strcmp(argv[i], "imatrix") == 0) {
+      with_imatrix = true;
+      continue;
+    }
+    for (int t = 0; std::strncmp(argv[i], "output=", 7) == 0 && t < GGML_TYPE_COUNT; ++t) {
+      const char* name = ggml_type_name(static_cast<ggml_type>(t));
+      if (name && strcasecmp(name, argv[i] + 7) == 0) output = static_cast<ggml_type>(t);
+    }
+    if (output == GGML_TYPE_COUNT) {
+      std::fprintf(stderr, "llama-model: unknown option %s (imatrix or output=TYPE)\n", argv[i]);
+      return 2;
+    }
+  }
   // An importance matrix of ones: ne0 x ne2 values for every tensor of two or more dimensions.
   std::vector<std::string> names;
   std::vector<std::vector<float>> values;
@@ -314,6 +331,7 @@ int quantize(int argc, char** argv) {
   p.ftype = f->ftype;
   p.nthread = 2;
   if (with_imatrix) p.imatrix = imatrix.data();
+  if (output != GGML_TYPE_COUNT) p.output_tensor_type = output;
   return llama_model_quantize(argv[2], argv[3], &p) == 0 ? 0 : 1;
 }
 
