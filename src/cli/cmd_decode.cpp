@@ -1,10 +1,14 @@
 // edgeplan decode: weight bytes per format and the bandwidth-bound decode rate (core/decode.hpp).
+#include <string>
 #include <utility>
+#include <vector>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "cli/command.hpp"
 #include "cli/plan.hpp"
+#include "edgeplan/core/decode.hpp"
 #include "edgeplan/core/limits.hpp"
 #include "edgeplan/core/plan.hpp"
 #include "edgeplan/core/prefill.hpp"
@@ -54,6 +58,25 @@ void decode_inputs(const DecodeOptions& o, const Context& ctx, io::Node& inputs,
 }
 
 // The formats table: one row per format; the prefill columns when the device has a prefill estimate.
+// The matrices of each format a decoded token multiplies whose type has no one-token rate in `rates`: "Q5_K_M's
+// Q5_K (81.2% of a token's matrix weights)", joined; "" when every type has its own.
+std::string unrated_types(const DecodeRates& rates, const ModelSpec& m, const std::vector<const FileType*>& formats) {
+  std::vector<std::string> out;
+  for (const FileType* f : formats) {
+    const std::vector<TypedWeights> w =
+        m.vocab ? token_matmul_weights(m, *f) : std::vector<TypedWeights>{{find_ggml_type(f->base), 1.0}};
+    double total = 0;
+    for (const TypedWeights& t : w) total += t.weights;
+    for (const TypedWeights& t : w) {
+      if (!t.type || decode_type_rate(rates, t.type->name).own) continue;
+      const std::string what = f->name == t.type->name ? std::string(f->name)
+                                                       : fmt::format("{}'s {}", f->name, t.type->name);
+      out.push_back(fmt::format("{} ({:.1f}% of a token's matrix weights)", what, 100 * t.weights / total));
+    }
+  }
+  return fmt::format("{}", fmt::join(out, ", "));
+}
+
 void decode_rows(const DecodePlanInputs& plan, const DeviceSpec& device, const std::vector<io::Cell>& prefix,
                  Rows& rows) {
   for (const FormatPlan& f : unwrap(plan_decode(device, plan))) {
@@ -187,6 +210,11 @@ Runner setup_decode(Options& opts) {
                                      attention ? fmt::format("; attention over the context at {:.1f}",
                                                              *attention / units::kGiga)
                                                : ""));
+      if (const std::string unrated = unrated_types(*device.decode, model, formats); !unrated.empty()) {
+        r.notes.push_back(fmt::format("no one-token rate of their own in {}, so at the slowest it gives ({:.1f} "
+                                      "GFLOPS), a guess: {}", device.name,
+                                      decode_type_rate(*device.decode, "").flops_per_s / units::kGiga, unrated));
+      }
     }
     if (device.prefill) {
       std::string types;

@@ -21,6 +21,19 @@ TEST(Decode, ReferenceQ4AndF16) {
   EXPECT_DOUBLE_EQ(q4.ceiling_tok_per_s, q4.tok_per_s);
 }
 
+// A type without a one-token rate of its own runs at the slowest given, and says so; none given: none at all.
+TEST(Decode, ATypeWithoutARateTakesTheSlowest) {
+  DecodeRates rates;
+  EXPECT_EQ(decode_type_rate(rates, "Q4_0").flops_per_s, 0);
+  rates.type_flops[*prefill_type_index("Q8_0")] = 50e9;
+  rates.type_flops[*prefill_type_index("Q4_0")] = 100e9;
+  EXPECT_EQ(decode_type_rate(rates, "Q4_0").flops_per_s, 100e9);
+  EXPECT_TRUE(decode_type_rate(rates, "Q4_0").own);
+  EXPECT_EQ(decode_type_rate(rates, "Q5_K").flops_per_s, 50e9);
+  EXPECT_FALSE(decode_type_rate(rates, "Q5_K").own);
+  EXPECT_FALSE(decode_type_rate(rates, "F16").own);
+}
+
 TEST(Decode, OverheadAddsToEveryToken) {
   DeviceSpec d = phone8g();
   d.per_token_overhead_s = 0.010;
