@@ -58,20 +58,21 @@ void decode_inputs(const DecodeOptions& o, const Context& ctx, io::Node& inputs,
 }
 
 // The formats table: one row per format; the prefill columns when the device has a prefill estimate.
-// The matrices of each format a decoded token multiplies whose type has no one-token rate in `rates`: "Q5_K_M's
-// Q5_K (81.2% of a token's matrix weights)", joined; "" when every type has its own.
-std::string unrated_types(const DecodeRates& rates, const ModelSpec& m, const std::vector<const FileType*>& formats) {
+// The matrices of each format (weights[i] of formats[i], by type) whose type `guessed` picks: "Q5_K_M's Q5_K (81.2%
+// of WHOSE matrix weights)", joined; "" when it picks none.
+template <class Guessed>
+std::string guessed_types(const std::vector<const FileType*>& formats,
+                          const std::vector<std::vector<TypedWeights>>& weights, std::string_view whose,
+                          Guessed guessed) {
   std::vector<std::string> out;
-  for (const FileType* f : formats) {
-    const std::vector<TypedWeights> w =
-        m.vocab ? token_matmul_weights(m, *f) : std::vector<TypedWeights>{{find_ggml_type(f->base), 1.0}};
+  for (std::size_t i = 0; i < formats.size(); ++i) {
     double total = 0;
-    for (const TypedWeights& t : w) total += t.weights;
-    for (const TypedWeights& t : w) {
-      if (!t.type || decode_type_rate(rates, t.type->name).own) continue;
-      const std::string what = f->name == t.type->name ? std::string(f->name)
-                                                       : fmt::format("{}'s {}", f->name, t.type->name);
-      out.push_back(fmt::format("{} ({:.1f}% of a token's matrix weights)", what, 100 * t.weights / total));
+    for (const TypedWeights& t : weights[i]) total += t.weights;
+    for (const TypedWeights& t : weights[i]) {
+      if (!t.type || !guessed(*t.type)) continue;
+      const std::string_view name = formats[i]->name;
+      const std::string what = name == t.type->name ? std::string(name) : fmt::format("{}'s {}", name, t.type->name);
+      out.push_back(fmt::format("{} ({:.1f}% of {} matrix weights)", what, 100 * t.weights / total, whose));
     }
   }
   return fmt::format("{}", fmt::join(out, ", "));
@@ -210,7 +211,15 @@ Runner setup_decode(Options& opts) {
                                      attention ? fmt::format("; attention over the context at {:.1f}",
                                                              *attention / units::kGiga)
                                                : ""));
-      if (const std::string unrated = unrated_types(*device.decode, model, formats); !unrated.empty()) {
+      std::vector<std::vector<TypedWeights>> token;
+      for (const FileType* f : formats) {
+        token.push_back(model.vocab ? token_matmul_weights(model, *f)
+                                    : std::vector<TypedWeights>{{find_ggml_type(f->base), 1.0}});
+      }
+      const std::string unrated = guessed_types(formats, token, "a token's", [&](const GgmlType& type) {
+        return !decode_type_rate(*device.decode, type.name).own;
+      });
+      if (!unrated.empty()) {
         r.notes.push_back(fmt::format("no one-token rate of their own in {}, so at the slowest it gives ({:.1f} "
                                       "GFLOPS), a guess: {}", device.name,
                                       decode_type_rate(*device.decode, "").flops_per_s / units::kGiga, unrated));
@@ -224,6 +233,19 @@ Runner setup_decode(Options& opts) {
       r.header.push_back(fmt::format("prefill of {} tokens: {:.2f} TFLOPS x efficiency {:.2f} (quantized weights {:.2f}{})",
                                      o->prompt, device.prefill->peak_flops / units::kTera, device.prefill->efficiency,
                                      device.prefill->quantized_efficiency, types));
+      // Where the profile tells types apart, a quantized type it gives no efficiency of its own is a guess.
+      if (!types.empty()) {
+        std::vector<std::vector<TypedWeights>> prompt;
+        for (const WeightSize& w : in.plan.sizes) prompt.push_back(w.matmuls);
+        const std::string guessed = guessed_types(formats, prompt, "a prompt token's", [&](const GgmlType& type) {
+          const std::optional<std::size_t> i = prefill_type_index(type.name);
+          return is_quantized(type) && !(i && device.prefill->type_efficiency[*i]);
+        });
+        if (!guessed.empty()) {
+          r.notes.push_back(fmt::format("no prefill efficiency of their own in {}, so at quantized_efficiency ({:.2f}), "
+                                        "a guess: {}", device.name, device.prefill->quantized_efficiency, guessed));
+        }
+      }
     } else if (prefill) {
       r.header.push_back(fmt::format("prefill of {} tokens: {}, the profile having no [prefill]", o->prompt,
                                      roofline_basis(*prefill)));
