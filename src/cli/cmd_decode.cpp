@@ -242,8 +242,8 @@ Runner setup_decode(Options& opts) {
           return is_quantized(type) && !(i && device.prefill->type_efficiency[*i]);
         });
         if (!guessed.empty()) {
-          r.notes.push_back(fmt::format("no prefill efficiency of their own in {}, so at quantized_efficiency ({:.2f}), "
-                                        "a guess: {}", device.name, device.prefill->quantized_efficiency, guessed));
+          r.notes.push_back(fmt::format("no prefill efficiency of their own in {}, so at quantized_efficiency "
+                                        "({:.2f}), a guess: {}", device.name, device.prefill->quantized_efficiency, guessed));
         }
       }
     } else if (prefill) {
