@@ -57,7 +57,6 @@ void decode_inputs(const DecodeOptions& o, const Context& ctx, io::Node& inputs,
   if (const std::optional<Error> e = derive(in.model, p)) throw UsageError(e->message);
 }
 
-// The formats table: one row per format; the prefill columns when the device has a prefill estimate.
 // The matrices of each format (weights[i] of formats[i], by type) whose type `guessed` picks: "Q5_K_M's Q5_K (81.2%
 // of WHOSE matrix weights)", joined; "" when it picks none.
 template <class Guessed>
@@ -78,6 +77,7 @@ std::string guessed_types(const std::vector<const FileType*>& formats,
   return fmt::format("{}", fmt::join(out, ", "));
 }
 
+// The formats table: one row per format; the prefill columns when the device has a prefill estimate.
 void decode_rows(const DecodePlanInputs& plan, const DeviceSpec& device, const std::vector<io::Cell>& prefix,
                  Rows& rows) {
   for (const FormatPlan& f : unwrap(plan_decode(device, plan))) {
@@ -222,7 +222,7 @@ Runner setup_decode(Options& opts) {
       if (!unrated.empty()) {
         r.notes.push_back(fmt::format("no one-token rate of their own in {}, so at the slowest it gives ({:.1f} "
                                       "GFLOPS), a guess: {}", device.name,
-                                      decode_type_rate(*device.decode, "").flops_per_s / units::kGiga, unrated));
+                                      slowest_decode_rate(*device.decode) / units::kGiga, unrated));
       }
     }
     if (device.prefill) {

@@ -35,22 +35,23 @@ double decode_attention_flops(const ModelSpec& m, std::uint64_t context_tokens) 
   return 4.0 * m.heads * m.head_dim * keys;
 }
 
-TypeRate decode_type_rate(const DecodeRates& rates, std::string_view type) {
-  if (const std::optional<std::size_t> i = prefill_type_index(type); i && rates.type_flops[*i]) {
-    return {*rates.type_flops[*i], true};
-  }
+double slowest_decode_rate(const DecodeRates& rates) {
   double slowest = 0;
   for (const std::optional<double>& r : rates.type_flops) {
     if (r) slowest = slowest > 0 ? std::min(slowest, *r) : *r;
   }
-  return {slowest, false};
+  return slowest;
+}
+
+TypeRate decode_type_rate(const DecodeRates& rates, std::string_view type) {
+  if (const std::optional<std::size_t> i = prefill_type_index(type); i && rates.type_flops[*i]) {
+    return {*rates.type_flops[*i], true};
+  }
+  return {slowest_decode_rate(rates), false};
 }
 
 double decode_compute_s(const DecodeRates& rates, const ModelSpec& m, const FileType& ft, std::uint64_t context_tokens) {
-  if (std::none_of(rates.type_flops.begin(), rates.type_flops.end(),
-                   [](const std::optional<double>& r) { return r.has_value(); })) {
-    return 0;
-  }
+  if (slowest_decode_rate(rates) <= 0) return 0;
   const auto rate = [&](std::string_view type) { return decode_type_rate(rates, type).flops_per_s; };
   double s = rates.attention_flops ? decode_attention_flops(m, context_tokens) / *rates.attention_flops : 0;
   if (!m.vocab) return s + 2 * matmul_params(m) / rate(ft.base);

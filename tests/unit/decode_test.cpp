@@ -32,6 +32,7 @@ TEST(Decode, ATypeWithoutARateTakesTheSlowest) {
   EXPECT_EQ(decode_type_rate(rates, "Q5_K").flops_per_s, 50e9);
   EXPECT_FALSE(decode_type_rate(rates, "Q5_K").own);
   EXPECT_FALSE(decode_type_rate(rates, "F16").own);
+  EXPECT_EQ(slowest_decode_rate(rates), 50e9);
 }
 
 TEST(Decode, OverheadAddsToEveryToken) {

@@ -37,12 +37,13 @@ DecodeResult decode(const DeviceSpec& device, const DecodeInputs& in);
 double decode_compute_s(const DecodeRates& rates, const ModelSpec& m, const FileType& ft, std::uint64_t context_tokens);
 
 // The one-token rate decode_compute_s runs a matrix of ggml type `type` at: its own, else the slowest `rates` gives
-// (0 when it gives none); `own` says which.
+// (slowest_decode_rate; 0 when it gives none); `own` says which.
 struct TypeRate {
   double flops_per_s = 0;
   bool own = false;
 };
 TypeRate decode_type_rate(const DecodeRates& rates, std::string_view type);
+double slowest_decode_rate(const DecodeRates& rates);
 
 // Decode's time for a token's work before the overhead: the larger of `bytes` over `bandwidth_bytes_per_s` (already
 // times utilization) and `compute_s`.
