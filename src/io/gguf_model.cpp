@@ -193,7 +193,10 @@ ModelSpec read_model(const GgufFile& f, const std::string& name, const std::stri
     const double b = static_cast<double>(t.bytes);
     *size.bytes += b;
     *size.active_bytes += b * file_active_fraction(m, t.name, t.rows());
-    count_file_matmul(size, m, t.name, *t.type, static_cast<double>(t.dims[0]), t.rows());
+    // read_gguf gives every tensor its type; a GgufFile made another way may leave it out (metadata alone).
+    if (t.type && !t.dims.empty()) {
+      count_file_matmul(size, m, t.name, *t.type, static_cast<double>(t.dims[0]), t.rows());
+    }
   }
   const auto ftype = f.find("general.file_type");
   const auto id = ftype ? ftype->as_uint() : std::nullopt;
