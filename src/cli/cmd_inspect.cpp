@@ -95,9 +95,10 @@ std::optional<Departure> departure(const ModelSpec& m) {
   if (!ft || !ft->quantize_target) return std::nullopt;
   ModelSpec rules = m;
   rules.formats.clear();
-  if (!weight_size(rules, *ft)) return std::nullopt;
+  const Result<WeightSize> ruled_size = weight_size(rules, *ft);  // its matmuls: the rules' prompt matrices
+  if (!ruled_size) return std::nullopt;
   const std::vector<TypedWeights> file = token_matmul_weights(m, *ft), ruled = token_matmul_weights(rules, *ft);
-  if (same_weights(file, ruled) && same_weights(matmul_weights(m, *ft), matmul_weights(rules, *ft))) return Departure{};
+  if (same_weights(file, ruled) && same_weights(matmul_weights(m, *ft), ruled_size->matmuls)) return Departure{};
   return Departure{true, fmt::format("the file's matrices are not in the types llama.cpp's {} rules give: a decoded "
                                      "token multiplies {} weights (the rules: {}); decode and prefill cost them in "
                                      "the file's types",
