@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <atomic>
+#include <charconv>
+#include <climits>
 #include <cctype>
 #include <functional>
 #include <string>
@@ -311,7 +313,24 @@ std::vector<TensorShape> llama_tensors(const ModelSpec& m) {
 
 double tensor_weights(const TensorShape& t) { return static_cast<double>(t.row_length * t.rows) * t.layer_count; }
 
+std::string_view in_block(std::string_view name) {
+  if (!name.starts_with("blk.")) return name;
+  const std::size_t dot = name.find('.', 4);
+  return dot == std::string_view::npos ? name : name.substr(dot + 1);
+}
+
+namespace {
+
+// The size m states for ft, or nullptr.
+const FormatSize* stated_size(const ModelSpec& m, const FileType& ft) {
+  const auto it = std::ranges::find_if(m.formats, [&](const auto& f) { return same_name(f.first, ft.name); });
+  return it == m.formats.end() ? nullptr : &it->second;
+}
+
+}  // namespace
+
 std::vector<TypedTensor> typed_tensors(const ModelSpec& m, const FileType& ft) {
+  if (const FormatSize* size = stated_size(m, ft); size && !size->tensors.empty()) return size->tensors;
   const MixContext mix = mix_of(m);
   std::vector<TypedTensor> out;
   for (TensorShape& t : llama_tensors(m)) {
@@ -355,12 +374,6 @@ void add_weights(std::vector<TypedWeights>& out, const GgmlType* type, double w)
   }
 }
 
-// The size m states for ft, or nullptr.
-const FormatSize* stated_size(const ModelSpec& m, const FileType& ft) {
-  const auto it = std::ranges::find_if(m.formats, [&](const auto& f) { return same_name(f.first, ft.name); });
-  return it == m.formats.end() ? nullptr : &it->second;
-}
-
 }  // namespace
 
 std::vector<TypedWeights> matmul_weights(const ModelSpec& m, const FileType& ft, std::span<const TypedTensor> typed) {
@@ -390,12 +403,31 @@ std::vector<TypedWeights> token_matmul_weights(const ModelSpec& m, const FileTyp
   return out;
 }
 
-void count_file_matmul(FormatSize& size, const ModelSpec& m, std::string_view tensor_name, const GgmlType& type,
-                       double row_length, double rows) {
-  if (rows <= 1) return;
-  const double w = row_length * rows * file_active_fraction(m, tensor_name, rows);
-  if (tensor_name.starts_with("blk.")) add_weights(size.prompt_matmuls, &type, w);
-  if (!row_lookup(m, tensor_name)) add_weights(size.token_matmuls, &type, w);
+TensorShape file_tensor_shape(const ModelSpec& m, std::string_view name, std::span<const std::uint64_t> dims) {
+  TensorShape t{std::string(name), TensorRole::other, -1, dims.empty() ? 0 : dims[0], 1};
+  for (std::size_t i = 1; i < dims.size(); ++i) t.rows *= dims[i];
+  if (const std::string_view part = in_block(name); part.size() < name.size()) {
+    const std::string_view number = name.substr(4, name.size() - part.size() - 5);  // between "blk." and "."
+    std::uint32_t layer = 0;
+    const auto [end, ec] = std::from_chars(number.data(), number.data() + number.size(), layer);
+    if (ec == std::errc() && end == number.data() + number.size() && layer <= INT32_MAX) {
+      t.layer = static_cast<int>(layer);
+      t.last_layer = layer + 1 == m.layers;
+    }
+  }
+  if (name.find("_exps.") != std::string_view::npos && dims.size() >= 2) {
+    t.routed_experts = static_cast<std::uint32_t>(std::min<std::uint64_t>(dims.back(), UINT32_MAX));
+  }
+  t.role = t.rows > 1 ? TensorRole::other : TensorRole::norm;
+  if (!m.vocab) return t;
+  const std::string_view part = in_block(name);
+  for (const TensorShape& s : llama_tensors(m)) {
+    if ((s.layer < 0) == (t.layer < 0) && in_block(s.name) == part) {
+      t.role = s.role;
+      break;
+    }
+  }
+  return t;
 }
 
 std::optional<double> active_param_count(const ModelSpec& m) {

@@ -102,13 +102,6 @@ double amx_bytes(const TypedTensor& t) {
   return t.bytes + static_cast<double>(rows * extra) * t.shape.layer_count;
 }
 
-// A block tensor's name past its "blk.N.", which llama.cpp orders within the block.
-std::string_view in_block(std::string_view name) {
-  if (!name.starts_with("blk.")) return name;
-  const std::size_t dot = name.find('.', 4);
-  return dot == std::string_view::npos ? name : name.substr(dot + 1);
-}
-
 }  // namespace
 
 std::vector<std::string> repack_isa_names() {

@@ -186,23 +186,27 @@ ModelSpec read_model(const GgufFile& f, const std::string& name, const std::stri
     m.moe->shared_experts = shared / m.moe->expert_ffn;
   }
   // The file's own size for its file type: every tensor's bytes, and the bytes a decoded token reads of them.
-  // Its matrices' types as the file stores them (llama-quantize's --tensor-type and --output-tensor-type, or a
-  // mix of its own, may depart from the rules), for the prompt's and a token's compute.
+  // Its tensors with the types the file stores them in (llama-quantize's --tensor-type and --output-tensor-type,
+  // or a mix of its own, may depart from the rules), for the prompt's and a token's compute and the runtime's
+  // buffers.
   FormatSize size{std::nullopt, 0.0, 0.0};
   for (const GgufTensor& t : f.tensors) {
     const double b = static_cast<double>(t.bytes);
     *size.bytes += b;
     *size.active_bytes += b * file_active_fraction(m, t.name, t.rows());
     // read_gguf gives every tensor its type; a GgufFile made another way may leave it out (metadata alone).
-    if (t.type && !t.dims.empty()) {
-      count_file_matmul(size, m, t.name, *t.type, static_cast<double>(t.dims[0]), t.rows());
-    }
+    if (t.type && !t.dims.empty()) size.tensors.push_back({file_tensor_shape(m, t.name, t.dims), t.type, b});
   }
   const auto ftype = f.find("general.file_type");
   const auto id = ftype ? ftype->as_uint() : std::nullopt;
   if (const FileType* ft = id && *id <= UINT32_MAX ? find_file_type_id(static_cast<std::uint32_t>(*id)) : nullptr) {
-    m.formats.emplace(std::string(ft->name), std::move(size));
+    FormatSize& stated = m.formats.emplace(std::string(ft->name), std::move(size)).first->second;
     m.file_format = std::string(ft->name);
+    // By type, as a profile states them (model_profile_toml writes them): the file's tensors counted as the rules'.
+    if (!stated.tensors.empty()) {
+      stated.prompt_matmuls = matmul_weights(m, *ft);
+      stated.token_matmuls = token_matmul_weights(m, *ft);
+    }
   }
   return m;
 }

@@ -383,7 +383,9 @@ Result<ProfileText> model_file_profile(const std::string& path) {
     if (!file) return file.error();
     auto m = model_from_gguf(*file, model_file_name(path), path);
     if (!m) return m.error();
-    return ProfileText{m->name, path, path, model_profile_toml(*m, path)};
+    ProfileText text{m->name, path, path, model_profile_toml(*m, path)};
+    if (m->file_format) text.file_tensors = m->formats.at(*m->file_format).tensors;
+    return text;
   }
   const auto text = read_input(path, kMaxConfigJsonBytes, "a config.json");
   if (!text) return Error{fmt::format("cannot read model file '{}': {}", path, text.error().message)};

@@ -212,6 +212,10 @@ Result<ModelSpec> load_model(const ProfileText& text, const std::vector<Override
     ModelSpec m;
     m.name = text.name;
     schema::read_schema(schema::model_schema(), f, m);
+    if (const auto format = m.file_format ? m.formats.find(*m.file_format) : m.formats.end();
+        format != m.formats.end()) {
+      format->second.tensors = text.file_tensors;
+    }
     return m;
   });
 }

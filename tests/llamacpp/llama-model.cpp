@@ -10,10 +10,11 @@
 //       load_arch_tensors reads them: ARCH lfm2 (short convolutions, l_cache 3), granitehybrid (Mamba-2: inner
 //       2 x HIDDEN, state 64, one group, heads of 64, d_conv 4) or qwen3next (gated delta nets: HEADS / 2 key and
 //       HEADS value heads of 64, d_conv 4; every layer an MoE of 4 experts of FFN, 2 used, and a shared expert)
-//   quantize IN OUT FTYPE [imatrix] [output=TYPE]
+//   quantize IN OUT FTYPE [imatrix] [output=TYPE] [tensor=PATTERN=TYPE ...]
 //       llama_model_quantize into file type FTYPE (llama-quantize's name); imatrix passes an importance matrix
 //       of ones for every quantized tensor (llama.cpp refuses some targets without one); output=TYPE stores the
-//       output matrix in ggml type TYPE (llama-quantize's --output-tensor-type)
+//       output matrix in ggml type TYPE (llama-quantize's --output-tensor-type), tensor=PATTERN=TYPE the tensors
+//       whose names PATTERN (a regular expression) matches (llama-quantize's --tensor-type)
 //   bytes FILE
 //       the file's tensors as gguf.h reads them: "total BYTES", then "TYPE COUNT BYTES" per ggml type
 #include <algorithm>
@@ -293,20 +294,31 @@ int quantize(int argc, char** argv) {
   }
   bool with_imatrix = false;
   ggml_type output = GGML_TYPE_COUNT;
+  std::vector<std::string> patterns;
+  std::vector<llama_model_tensor_override> overrides;
+  const auto type_named = [](const char* text) {
+    for (int t = 0; t < GGML_TYPE_COUNT; ++t) {
+      const char* name = ggml_type_name(static_cast<ggml_type>(t));
+      if (name && strcasecmp(name, text) == 0) return static_cast<ggml_type>(t);
+    }
+    return GGML_TYPE_COUNT;
+  };
   for (int i = 5; i < argc; ++i) {
+    const char* eq = std::strrchr(argv[i], '=');
     if (std::strcmp(argv[i], "imatrix") == 0) {
       with_imatrix = true;
-      continue;
-    }
-    for (int t = 0; std::strncmp(argv[i], "output=", 7) == 0 && t < GGML_TYPE_COUNT; ++t) {
-      const char* name = ggml_type_name(static_cast<ggml_type>(t));
-      if (name && strcasecmp(name, argv[i] + 7) == 0) output = static_cast<ggml_type>(t);
-    }
-    if (output == GGML_TYPE_COUNT) {
-      std::fprintf(stderr, "llama-model: unknown option %s (imatrix or output=TYPE)\n", argv[i]);
+    } else if (std::strncmp(argv[i], "output=", 7) == 0 && type_named(argv[i] + 7) != GGML_TYPE_COUNT) {
+      output = type_named(argv[i] + 7);
+    } else if (std::strncmp(argv[i], "tensor=", 7) == 0 && eq > argv[i] + 7 && type_named(eq + 1) != GGML_TYPE_COUNT) {
+      patterns.emplace_back(argv[i] + 7, static_cast<size_t>(eq - (argv[i] + 7)));
+      overrides.push_back({nullptr, type_named(eq + 1)});
+    } else {
+      std::fprintf(stderr, "llama-model: unknown option %s (imatrix, output=TYPE or tensor=PATTERN=TYPE)\n", argv[i]);
       return 2;
     }
   }
+  for (size_t i = 0; i < patterns.size(); ++i) overrides[i].pattern = patterns[i].c_str();
+  overrides.push_back({nullptr, GGML_TYPE_COUNT});
   // An importance matrix of ones: ne0 x ne2 values for every tensor of two or more dimensions.
   std::vector<std::string> names;
   std::vector<std::vector<float>> values;
@@ -332,6 +344,7 @@ int quantize(int argc, char** argv) {
   p.nthread = 2;
   if (with_imatrix) p.imatrix = imatrix.data();
   if (output != GGML_TYPE_COUNT) p.output_tensor_type = output;
+  if (!patterns.empty()) p.tt_overrides = overrides.data();
   return llama_model_quantize(argv[2], argv[3], &p) == 0 ? 0 : 1;
 }
 

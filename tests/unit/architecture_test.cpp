@@ -2,12 +2,14 @@
 // (config.json and GGUF headers built in memory).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
 #include <vector>
 
 #include "edgeplan/core/decode.hpp"
 #include "edgeplan/core/kv.hpp"
 #include "edgeplan/core/model.hpp"
+#include "edgeplan/core/runtime.hpp"
 #include "edgeplan/io/model_file.hpp"
 #include "fixtures.hpp"
 
@@ -268,6 +270,60 @@ TEST(ModelFile, GgufMatricesRunAtTheFilesTypes) {
   ASSERT_TRUE(back.ok()) << back.error().message;
   expect(matmul_weights(*back, q8_0), matmul_weights(*m, q8_0));
   expect(token_matmul_weights(*back, q8_0), token_matmul_weights(*m, q8_0));
+}
+
+// The runtime's buffers take a GGUF file's own types too: tiny-llama-mixed is a Q4_0 file but for blk.0.ffn_down
+// in Q8_0, which llama.cpp does not repack on x86 (the rules' Q4_0 it would), so the repack buffer is that
+// tensor's 1,152 bytes short of the rules' (the tensors reach the model through its profile text, as every
+// command loads a model file).
+TEST(ModelFile, GgufTensorsGiveTheRuntimeBuffersTheFilesTypes) {
+  const std::string path = std::string(EDGEPLAN_SOURCE_DIR) + "/tests/data/tiny-llama-mixed.gguf";
+  const auto text = io::model_file_profile(path);
+  ASSERT_TRUE(text.ok()) << text.error().message;
+  const auto m = io::load_model(*text, {});
+  ASSERT_TRUE(m.ok()) << m.error().message;
+  const FileType& q4_0 = *find_file_type("Q4_0");
+  const std::vector<TypedTensor> file = typed_tensors(*m, q4_0);
+  ASSERT_EQ(file.size(), 1 + 2 * 9 + 2u);  // token_embd, 9 a block, output_norm and output, in the file's order
+  const auto down =
+      std::ranges::find(file, std::string("blk.0.ffn_down.weight"), [](const TypedTensor& t) { return t.shape.name; });
+  ASSERT_NE(down, file.end());
+  EXPECT_EQ(down->type, find_ggml_type("Q8_0"));
+  EXPECT_EQ(down->shape.role, TensorRole::ffn_down);
+  EXPECT_EQ(down->shape.layer, 0);
+  EXPECT_FALSE(down->shape.last_layer);
+  EXPECT_DOUBLE_EQ(down->bytes, 64 * 32 / 32 * 34.0);
+  const WeightBuffers own = weight_buffers(*m, q4_0, RepackIsa::x86_avx512);
+  ModelSpec rules = *m;
+  rules.formats.clear();
+  const WeightBuffers ruled = weight_buffers(rules, q4_0, RepackIsa::x86_avx512);
+  EXPECT_DOUBLE_EQ(ruled.repack_bytes, 2 * (2 * 576 + 2 * 288 + 3 * 1152.0));  // q, o; k, v; gate, up, down
+  EXPECT_DOUBLE_EQ(own.repack_bytes, ruled.repack_bytes - 1152);
+  EXPECT_DOUBLE_EQ(own.unmapped_bytes, 1152);  // blk.1.ffn_up ends the file, moved
+  // Another format is a what-if under the rules.
+  EXPECT_EQ(typed_tensors(*m, *find_file_type("Q8_0")).size(), typed_tensors(rules, *find_file_type("Q8_0")).size());
+}
+
+// A GGUF file's tensor in llama_tensors' terms: the role of the same name in the list, its block, an expert
+// stack's experts from its last dimension.
+TEST(ModelFile, FileTensorShape) {
+  const ModelSpec m = fixtures::llama2_7b();
+  const std::uint64_t q[] = {4096, 4096}, exps[] = {4096, 1024, 8}, norm[] = {4096};
+  const TensorShape t = file_tensor_shape(m, "blk.3.attn_q.weight", q);
+  EXPECT_EQ(t.role, TensorRole::attn_q);
+  EXPECT_EQ(t.layer, 3);
+  EXPECT_EQ(t.rows, 4096u);
+  EXPECT_EQ(t.layer_count, 1u);
+  EXPECT_TRUE(file_tensor_shape(m, "blk." + std::to_string(m.layers - 1) + ".attn_q.weight", q).last_layer);
+  EXPECT_EQ(file_tensor_shape(m, "output.weight", q).role, TensorRole::output);
+  EXPECT_EQ(file_tensor_shape(m, "output.weight", q).layer, -1);
+  EXPECT_EQ(file_tensor_shape(m, "blk.3.attn_norm.weight", norm).role, TensorRole::norm);
+  EXPECT_EQ(file_tensor_shape(m, "blk.3.not_listed.weight", q).role, TensorRole::other);
+  EXPECT_EQ(file_tensor_shape(m, "blk.3.not_listed.weight", norm).role, TensorRole::norm);
+  EXPECT_EQ(file_tensor_shape(m, "blk.x.attn_q.weight", q).layer, -1);
+  const TensorShape e = file_tensor_shape(m, "blk.1.ffn_down_exps.weight", exps);
+  EXPECT_EQ(e.routed_experts, 8u);
+  EXPECT_EQ(e.rows, 8192u);
 }
 
 // An IQ4_XS file (general.file_type 30) was costed as Q4_K_M: edgeplan knew no file type 30.

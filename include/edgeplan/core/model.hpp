@@ -28,14 +28,45 @@ struct TypedWeights {
   double weights = 0;  // expert stacks at used / experts (active_fraction)
 };
 
+// One weight tensor: name as in GGUF, role for the type rules, layer (-1 outside the blocks), shape. A block
+// tensor stands for itself in every layer of its layer_classes() class: name and layer are the first one's.
+struct TensorShape {
+  std::string name;
+  TensorRole role;
+  int layer;
+  std::uint64_t row_length;  // ne0, the contiguous dimension
+  std::uint64_t rows;        // product of the other dimensions
+  std::uint32_t routed_experts = 0;  // > 0: a stack of that many routed experts, of which moe->used are read
+  std::uint32_t layer_count = 1;     // layers this tensor stands for (1 outside the blocks)
+  bool last_layer = false;           // it stands for the last block's (a hybrid's taken to be an attention layer)
+};
+
+// Weights of t in all the layers it stands for.
+double tensor_weights(const TensorShape& t);
+
+// A block tensor's name past its "blk.N." (which llama.cpp orders within the block); another name as it is.
+std::string_view in_block(std::string_view name);
+
+// A tensor with the ggml type llama.cpp stores it in for a file type (or a GGUF file stores it in).
+struct TypedTensor {
+  TensorShape shape;
+  const GgmlType* type;  // nullptr: llama.cpp refuses the tensor in this file type (tensor_type)
+  double bytes;          // in all the layers it stands for (0 when refused)
+};
+
 // A size the profile states for one format; exactly one of the two is set.
 struct FormatSize {
   std::optional<double> bits_per_weight;  // bits per parameter, metadata included
   std::optional<double> bytes;            // total weight bytes
   std::optional<double> active_bytes;     // bytes a decoded token reads (a MoE file); with bytes only
-  // A GGUF file's own tensor types (count_file_matmul), by type: the matrices a prompt token multiplies
-  // (matmul_weights) and those a decoded token multiplies (token_matmul_weights). Empty: llama.cpp's tensor rules.
+  // A GGUF file's own tensor types, by type: the matrices a prompt token multiplies (matmul_weights) and those a
+  // decoded token multiplies (token_matmul_weights), as a profile states them or as a GGUF file's tensors give
+  // them. Empty: llama.cpp's tensor rules.
   std::vector<TypedWeights> prompt_matmuls = {}, token_matmuls = {};
+  // A GGUF file's tensors as it stores them, one per tensor (file_tensor_shape), read from the file itself: a
+  // profile does not carry them. typed_tensors gives them for this format in place of the rules' list (so the
+  // runtime's repack and AMX buffers take the file's types). Empty: llama.cpp's tensor rules.
+  std::vector<TypedTensor> tensors = {};
 };
 
 // Mixture of experts: routed experts stacked per layer, of which `used` run per token.
@@ -112,6 +143,10 @@ struct ModelSpec {
   bool reference = false;  // a textbook model no runtime ships (the chapter's): fit ranks it only when named
 };
 
+// The tensors of m as llama.cpp stores them for its architecture, one per layer class (in GGUF order within a
+// layer) (so the list is as long for 1e8 layers as for 100). Requires vocab.
+std::vector<TensorShape> llama_tensors(const ModelSpec& m);
+
 // Layers that keep a KV cache of their own: all but the state layers and the layers sharing another's KV.
 std::uint32_t kv_layers(const ModelSpec& m);
 // Layers with attention (q/k/v/o tensors): all but the state layers.
@@ -128,35 +163,15 @@ bool has_qk_norm(const ModelSpec& m);
 // Whether layer i of m attends through a sliding window (always false without one).
 bool is_sliding_layer(const ModelSpec& m, std::uint32_t layer);
 
-// One weight tensor: name as in GGUF, role for the type rules, layer (-1 outside the blocks), shape. A block
-// tensor stands for itself in every layer of its layer_classes() class: name and layer are the first one's.
-struct TensorShape {
-  std::string name;
-  TensorRole role;
-  int layer;
-  std::uint64_t row_length;  // ne0, the contiguous dimension
-  std::uint64_t rows;        // product of the other dimensions
-  std::uint32_t routed_experts = 0;  // > 0: a stack of that many routed experts, of which moe->used are read
-  std::uint32_t layer_count = 1;     // layers this tensor stands for (1 outside the blocks)
-  bool last_layer = false;           // it stands for the last block's (a hybrid's taken to be an attention layer)
-};
-
-// Weights of t in all the layers it stands for.
-double tensor_weights(const TensorShape& t);
-
-// The tensors of m as llama.cpp stores them for its architecture, one per layer class (in GGUF order within a layer) (so
-// the list is as long for 1e8 layers as for 100). Requires vocab.
-std::vector<TensorShape> llama_tensors(const ModelSpec& m);
-
-// A tensor with the ggml type llama.cpp stores it in for a file type.
-struct TypedTensor {
-  TensorShape shape;
-  const GgmlType* type;  // nullptr: llama.cpp refuses the tensor in this file type (tensor_type)
-  double bytes;          // in all the layers it stands for (0 when refused)
-};
-
-// m's tensors with their types under file type ft (llama.cpp's per-tensor rules). Requires vocab.
+// m's tensors with their types under file type ft: a GGUF file's own where m was read from a file of format ft
+// (FormatSize::tensors), else llama.cpp's per-tensor rules. Requires vocab.
 std::vector<TypedTensor> typed_tensors(const ModelSpec& m, const FileType& ft);
+
+// A GGUF file's tensor of m by its name and dimensions (ne0 first), in the terms of llama_tensors: its role that
+// of the tensor of the same name within a block (or outside the blocks) in m's list (a matrix edgeplan does not
+// list is TensorRole::other, a vector TensorRole::norm), the layer of its `blk.N.` (last_layer for the last block),
+// rows the product of the dimensions past the first, an expert stack's (`_exps.`) experts its last dimension.
+TensorShape file_tensor_shape(const ModelSpec& m, std::string_view name, std::span<const std::uint64_t> dims);
 
 // Whether a decoded token looks up one row of t (llama.cpp's ggml_get_rows) rather than multiplying by it: an
 // untied token_embd and Gemma 3n's per-layer embeddings (per_layer_token_embd); a tied token_embd is the output
@@ -187,12 +202,6 @@ std::vector<TypedWeights> matmul_weights(const ModelSpec& m, const FileType& ft)
 // token_embd) among them. A GGUF file's own types where m was read from a file of format ft
 // (FormatSize::token_matmuls), else ft's rules. Requires vocab.
 std::vector<TypedWeights> token_matmul_weights(const ModelSpec& m, const FileType& ft);
-
-// Counts one tensor of a GGUF file (its name, type, row length and rows: the product of its dimensions past the
-// first) into `size`'s prompt_matmuls and token_matmuls, as the two functions above count a tensor of the rules:
-// a prompt matrix is a block's (`blk.N.`) tensor of two or more dimensions.
-void count_file_matmul(FormatSize& size, const ModelSpec& m, std::string_view tensor_name, const GgmlType& type,
-                       double row_length, double rows);
 
 // Parameters active per decoded token as model cards count them (Mixtral 8x7B's 12.9 B): every tensor, expert
 // stacks at used / experts, Gemma 3n's per-layer embeddings at one row, and token_embd whole (the bytes a token

@@ -33,6 +33,9 @@ struct ProfileText {
   std::string origin;   // "builtin" or the directory / file it was read from
   std::string text;
   std::string shadows{};  // the built-in profile a file in a user's directory hides ("builtin:devices/x.toml"), or ""
+  // A GGUF file's tensors with their types (model_file_profile), which the text does not carry: load_model gives
+  // them to the model's file_format (FormatSize::tensors).
+  std::vector<TypedTensor> file_tensors{};
 };
 
 // `kind` is the sub-directory: "devices", "models", ...
