@@ -403,7 +403,8 @@ std::vector<TypedWeights> token_matmul_weights(const ModelSpec& m, const FileTyp
   return out;
 }
 
-TensorShape file_tensor_shape(const ModelSpec& m, std::string_view name, std::span<const std::uint64_t> dims) {
+TensorShape file_tensor_shape(const ModelSpec& m, std::span<const TensorShape> listed, std::string_view name,
+                              std::span<const std::uint64_t> dims) {
   TensorShape t{std::string(name), TensorRole::other, -1, dims.empty() ? 0 : dims[0], 1};
   for (std::size_t i = 1; i < dims.size(); ++i) t.rows *= dims[i];
   if (const std::string_view part = in_block(name); part.size() < name.size()) {
@@ -419,9 +420,8 @@ TensorShape file_tensor_shape(const ModelSpec& m, std::string_view name, std::sp
     t.routed_experts = static_cast<std::uint32_t>(std::min<std::uint64_t>(dims.back(), UINT32_MAX));
   }
   t.role = t.rows > 1 ? TensorRole::other : TensorRole::norm;
-  if (!m.vocab) return t;
   const std::string_view part = in_block(name);
-  for (const TensorShape& s : llama_tensors(m)) {
+  for (const TensorShape& s : listed) {
     if ((s.layer < 0) == (t.layer < 0) && in_block(s.name) == part) {
       t.role = s.role;
       break;

@@ -190,12 +190,15 @@ ModelSpec read_model(const GgufFile& f, const std::string& name, const std::stri
   // or a mix of its own, may depart from the rules), for the prompt's and a token's compute and the runtime's
   // buffers.
   FormatSize size{std::nullopt, 0.0, 0.0};
+  const std::vector<TensorShape> listed = llama_tensors(m);
   for (const GgufTensor& t : f.tensors) {
     const double b = static_cast<double>(t.bytes);
     *size.bytes += b;
     *size.active_bytes += b * file_active_fraction(m, t.name, t.rows());
     // read_gguf gives every tensor its type; a GgufFile made another way may leave it out (metadata alone).
-    if (t.type && !t.dims.empty()) size.tensors.push_back({file_tensor_shape(m, t.name, t.dims), t.type, b});
+    if (t.type && !t.dims.empty()) {
+      size.tensors.push_back({file_tensor_shape(m, listed, t.name, t.dims), t.type, b});
+    }
   }
   const auto ftype = f.find("general.file_type");
   const auto id = ftype ? ftype->as_uint() : std::nullopt;

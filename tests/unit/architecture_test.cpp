@@ -308,20 +308,24 @@ TEST(ModelFile, GgufTensorsGiveTheRuntimeBuffersTheFilesTypes) {
 // stack's experts from its last dimension.
 TEST(ModelFile, FileTensorShape) {
   const ModelSpec m = fixtures::llama2_7b();
+  const std::vector<TensorShape> listed = llama_tensors(m);
+  const auto shape = [&](std::string_view name, std::span<const std::uint64_t> dims) {
+    return file_tensor_shape(m, listed, name, dims);
+  };
   const std::uint64_t q[] = {4096, 4096}, exps[] = {4096, 1024, 8}, norm[] = {4096};
-  const TensorShape t = file_tensor_shape(m, "blk.3.attn_q.weight", q);
+  const TensorShape t = shape("blk.3.attn_q.weight", q);
   EXPECT_EQ(t.role, TensorRole::attn_q);
   EXPECT_EQ(t.layer, 3);
   EXPECT_EQ(t.rows, 4096u);
   EXPECT_EQ(t.layer_count, 1u);
-  EXPECT_TRUE(file_tensor_shape(m, "blk." + std::to_string(m.layers - 1) + ".attn_q.weight", q).last_layer);
-  EXPECT_EQ(file_tensor_shape(m, "output.weight", q).role, TensorRole::output);
-  EXPECT_EQ(file_tensor_shape(m, "output.weight", q).layer, -1);
-  EXPECT_EQ(file_tensor_shape(m, "blk.3.attn_norm.weight", norm).role, TensorRole::norm);
-  EXPECT_EQ(file_tensor_shape(m, "blk.3.not_listed.weight", q).role, TensorRole::other);
-  EXPECT_EQ(file_tensor_shape(m, "blk.3.not_listed.weight", norm).role, TensorRole::norm);
-  EXPECT_EQ(file_tensor_shape(m, "blk.x.attn_q.weight", q).layer, -1);
-  const TensorShape e = file_tensor_shape(m, "blk.1.ffn_down_exps.weight", exps);
+  EXPECT_TRUE(shape("blk." + std::to_string(m.layers - 1) + ".attn_q.weight", q).last_layer);
+  EXPECT_EQ(shape("output.weight", q).role, TensorRole::output);
+  EXPECT_EQ(shape("output.weight", q).layer, -1);
+  EXPECT_EQ(shape("blk.3.attn_norm.weight", norm).role, TensorRole::norm);
+  EXPECT_EQ(shape("blk.3.not_listed.weight", q).role, TensorRole::other);
+  EXPECT_EQ(shape("blk.3.not_listed.weight", norm).role, TensorRole::norm);
+  EXPECT_EQ(shape("blk.x.attn_q.weight", q).layer, -1);
+  const TensorShape e = shape("blk.1.ffn_down_exps.weight", exps);
   EXPECT_EQ(e.routed_experts, 8u);
   EXPECT_EQ(e.rows, 8192u);
 }

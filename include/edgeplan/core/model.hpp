@@ -167,11 +167,13 @@ bool is_sliding_layer(const ModelSpec& m, std::uint32_t layer);
 // (FormatSize::tensors), else llama.cpp's per-tensor rules. Requires vocab.
 std::vector<TypedTensor> typed_tensors(const ModelSpec& m, const FileType& ft);
 
-// A GGUF file's tensor of m by its name and dimensions (ne0 first), in the terms of llama_tensors: its role that
-// of the tensor of the same name within a block (or outside the blocks) in m's list (a matrix edgeplan does not
-// list is TensorRole::other, a vector TensorRole::norm), the layer of its `blk.N.` (last_layer for the last block),
-// rows the product of the dimensions past the first, an expert stack's (`_exps.`) experts its last dimension.
-TensorShape file_tensor_shape(const ModelSpec& m, std::string_view name, std::span<const std::uint64_t> dims);
+// A GGUF file's tensor of m by its name and dimensions (ne0 first), in the terms of llama_tensors (`listed`, m's
+// list): its role that of the tensor of the same name within a block (or outside the blocks) in the list (a matrix
+// the list lacks is TensorRole::other, a vector TensorRole::norm), the layer of its `blk.N.` (last_layer for the
+// last block), rows the product of the dimensions past the first, an expert stack's (`_exps.`) experts its last
+// dimension.
+TensorShape file_tensor_shape(const ModelSpec& m, std::span<const TensorShape> listed, std::string_view name,
+                              std::span<const std::uint64_t> dims);
 
 // Whether a decoded token looks up one row of t (llama.cpp's ggml_get_rows) rather than multiplying by it: an
 // untied token_embd and Gemma 3n's per-layer embeddings (per_layer_token_embd); a tied token_embd is the output
