@@ -56,10 +56,11 @@ std::string file_type_name(const io::GgufFile& f) {
 
 std::vector<Counted> from_gguf(const ModelSpec& m, const io::GgufFile& f) {
   std::vector<Counted> out;
+  const std::vector<TensorShape> listed = llama_tensors(m);
   for (const io::GgufTensor& t : f.tensors) {
-    const double rows = t.rows(), bytes = static_cast<double>(t.bytes);
-    out.push_back({t.type->name, static_cast<double>(t.dims[0]) * rows, bytes,
-                   bytes * file_active_fraction(m, t.name, rows)});
+    const double bytes = static_cast<double>(t.bytes);
+    out.push_back({t.type->name, static_cast<double>(t.dims[0]) * t.rows(), bytes,
+                   bytes * active_fraction(m, file_tensor_shape(m, listed, t.name, t.dims))});
   }
   return out;
 }

@@ -347,17 +347,9 @@ bool row_lookup(const ModelSpec& m, std::string_view tensor_name) {
 }
 
 double active_fraction(const ModelSpec& m, const TensorShape& t) {
-  if (row_lookup(m, t.name)) return 1.0 / static_cast<double>(t.rows);  // the token's row
+  if (row_lookup(m, t.name)) return t.rows > 0 ? 1.0 / static_cast<double>(t.rows) : 0.0;  // the token's row
   if (t.routed_experts == 0 || !m.moe) return 1.0;
   return static_cast<double>(m.moe->used) / t.routed_experts;
-}
-
-double file_active_fraction(const ModelSpec& m, std::string_view tensor_name, double rows) {
-  if (row_lookup(m, tensor_name)) return rows > 0 ? 1.0 / rows : 0.0;  // a tensor of no rows holds no bytes
-  if (m.moe && tensor_name.find("_exps.") != std::string_view::npos) {
-    return static_cast<double>(m.moe->used) / m.moe->experts;
-  }
-  return 1.0;
 }
 
 bool prompt_matmul(const TensorShape& t) { return t.layer >= 0 && t.rows > 1; }

@@ -194,11 +194,10 @@ ModelSpec read_model(const GgufFile& f, const std::string& name, const std::stri
   for (const GgufTensor& t : f.tensors) {
     const double b = static_cast<double>(t.bytes);
     *size.bytes += b;
-    *size.active_bytes += b * file_active_fraction(m, t.name, t.rows());
+    TensorShape shape = file_tensor_shape(m, listed, t.name, t.dims);
+    *size.active_bytes += b * active_fraction(m, shape);
     // read_gguf gives every tensor its type; a GgufFile made another way may leave it out (metadata alone).
-    if (t.type && !t.dims.empty()) {
-      size.tensors.push_back({file_tensor_shape(m, listed, t.name, t.dims), t.type, b});
-    }
+    if (t.type && !t.dims.empty()) size.tensors.push_back({std::move(shape), t.type, b});
   }
   const auto ftype = f.find("general.file_type");
   const auto id = ftype ? ftype->as_uint() : std::nullopt;

@@ -180,13 +180,10 @@ TensorShape file_tensor_shape(const ModelSpec& m, std::span<const TensorShape> l
 // matrix too, which every token multiplies by whole.
 bool row_lookup(const ModelSpec& m, std::string_view tensor_name);
 
-// The 2-D weights of one tensor that a decoded token reads: one row of a lookup (row_lookup), used / experts of an
-// expert stack, or all of it.
+// The 2-D weights of one tensor that a decoded token reads: one row of a lookup (row_lookup; none of a GGUF file's
+// table of no rows), used / experts of an expert stack, or all of it. A GGUF file's tensors through
+// file_tensor_shape.
 double active_fraction(const ModelSpec& m, const TensorShape& t);
-
-// The same share of a GGUF file's tensor, by its name and its rows (the product of its dimensions past the
-// first): expert stacks are the `_exps.` tensors.
-double file_active_fraction(const ModelSpec& m, std::string_view tensor_name, double rows);
 
 // Whether every prompt token multiplies t (prefill's matrices): the decoder blocks' weight matrices, not token_embd,
 // the output matrix or 1-D tensors.
