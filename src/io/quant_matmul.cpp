@@ -12,6 +12,7 @@
 #include <cmath>
 #include <cstring>
 #include <stdexcept>
+#include <type_traits>
 #include <vector>
 
 #include <fmt/format.h>
@@ -73,18 +74,29 @@ struct BlockQ8Kx4 {
 };
 static_assert(sizeof(BlockQ8Kx4) == 1168, "block_q8_Kx4 of ggml-cpu/repack.h");
 
-// Groups [g_begin, g_end) of 4 tokens of Q8_K activations (`a`: token-major, `nb` blocks a token) into `y`, group g's
-// block b at g x nb + b.
-void interleave_q8_k(const BlockQ8K* a, std::uint64_t nb, std::uint64_t g_begin, std::uint64_t g_end,
-                     BlockQ8Kx4* y) {
+// Four tokens' Q8_0 blocks of the same 32 weights interleaved, as llama.cpp's repacked Q4_0 GEMM reads them
+// (block_q8_0x4 of ggml-cpu/repack.h, written by ggml_quantize_mat_q8_0_4x8): the 4 fp16 scales; the quants 8 bytes
+// of each token in turn (weights 8m..8m+7 of token r at 32m + 8r).
+struct BlockQ8_0x4 {
+  std::uint16_t d[4];
+  std::int8_t qs[128];
+};
+static_assert(sizeof(BlockQ8_0x4) == 136, "block_q8_0x4 of ggml-cpu/repack.h");
+
+// Groups [g_begin, g_end) of 4 tokens of activations (`a`: token-major, `nb` blocks a token; Q8_0 or Q8_K) into `y`
+// (BlockQ8_0x4 or BlockQ8Kx4), group g's block b at g x nb + b.
+template <class Block, class Four>
+void interleave_4(const Block* a, std::uint64_t nb, std::uint64_t g_begin, std::uint64_t g_end, Four* y) {
   for (std::uint64_t g = g_begin; g < g_end; ++g) {
     for (std::uint64_t b = 0; b < nb; ++b) {
-      BlockQ8Kx4& out = y[g * nb + b];
+      Four& out = y[g * nb + b];
       for (std::uint64_t r = 0; r < 4; ++r) {
-        const BlockQ8K& t = a[(4 * g + r) * nb + b];
+        const Block& t = a[(4 * g + r) * nb + b];
         out.d[r] = t.d;
-        for (int m = 0; m < 32; ++m) std::memcpy(out.qs + 32 * m + 8 * r, t.qs + 8 * m, 8);
-        for (int j = 0; j < 4; ++j) std::memcpy(out.bsums + 16 * j + 4 * r, t.bsums + 4 * j, 8);
+        for (std::size_t m = 0; m < sizeof t.qs / 8; ++m) std::memcpy(out.qs + 32 * m + 8 * r, t.qs + 8 * m, 8);
+        if constexpr (std::is_same_v<Block, BlockQ8K>) {
+          for (int j = 0; j < 4; ++j) std::memcpy(out.bsums + 16 * j + 4 * r, t.bsums + 4 * j, 8);
+        }
       }
     }
   }
@@ -264,27 +276,52 @@ void quantize_q8_k(const float* x, BlockQ8K* y, std::uint64_t nb) {
 #define EDGEPLAN_QDOT_EVEX __attribute__((target("avx2,fma,f16c,avx512f,avx512vl,avx512bw")))
 #define EDGEPLAN_QDOT_BODY __attribute__((always_inline, target("avx2,fma,f16c"))) inline
 
-// quantize_row_q8_0's AVX2 path: the block's max |x| across four vectors, x x 127 / max rounded, packed to bytes.
-EDGEPLAN_QDOT_AVX2 void quantize_q8_0_avx2(const float* x, BlockQ8_0* y, std::uint64_t nb) {
+// quantize_row_q8_0's AVX2 path, in two parts: the scale of a block of 32 activations (v: its four vectors of 8),
+// max |x| / 127 stored as fp16 in `d`, the multiplier 127 / max returned (0 for a block of zeros); and four vectors
+// of 8 each times its multiplier, rounded, as 32 bytes in order.
+EDGEPLAN_QDOT_AVX2 __m256 q8_0_scale(const __m256 (&v)[4], std::uint16_t& d) {
   const __m256 sign = _mm256_set1_ps(-0.0f);
+  __m256 amax = _mm256_setzero_ps();
+  for (const __m256& x : v) amax = _mm256_max_ps(amax, _mm256_andnot_ps(sign, x));
+  __m128 m4 = _mm_max_ps(_mm256_extractf128_ps(amax, 1), _mm256_castps256_ps128(amax));
+  m4 = _mm_max_ps(m4, _mm_movehl_ps(m4, m4));
+  m4 = _mm_max_ss(m4, _mm_movehdup_ps(m4));
+  const float max = _mm_cvtss_f32(m4);
+  d = f32_to_f16(max / 127);
+  return _mm256_set1_ps(max != 0 ? 127 / max : 0);
+}
+
+EDGEPLAN_QDOT_AVX2 __m256i q8_0_bytes(const __m256 (&v)[4], const __m256 (&mul)[4]) {
   const __m256i order = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);  // undoes packs' lane interleave
+  __m256i q[4];
+  for (int i = 0; i < 4; ++i) {
+    q[i] = _mm256_cvtps_epi32(_mm256_round_ps(_mm256_mul_ps(v[i], mul[i]), _MM_ROUND_NEAREST));
+  }
+  const __m256i bytes = _mm256_packs_epi16(_mm256_packs_epi32(q[0], q[1]), _mm256_packs_epi32(q[2], q[3]));
+  return _mm256_permutevar8x32_epi32(bytes, order);
+}
+
+EDGEPLAN_QDOT_AVX2 void quantize_q8_0_avx2(const float* x, BlockQ8_0* y, std::uint64_t nb) {
   for (std::uint64_t b = 0; b < nb; ++b, x += 32) {
-    __m256 v[4];
-    __m256 amax = _mm256_setzero_ps();
-    for (int i = 0; i < 4; ++i) {
-      v[i] = _mm256_loadu_ps(x + 8 * i);
-      amax = _mm256_max_ps(amax, _mm256_andnot_ps(sign, v[i]));
+    const __m256 v[4] = {_mm256_loadu_ps(x), _mm256_loadu_ps(x + 8), _mm256_loadu_ps(x + 16), _mm256_loadu_ps(x + 24)};
+    const __m256 mul = q8_0_scale(v, y[b].d);
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(y[b].qs), q8_0_bytes(v, {mul, mul, mul, mul}));
+  }
+}
+
+// ggml_quantize_mat_q8_0_4x8's AVX2 path: 4 tokens (`k` activations apart) straight into `nb` interleaved blocks,
+// each token's scale as quantize_row_q8_0's, then per 8 weights the 4 tokens' 8 bytes in turn.
+EDGEPLAN_QDOT_AVX2 void quantize_q8_0x4_avx2(const float* x, std::uint64_t k, BlockQ8_0x4* y, std::uint64_t nb) {
+  for (std::uint64_t b = 0; b < nb; ++b) {
+    __m256 v[4][4], mul[4];
+    for (std::uint64_t r = 0; r < 4; ++r) {
+      for (int i = 0; i < 4; ++i) v[r][i] = _mm256_loadu_ps(x + r * k + 32 * b + 8 * i);
+      mul[r] = q8_0_scale(v[r], y[b].d[r]);
     }
-    __m128 m4 = _mm_max_ps(_mm256_extractf128_ps(amax, 1), _mm256_castps256_ps128(amax));
-    m4 = _mm_max_ps(m4, _mm_movehl_ps(m4, m4));
-    m4 = _mm_max_ss(m4, _mm_movehdup_ps(m4));
-    const float max = _mm_cvtss_f32(m4);
-    y[b].d = f32_to_f16(max / 127);
-    const __m256 mul = _mm256_set1_ps(max != 0 ? 127 / max : 0);
-    __m256i q[4];
-    for (int i = 0; i < 4; ++i) q[i] = _mm256_cvtps_epi32(_mm256_round_ps(_mm256_mul_ps(v[i], mul), _MM_ROUND_NEAREST));
-    const __m256i bytes = _mm256_packs_epi16(_mm256_packs_epi32(q[0], q[1]), _mm256_packs_epi32(q[2], q[3]));
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(y[b].qs), _mm256_permutevar8x32_epi32(bytes, order));
+    for (int j = 0; j < 4; ++j) {
+      const __m256i bytes = q8_0_bytes({v[0][j], v[1][j], v[2][j], v[3][j]}, mul);
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(y[b].qs + 32 * j), bytes);
+    }
   }
 }
 
@@ -439,9 +476,8 @@ EDGEPLAN_QDOT_VNNI512 void tile4_q8_0_vnni512(const void* const* wv, const void*
 // its 8 lanes (rows in the order 0 4 1 5 2 6 3 7), whose dot product with 4 activation bytes broadcast is that
 // row's, so the 8 rows' sums sit in one vector with no horizontal sum, put in order once at the end. The int8
 // products are ggml's mul_sum_i8_pairs (|x| with y given x's sign, then vpdpbusd): one token takes the sign of the
-// weights on 256-bit vectors; a prompt runs 16 rows (two records side by side in 512-bit vectors) by 16 tokens,
-// each block's weights unpacked once for the 16, and takes the sign of the activations by mask (AVX-512 has no
-// vpsignb), as ggml's AVX-512 gemm does. This is edgeplan's own code of that data movement and arithmetic.
+// weights on 256-bit vectors. A prompt (gemm_q4_0_r8, below) runs 16 rows by 16 tokens, its activations 4 tokens a
+// block, as ggml's AVX-512 gemm does. This is edgeplan's own code of that data movement and arithmetic.
 
 EDGEPLAN_QDOT_VNNI512 __m256i sign_extend_table256() {
   return _mm256_setr_epi8(0, 1, 2, 3, 4, 5, 6, 7, -8, -7, -6, -5, -4, -3, -2, -1, 0, 1, 2, 3, 4, 5, 6, 7, -8, -7, -6,
@@ -455,8 +491,7 @@ EDGEPLAN_QDOT_AVX2 __m256 r8_scales(const std::uint8_t* record) {
 }
 
 // Weights 8p..8p+7 of 8 rows from the vectors holding rows 0-3 (r03) and 4-7 (r47) of them, 8 bytes a row: w[0]
-// weights 8p..8p+3, w[1] 8p+4..8p+7, 4 of each row in a 32-bit lane, rows in the order 0 4 1 5 2 6 3 7 (two
-// records side by side in 512 bits: rows 8 12 9 13 .. in the upper half).
+// weights 8p..8p+3, w[1] 8p+4..8p+7, 4 of each row in a 32-bit lane, rows in the order 0 4 1 5 2 6 3 7.
 EDGEPLAN_QDOT_AVX2 void r8_rows(__m256i r03, __m256i r47, __m256i (&w)[2]) {
   w[0] = _mm256_blend_epi32(r03, _mm256_shuffle_epi32(r47, 177), 170);
   w[1] = _mm256_blend_epi32(_mm256_shuffle_epi32(r03, 177), r47, 170);
@@ -482,16 +517,6 @@ EDGEPLAN_QDOT_VNNI512 __m512 join(__m256 lo, __m256 hi) {
   return _mm512_castpd_ps(_mm512_insertf64x4(_mm512_castpd256_pd512(_mm256_castps_pd(lo)), _mm256_castps_pd(hi), 1));
 }
 
-EDGEPLAN_QDOT_VNNI512 void r8_rows(__m512i r03, __m512i r47, __m512i (&w)[2]) {
-  w[0] = _mm512_mask_blend_epi32(0xAAAA, r03, _mm512_shuffle_epi32(r47, _MM_PERM_CDAB));
-  w[1] = _mm512_mask_blend_epi32(0xAAAA, _mm512_shuffle_epi32(r03, _MM_PERM_CDAB), r47);
-}
-
-// Two records' 16 sums from r8_rows' lane order back into row order.
-EDGEPLAN_QDOT_VNNI512 __m512 r8_in_order(__m512 lanes) {
-  return _mm512_permutexvar_ps(_mm512_setr_epi32(0, 2, 4, 6, 1, 3, 5, 7, 8, 10, 12, 14, 9, 11, 13, 15), lanes);
-}
-
 // A token's 16 sums in row order stored, 8 of them where the second record is the first again (w1 == w0: a group
 // left alone).
 EDGEPLAN_QDOT_VNNI512 void r8_store(float* out, __m512 rows, bool two) {
@@ -500,24 +525,13 @@ EDGEPLAN_QDOT_VNNI512 void r8_store(float* out, __m512 rows, bool two) {
 
 // The 8 unpacked weight vectors of a record's 32-byte quarter q (0..3) pair: x[0..3] the low nibbles of quarters
 // 0..3 (rows 0-3 weights 0-7, rows 4-7 weights 0-7, rows 0-3 weights 8-15, rows 4-7 weights 8-15), x[4..7] the
-// high nibbles (weights 16-31 likewise); 256 bits for one record, 512 for two side by side.
+// high nibbles (weights 16-31 likewise).
 EDGEPLAN_QDOT_VNNI512 void r8_unpack(const std::uint8_t* record, __m256i (&x)[8]) {
   const __m256i table = sign_extend_table256(), low = _mm256_set1_epi8(0xF);
   for (int q = 0; q < 4; ++q) {
     const __m256i raw = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(record + 16 + 32 * q));
     x[q] = _mm256_shuffle_epi8(table, _mm256_and_si256(raw, low));
     x[4 + q] = _mm256_shuffle_epi8(table, _mm256_and_si256(_mm256_srli_epi16(raw, 4), low));
-  }
-}
-
-EDGEPLAN_QDOT_VNNI512 void r8_unpack(const std::uint8_t* r0, const std::uint8_t* r1, __m512i (&x)[8]) {
-  const __m512i table = join(sign_extend_table256(), sign_extend_table256());
-  const __m512i low = _mm512_set1_epi8(0xF);
-  for (int q = 0; q < 4; ++q) {
-    const __m512i raw = join(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(r0 + 16 + 32 * q)),
-                             _mm256_loadu_si256(reinterpret_cast<const __m256i*>(r1 + 16 + 32 * q)));
-    x[q] = _mm512_shuffle_epi8(table, _mm512_and_si512(raw, low));
-    x[4 + q] = _mm512_shuffle_epi8(table, _mm512_and_si512(_mm512_srli_epi16(raw, 4), low));
   }
 }
 
@@ -544,41 +558,6 @@ EDGEPLAN_QDOT_VNNI512 void gemv_q4_0_r8(const std::uint8_t* w, const BlockQ8_0* 
     acc = _mm256_fmadd_ps(_mm256_cvtepi32_ps(iacc), scales, acc);
   }
   _mm256_storeu_ps(out, r8_in_order(acc));
-}
-
-// kR8PromptTokens tokens (activation rows `stride` blocks apart) by the 16 rows of the records at w0 and w1 (w1 ==
-// w0: 8 rows only); token t's sums go to out + t x ldc.
-EDGEPLAN_QDOT_VNNI512 void gemm_q4_0_r8(const std::uint8_t* w0, const std::uint8_t* w1, const BlockQ8_0* a,
-                                        std::uint64_t stride, std::uint64_t nb, float* out, std::uint64_t ldc) {
-  const __m512i zero = _mm512_setzero_si512();
-  __m512 acc[kR8PromptTokens];
-  for (__m512& v : acc) v = _mm512_setzero_ps();
-  for (std::uint64_t b = 0; b < nb; ++b) {
-    const std::uint8_t* r0 = w0 + b * kR8Record;
-    const std::uint8_t* r1 = w1 + b * kR8Record;
-    __m512i x[8], wq[8];
-    r8_unpack(r0, r1, x);
-    for (int p = 0; p < 4; ++p) {  // the 16 rows' weights 4k..4k+3 in wq[k], rows 0 4 1 5 2 6 3 7, then 8 12 ...
-      __m512i pair[2];
-      r8_rows(x[p % 2 * 2 + p / 2 * 4], x[p % 2 * 2 + p / 2 * 4 + 1], pair);
-      wq[2 * p] = pair[0];
-      wq[2 * p + 1] = pair[1];
-    }
-    const __m512 scales = join(r8_scales(r0), r8_scales(r1));
-    for (std::uint64_t t = 0; t < kR8PromptTokens; ++t) {
-      const BlockQ8_0& y = a[t * stride + b];
-      __m512i iacc = _mm512_setzero_si512();
-      for (int k = 0; k < 8; ++k) {
-        std::int32_t quad;
-        std::memcpy(&quad, y.qs + 4 * k, sizeof quad);
-        const __m512i q = _mm512_set1_epi32(quad);
-        const __m512i signed_w = _mm512_mask_sub_epi8(wq[k], _mm512_movepi8_mask(q), zero, wq[k]);
-        iacc = _mm512_dpbusd_epi32(iacc, _mm512_abs_epi8(q), signed_w);
-      }
-      acc[t] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(iacc), _mm512_mul_ps(scales, _mm512_set1_ps(_cvtsh_ss(y.d))), acc[t]);
-    }
-  }
-  for (std::uint64_t t = 0; t < kR8PromptTokens; ++t) r8_store(out + t * ldc, r8_in_order(acc[t]), w1 != w0);
 }
 
 // Q4_K for one token as llama.cpp repacks and runs it on x86 without AMX (make_block_q4_Kx8 with an interleave of 8,
@@ -671,6 +650,56 @@ EDGEPLAN_QDOT_EVEX void gemv_q4_k_r8_evex(const std::uint8_t* w, const BlockQ8K*
   gemv_q4_k_r8(w, a, nb, out);
 }
 
+// The data movement the repacked prompt GEMMs share (gemm_q4_k_r8, gemm_q4_0_r8). Two records' 8-byte chunks of
+// weights at offset `at` (rows 0-3 then 4-7 of each, 64 bytes): c = 0 rows 0 1 4 5 8 9 12 13, c = 1 rows 2 3 6 7
+// 10 11 14 15.
+EDGEPLAN_QDOT_VNNI512 void r8_row_pairs(const std::uint8_t* const (&rec)[2], std::uint64_t at, __m512i (&raw)[2]) {
+  const __m256i swap = _mm256_set_epi32(3, 2, 1, 0, 7, 6, 5, 4);  // the two 128-bit halves exchanged
+  __m256i half[2][2];                                             // [record][c]
+  for (int r = 0; r < 2; ++r) {
+    const __m256i r03 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(rec[r] + at));
+    const __m256i r47 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(rec[r] + at + 32));
+    half[r][0] = _mm256_blend_epi32(r03, _mm256_permutevar8x32_epi32(r47, swap), 240);
+    half[r][1] = _mm256_blend_epi32(_mm256_permutevar8x32_epi32(r03, swap), r47, 240);
+  }
+  for (int c = 0; c < 2; ++c) raw[c] = join(half[0][c], half[1][c]);
+}
+
+// A row pair's 8 bytes in the two shuffle patterns: s = 0 their first 4, s = 1 their last 4, each twice in a 128-bit
+// lane (rows A B A B).
+EDGEPLAN_QDOT_VNNI512 void r8_weight_patterns(__m512i bytes, __m512i (&w)[2]) {
+  w[0] = _mm512_shuffle_epi32(bytes, static_cast<_MM_PERM_ENUM>(136));
+  w[1] = _mm512_shuffle_epi32(bytes, static_cast<_MM_PERM_ENUM>(221));
+}
+
+// The activations of 4 interleaved tokens' 8 weights (32 bytes at q) in the lanes of r8_weight_patterns' vectors:
+// x[p][s] tokens 2p and 2p + 1 (A A B B in a 128-bit lane).
+EDGEPLAN_QDOT_VNNI512 void r8_token_patterns(const std::int8_t* q, __m512i (&x)[2][2]) {
+  const __m256i four = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(q));
+  const __m256i pair[2] = {_mm256_permute2f128_si256(four, four, 0), _mm256_permute2f128_si256(four, four, 17)};
+  for (int p = 0; p < 2; ++p) {
+    const __m512i both = join(pair[p], pair[p]);
+    x[p][0] = _mm512_shuffle_epi32(both, static_cast<_MM_PERM_ENUM>(160));
+    x[p][1] = _mm512_shuffle_epi32(both, static_cast<_MM_PERM_ENUM>(245));
+  }
+}
+
+// Tokens 2p and 2p + 1's 16 rows in order from the sums over c = 0 and c = 1 (one row by one token a lane): lanes
+// 2-3 of each 128 bits from the other vector.
+EDGEPLAN_QDOT_VNNI512 void r8_token_rows(const __m512i (&sums)[2], __m512i (&rows)[2]) {
+  const auto cdab = static_cast<_MM_PERM_ENUM>(78);
+  rows[0] = _mm512_mask_blend_epi32(0xCCCC, sums[0], _mm512_shuffle_epi32(sums[1], cdab));
+  rows[1] = _mm512_mask_blend_epi32(0xCCCC, _mm512_shuffle_epi32(sums[0], cdab), sums[1]);
+}
+
+// Each of 4 values (repeated in every 128-bit lane of v) in every lane.
+EDGEPLAN_QDOT_VNNI512 void r8_each(__m512 v, __m512 (&each)[4]) {
+  each[0] = _mm512_shuffle_ps(v, v, 0);
+  each[1] = _mm512_shuffle_ps(v, v, 85);
+  each[2] = _mm512_shuffle_ps(v, v, 170);
+  each[3] = _mm512_shuffle_ps(v, v, 255);
+}
+
 // A prompt of Q4_K on repacked records as the AVX-512 path of llama.cpp's ggml_gemm_q4_K_8x8_q8_K runs it (no VNNI:
 // _mm512_maddubs_epi16): 16 rows (two records side by side) by 4 x Groups tokens (Groups interleaved groups of 4, `nb`
 // blocks a group: 4 in its main loop, 1 in the loop over the tokens left), 8 x Groups fp32 accumulators (a token's 16
@@ -684,7 +713,6 @@ template <int Groups>
 EDGEPLAN_QDOT_VNNI512 void gemm_q4_k_r8(const std::uint8_t* w0, const std::uint8_t* w1, const BlockQ8Kx4* a,
                                         std::uint64_t nb, float* out, std::uint64_t ldc) {
   const __m512i low = _mm512_set1_epi8(0xF);
-  const __m256i swap = _mm256_set_epi32(3, 2, 1, 0, 7, 6, 5, 4);  // the two 128-bit halves exchanged
   __m512 acc[4 * Groups], acc_min[4 * Groups];
   for (int t = 0; t < 4 * Groups; ++t) acc[t] = acc_min[t] = _mm512_setzero_ps();
   for (std::uint64_t b = 0; b < nb; ++b) {
@@ -692,25 +720,14 @@ EDGEPLAN_QDOT_VNNI512 void gemm_q4_k_r8(const std::uint8_t* w0, const std::uint8
     const __m512 d = join(fp16x8(rec[0]), fp16x8(rec[1]));
     const __m512 dmin = join(fp16x8(rec[0] + 16), fp16x8(rec[1] + 16));
     for (int sb = 0; sb < 4; ++sb) {  // sub-blocks 2sb (low nibbles, h = 0) and 2sb + 1 (high, h = 1)
-      // w[h][v][c][s]: weights 8v + 4s .. 8v + 4s + 3 of sub-block 2sb + h; c = 0 rows 0 1 4 5 8 9 12 13, c = 1
-      // rows 2 3 6 7 10 11 14 15, each row's 4 bytes twice in a 128-bit lane (rows A B A B).
+      // w[h][v][c][s]: weights 8v + 4s .. 8v + 4s + 3 of sub-block 2sb + h, rows c of r8_row_pairs.
       __m512i w[2][4][2][2];
       for (int v = 0; v < 4; ++v) {
-        __m256i half[2][2];  // [record][c]
-        for (int r = 0; r < 2; ++r) {
-          const std::uint8_t* q = rec[r] + 128 + 256 * sb + 64 * v;
-          const __m256i r03 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(q));
-          const __m256i r47 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(q + 32));
-          half[r][0] = _mm256_blend_epi32(r03, _mm256_permutevar8x32_epi32(r47, swap), 240);
-          half[r][1] = _mm256_blend_epi32(_mm256_permutevar8x32_epi32(r03, swap), r47, 240);
-        }
+        __m512i raw[2];
+        r8_row_pairs(rec, 128 + 256 * sb + 64 * v, raw);
         for (int c = 0; c < 2; ++c) {
-          const __m512i raw = join(half[0][c], half[1][c]);
-          const __m512i nibbles[2] = {_mm512_and_si512(raw, low), _mm512_and_si512(_mm512_srli_epi16(raw, 4), low)};
-          for (int h = 0; h < 2; ++h) {
-            w[h][v][c][0] = _mm512_shuffle_epi32(nibbles[h], static_cast<_MM_PERM_ENUM>(136));
-            w[h][v][c][1] = _mm512_shuffle_epi32(nibbles[h], static_cast<_MM_PERM_ENUM>(221));
-          }
+          r8_weight_patterns(_mm512_and_si512(raw[c], low), w[0][v][c]);
+          r8_weight_patterns(_mm512_and_si512(_mm512_srli_epi16(raw[c], 4), low), w[1][v][c]);
         }
       }
       // The scales of sub-blocks 2sb and 2sb + 1 (rows 0-7 of record 0, then of record 1), each twice as int16, in
@@ -733,19 +750,8 @@ EDGEPLAN_QDOT_VNNI512 void gemm_q4_k_r8(const std::uint8_t* w0, const std::uint8
         __m512i rows[4] = {_mm512_setzero_si512(), _mm512_setzero_si512(), _mm512_setzero_si512(),
                            _mm512_setzero_si512()};
         for (int h = 0; h < 2; ++h) {
-          // x[v][p][s]: the activations of w[h][v][.][s] for tokens 2p and 2p + 1 (A A B B in a 128-bit lane).
-          __m512i x[4][2][2];
-          for (int v = 0; v < 4; ++v) {
-            const std::int8_t* q = y.qs + 256 * sb + 128 * h + 32 * v;
-            const __m256i four = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(q));
-            const __m256i pair[2] = {_mm256_permute2f128_si256(four, four, 0),  // tokens 0 and 1, then 2 and 3
-                                     _mm256_permute2f128_si256(four, four, 17)};
-            for (int p = 0; p < 2; ++p) {
-              const __m512i both = join(pair[p], pair[p]);
-              x[v][p][0] = _mm512_shuffle_epi32(both, static_cast<_MM_PERM_ENUM>(160));
-              x[v][p][1] = _mm512_shuffle_epi32(both, static_cast<_MM_PERM_ENUM>(245));
-            }
-          }
+          __m512i x[4][2][2];  // x[v][p][s]: the activations of w[h][v][.][s] for tokens 2p and 2p + 1
+          for (int v = 0; v < 4; ++v) r8_token_patterns(y.qs + 256 * sb + 128 * h + 32 * v, x[v]);
           for (int p = 0; p < 2; ++p) {
             __m512i sums[2];  // [c]: one row by one token a 32-bit lane
             for (int c = 0; c < 2; ++c) {
@@ -758,20 +764,18 @@ EDGEPLAN_QDOT_VNNI512 void gemm_q4_k_r8(const std::uint8_t* w0, const std::uint8
               }
               sums[c] = _mm512_madd_epi16(_mm512_add_epi16(pattern[0], pattern[1]), scale[h][c]);
             }
-            // Tokens 2p and 2p + 1, rows in order: lanes 2-3 of each 128 bits from the other half's vector.
-            const auto cdab = static_cast<_MM_PERM_ENUM>(78);
-            rows[2 * p] = _mm512_add_epi32(
-                rows[2 * p], _mm512_mask_blend_epi32(0xCCCC, sums[0], _mm512_shuffle_epi32(sums[1], cdab)));
-            rows[2 * p + 1] = _mm512_add_epi32(
-                rows[2 * p + 1], _mm512_mask_blend_epi32(0xCCCC, _mm512_shuffle_epi32(sums[0], cdab), sums[1]));
+            __m512i pair[2];
+            r8_token_rows(sums, pair);
+            rows[2 * p] = _mm512_add_epi32(rows[2 * p], pair[0]);
+            rows[2 * p + 1] = _mm512_add_epi32(rows[2 * p + 1], pair[1]);
           }
         }
         const __m512 dy = _mm512_broadcast_f32x4(_mm_loadu_ps(y.d));
         const __m256i bsums = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(y.bsums + 16 * sb));
         const __m512i sums32 = _mm512_broadcast_i32x4(
             _mm_hadd_epi16(_mm256_castsi256_si128(bsums), _mm256_extracti128_si256(bsums, 1)));
-        const __m512 dy_t[4] = {_mm512_shuffle_ps(dy, dy, 0), _mm512_shuffle_ps(dy, dy, 85),
-                                _mm512_shuffle_ps(dy, dy, 170), _mm512_shuffle_ps(dy, dy, 255)};
+        __m512 dy_t[4];
+        r8_each(dy, dy_t);
         const __m512i sums_t[4] = {_mm512_shuffle_epi32(sums32, static_cast<_MM_PERM_ENUM>(0)),
                                    _mm512_shuffle_epi32(sums32, static_cast<_MM_PERM_ENUM>(85)),
                                    _mm512_shuffle_epi32(sums32, static_cast<_MM_PERM_ENUM>(170)),
@@ -785,6 +789,67 @@ EDGEPLAN_QDOT_VNNI512 void gemm_q4_k_r8(const std::uint8_t* w0, const std::uint8
     }
   }
   for (int t = 0; t < 4 * Groups; ++t) r8_store(out + t * ldc, _mm512_sub_ps(acc[t], acc_min[t]), w1 != w0);
+}
+
+// A prompt of Q4_0 on repacked records as the AVX-512 path of llama.cpp's gemm_q4_b32_8x8_q8_0_lut_avx runs it: 16
+// rows (two records side by side) by 16 tokens (4 interleaved groups of 4, `nb` blocks a group), 16 fp32
+// accumulators (a token's 16 rows). Per block, each record's 8-byte chunks of rows 0 1 4 5 and 2 3 6 7 are put side
+// by side, the nibbles sign-extended through the table and their 4-byte halves spread into two shuffle patterns; per
+// group of 4 tokens the activations are spread likewise (tokens 0 1 and 2 3 in a 128-bit lane), so that each 32-bit
+// lane holds one row by one token; the int8 products are mul_sum_i8_pairs on 512 bits (|x| of the activations, their
+// sign on the weights by mask, vpdpbusd), four chained per pattern, and the patterns blended into a token's 16 rows
+// in order. The same data movement and arithmetic as ggml's, in edgeplan's own code.
+EDGEPLAN_QDOT_VNNI512 void gemm_q4_0_r8(const std::uint8_t* w0, const std::uint8_t* w1, const BlockQ8_0x4* a,
+                                        std::uint64_t nb, float* out, std::uint64_t ldc) {
+  const __m512i low = _mm512_set1_epi8(0xF), zero = _mm512_setzero_si512();
+  const __m512i table = join(sign_extend_table256(), sign_extend_table256());
+  __m512 acc[kR8PromptTokens];
+  for (__m512& v : acc) v = _mm512_setzero_ps();
+  for (std::uint64_t b = 0; b < nb; ++b) {
+    const std::uint8_t* const rec[2] = {w0 + b * kR8Record, w1 + b * kR8Record};
+    // w[v][c][s]: weights 8v + 4s .. 8v + 4s + 3 (v = 2h + q: nibbles h of bytes 8q..8q + 7), rows c of r8_row_pairs.
+    __m512i w[4][2][2];
+    for (int q = 0; q < 2; ++q) {
+      __m512i raw[2];
+      r8_row_pairs(rec, 16 + 64 * q, raw);
+      for (int c = 0; c < 2; ++c) {
+        const __m512i high = _mm512_and_si512(_mm512_srli_epi16(raw[c], 4), low);
+        r8_weight_patterns(_mm512_shuffle_epi8(table, _mm512_and_si512(raw[c], low)), w[q][c]);
+        r8_weight_patterns(_mm512_shuffle_epi8(table, high), w[2 + q][c]);
+      }
+    }
+    const __m512 scales = join(fp16x8(rec[0]), fp16x8(rec[1]));
+    for (std::uint64_t g = 0; g < kR8PromptTokens / 4; ++g) {  // tokens 4g..4g+3
+      const BlockQ8_0x4& y = a[g * nb + b];
+      __m512i x[4][2][2];  // x[v][p][s]: the activations of w[v][.][s] for tokens 2p and 2p + 1
+      for (int v = 0; v < 4; ++v) r8_token_patterns(y.qs + 32 * v, x[v]);
+      __m512i rows[2][2];  // [p]: tokens 2p and 2p + 1, rows in order
+      for (int p = 0; p < 2; ++p) {
+        __m512i sums[2];  // [c]: one row by one token a 32-bit lane
+        for (int c = 0; c < 2; ++c) {
+          __m512i pattern[2];
+          for (int s = 0; s < 2; ++s) {
+            pattern[s] = zero;
+            for (int v = 3; v >= 0; --v) {
+              const __m512i signed_w = _mm512_mask_sub_epi8(w[v][c][s], _mm512_movepi8_mask(x[v][p][s]), zero,
+                                                            w[v][c][s]);
+              pattern[s] = _mm512_dpbusd_epi32(pattern[s], _mm512_abs_epi8(x[v][p][s]), signed_w);
+            }
+          }
+          sums[c] = _mm512_add_epi32(pattern[0], pattern[1]);
+        }
+        r8_token_rows(sums, rows[p]);
+      }
+      // The 4 tokens' scales in every 128-bit lane, then each in every lane.
+      __m512 dy_t[4];
+      r8_each(_mm512_cvtph_ps(_mm256_broadcastq_epi64(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(y.d)))), dy_t);
+      for (int t = 0; t < 4; ++t) {
+        const __m512 sum = _mm512_cvtepi32_ps(rows[t / 2][t % 2]);
+        acc[4 * g + t] = _mm512_fmadd_ps(sum, _mm512_mul_ps(scales, dy_t[t]), acc[4 * g + t]);
+      }
+    }
+  }
+  for (std::uint64_t t = 0; t < kR8PromptTokens; ++t) r8_store(out + t * ldc, acc[t], w1 != w0);
 }
 
 // Q4_K: the nibbles are unsigned (0..15), so _mm256_maddubs_epi16 takes them as they are; each sub-block's pair
@@ -1503,7 +1568,9 @@ struct QuantMatmul::Data {
   kernel_parts::AlignedVector<qdot::BlockQ4K> q4_k;
   kernel_parts::AlignedVector<qdot::BlockQ6K> q6_k;
   kernel_parts::AlignedVector<qdot::BlockQ8K> act_k, work_k;
-  kernel_parts::AlignedVector<qdot::BlockQ8Kx4> act_k4, work_k4;  // a repacked Q4_K prompt's: act_k 4 tokens a block
+  // A repacked prompt's activations 4 tokens a block: Q4_0's act8, Q4_K's act_k (and their work buffers).
+  kernel_parts::AlignedVector<qdot::BlockQ8_0x4> act8x4, work8x4;
+  kernel_parts::AlignedVector<qdot::BlockQ8Kx4> act_k4, work_k4;
   kernel_parts::AlignedVector<float> act_f32;  // the activations before quantization, tokens x k
   kernel_parts::AlignedVector<std::uint8_t> packed;  // isa amx: the weights in 16-row records (pack_amx); r8: in
   bool r8 = false;                                    // 8-row records (pack_r8: Q4_0 repacked as llama.cpp does)
@@ -1538,11 +1605,24 @@ void requantize_share(QuantMatmul::Data& d, std::uint64_t row_begin, std::uint64
   const std::uint64_t t0 = d.tokens * std::min(row_begin, d.rows) / d.rows;
   const std::uint64_t t1 = d.tokens * std::min(row_end, d.rows) / d.rows;
   if (t1 <= t0) return;
+#if EDGEPLAN_QDOT_X86
+  // A repacked Q4_0 prompt's tokens straight into groups of 4 (ggml_quantize_mat_q8_0_4x8): the groups that start in
+  // the share.
+  if (!d.work8x4.empty()) {
+    const std::uint64_t nb = d.activation_blocks;
+    for (std::uint64_t g = (t0 + 3) / 4; g < (t1 + 3) / 4; ++g) {
+      quantize_q8_0x4_avx2(d.act_f32.data() + 4 * g * d.k, d.k, d.work8x4.data() + g * nb, nb);
+    }
+    const void* kept = d.work8x4.data();
+    __asm__ volatile("" : : "r"(kept) : "memory");
+    return;
+  }
+#endif
   BlockQ8_0* y8 = k_quant(d.kind) ? nullptr : d.work8.data() + t0 * d.activation_blocks;
   BlockQ8K* yk = k_quant(d.kind) ? d.work_k.data() + t0 * d.activation_blocks : nullptr;
   quantize_activations(d, d.act_f32.data() + t0 * d.k, t1 - t0, y8, yk);
   // A repacked Q4_K prompt's groups of 4 tokens interleaved (ggml_quantize_mat_q8_K_4x8), those wholly in the share.
-  if (!d.work_k4.empty()) interleave_q8_k(d.work_k.data(), d.activation_blocks, (t0 + 3) / 4, t1 / 4, d.work_k4.data());
+  if (!d.work_k4.empty()) interleave_4(d.work_k.data(), d.activation_blocks, (t0 + 3) / 4, t1 / 4, d.work_k4.data());
   const void* kept = y8 ? static_cast<const void*>(y8) : static_cast<const void*>(yk);
   __asm__ volatile("" : : "r"(kept) : "memory");
 }
@@ -1599,10 +1679,16 @@ void pack_r8(QuantMatmul::Data& d) {
       for (int j = 0; j < 8; ++j) pack_scales_mins(rows, j, record + 32 + 12 * j);
     }
   }
-  if (d.kind == QuantKind::q4_k && d.tokens > 1) {  // the prompt's activations 4 tokens a block
-    d.act_k4.resize(d.tokens / 4 * nb);
-    d.work_k4.resize(d.tokens / 4 * nb);
-    interleave_q8_k(d.act_k.data(), nb, 0, d.tokens / 4, d.act_k4.data());
+  if (d.tokens > 1) {  // the prompt's activations 4 tokens a block
+    if (d.kind == QuantKind::q4_k) {
+      d.act_k4.resize(d.tokens / 4 * nb);
+      d.work_k4.resize(d.tokens / 4 * nb);
+      interleave_4(d.act_k.data(), nb, 0, d.tokens / 4, d.act_k4.data());
+    } else {
+      d.act8x4.resize(d.tokens / 4 * nb);
+      d.work8x4.resize(d.tokens / 4 * nb);
+      interleave_4(d.act8.data(), nb, 0, d.tokens / 4, d.act8x4.data());
+    }
   }
   d.r8 = true;
 }
@@ -1644,11 +1730,11 @@ void run_r8(QuantMatmul::Data& d, std::uint64_t row_begin, std::uint64_t row_end
       });
     }
   } else {
-    pairs([&](std::uint64_t r, const std::uint8_t* second) {
-      for (std::uint64_t t = 0; t < d.tokens; t += kR8PromptTokens) {
-        gemm_q4_0_r8(record(r), second, d.act8.data() + t * nb, nb, nb, d.out.data() + t * d.rows + r, d.rows);
-      }
-    });
+    for (std::uint64_t t = 0; t < d.tokens; t += kR8PromptTokens) {
+      pairs([&](std::uint64_t r, const std::uint8_t* second) {
+        gemm_q4_0_r8(record(r), second, d.act8x4.data() + t / 4 * nb, nb, d.out.data() + t * d.rows + r, d.rows);
+      });
+    }
   }
 }
 #endif

@@ -146,13 +146,14 @@ TEST(QuantMatmul, OneTokenOnAmxPackedWeightsAgreesWithThePortableLoop) {
   }
 }
 
-// Q4_0 repacked into 8-row records as llama.cpp's CPU_REPACK buffer holds it (AVX-512 VNNI hosts without AMX): a
-// prompt of 16 tokens and one token over 40 rows (five groups: the first slice ends inside the third, which runs
-// alone, 8 rows by 16 tokens) give the portable loop's products; 36 rows (not a multiple of 8) are not repacked,
+// Q4_0 repacked into 8-row records as llama.cpp's CPU_REPACK buffer holds it (AVX-512 VNNI hosts without AMX):
+// prompts of 16 and 32 tokens (its AVX-512 GEMM, the activations 4 tokens a block, 16 tokens a tile) and one token
+// over 40 rows (five groups: the first slice ends inside the third, which runs alone, 8 rows by 16 tokens) give the
+// portable loop's products; 36 rows (not a multiple of 8) are not repacked,
 // as llama.cpp repacks only whole groups, nor 8 tokens (the prompt kernel takes 16). Elsewhere the test says it
 // skipped.
 TEST(QuantMatmul, RepackedQ4_0AgreesWithThePortableLoop) {
-  for (std::uint64_t tokens : {16u, 1u}) {
+  for (std::uint64_t tokens : {16u, 32u, 1u}) {
     QuantMatmul scalar(QuantKind::q4_0, 40, 1024, tokens, QuantIsa::scalar), r8(QuantKind::q4_0, 40, 1024, tokens);
     if (r8.kernel().find("interleaved") == std::string::npos) GTEST_SKIP() << "no repacked Q4_0 here: " << r8.kernel();
     EXPECT_EQ(r8.kernel(), tokens == 1
