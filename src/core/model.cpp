@@ -329,8 +329,13 @@ const FormatSize* stated_size(const ModelSpec& m, const FileType& ft) {
 
 }  // namespace
 
+bool file_tensors(const ModelSpec& m, const FileType& ft) {
+  const FormatSize* size = stated_size(m, ft);
+  return size && !size->tensors.empty();
+}
+
 std::vector<TypedTensor> typed_tensors(const ModelSpec& m, const FileType& ft) {
-  if (const FormatSize* size = stated_size(m, ft); size && !size->tensors.empty()) return size->tensors;
+  if (file_tensors(m, ft)) return stated_size(m, ft)->tensors;
   const MixContext mix = mix_of(m);
   std::vector<TypedTensor> out;
   for (TensorShape& t : llama_tensors(m)) {

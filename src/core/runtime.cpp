@@ -145,7 +145,7 @@ WeightBuffers weight_buffers(const ModelSpec& m, const FileType& ft, RepackIsa i
     double bytes;
   };
   const std::vector<TypedTensor> tensors = typed_tensors(m, ft);  // Placed names point into it
-  std::vector<Placed> outside, last;  // the tensors outside the blocks; the last block's
+  std::vector<Placed> all, outside, last;  // every tensor; the tensors outside the blocks; the last block's
   for (const TypedTensor& t : tensors) {
     bool moved = false;
     const double amx = isa == RepackIsa::x86_amx ? amx_bytes(t) : 0;
@@ -162,20 +162,29 @@ WeightBuffers weight_buffers(const ModelSpec& m, const FileType& ft, RepackIsa i
       }
     }
     const double one = t.bytes / std::max<std::uint32_t>(1, t.shape.layer_count);  // one block's
+    all.push_back({t.shape.name, moved, t.bytes});
     if (t.shape.layer < 0) outside.push_back({t.shape.name, moved, t.bytes});
     else if (t.shape.last_layer) last.push_back({in_block(t.shape.name), moved, one});
   }
-  // The mapped span (llama_model_loader::get_mapping_range: first to last offset of the CPU buffer's tensors) in
-  // the file order of llama_model_loader's weights_map (weight_name_comparer), which llama-quantize writes: the
-  // tensors outside the blocks first, by name; the last block last, by name.
-  const auto by_name = [](const Placed& a, const Placed& b) { return a.name < b.name; };
-  std::ranges::sort(outside, by_name);
-  std::ranges::sort(last, by_name);
-  for (const Placed& p : outside) {
-    if (!p.moved) break;
-    w.unmapped_bytes += p.bytes;
+  // The mapped span (llama_model_loader::get_mapping_range): from the first to the last byte of the tensors the CPU
+  // buffer keeps, by their offsets in the file, so the moved tensors before or after it are not mapped. A GGUF
+  // file's own tensors come in the file's order. The rules' list takes the order llama-quantize writes (weights_map,
+  // weight_name_comparer): the tensors outside the blocks first, by name; the last block last, by name (the blocks
+  // between keep their norms in the CPU buffer, as those two do, so the span ends inside those two).
+  std::vector<Placed> order = std::move(all);
+  if (!file_tensors(m, ft)) {
+    const auto by_name = [](const Placed& a, const Placed& b) { return a.name < b.name; };
+    std::ranges::sort(outside, by_name);
+    std::ranges::sort(last, by_name);
+    order = std::move(outside);
+    order.insert(order.end(), last.begin(), last.end());
   }
-  for (auto p = last.rbegin(); p != last.rend() && p->moved; ++p) w.unmapped_bytes += p->bytes;
+  const auto keeps = [](const Placed& p) { return !p.moved; };
+  const auto first = std::ranges::find_if(order, keeps);                             // the span's first tensor
+  const auto end = std::ranges::find_if(order.rbegin(), order.rend(), keeps).base();  // past its last
+  for (auto p = order.begin(); p != order.end(); ++p) {
+    if (p < first || p >= end) w.unmapped_bytes += p->bytes;
+  }
   return w;
 }
 

@@ -188,10 +188,14 @@ ModelSpec read_model(const GgufFile& f, const std::string& name, const std::stri
   // The file's own size for its file type: every tensor's bytes, and the bytes a decoded token reads of them.
   // Its tensors with the types the file stores them in (llama-quantize's --tensor-type and --output-tensor-type,
   // or a mix of its own, may depart from the rules), for the prompt's and a token's compute and the runtime's
-  // buffers.
+  // buffers, in the file's order (their data offsets: the runtime's mapped span).
   FormatSize size{std::nullopt, 0.0, 0.0};
   const std::vector<TensorShape> listed = llama_tensors(m);
-  for (const GgufTensor& t : f.tensors) {
+  std::vector<const GgufTensor*> in_order;
+  for (const GgufTensor& t : f.tensors) in_order.push_back(&t);
+  std::ranges::stable_sort(in_order, {}, &GgufTensor::offset);
+  for (const GgufTensor* tensor : in_order) {
+    const GgufTensor& t = *tensor;
     const double b = static_cast<double>(t.bytes);
     *size.bytes += b;
     TensorShape shape = file_tensor_shape(m, listed, t.name, t.dims);

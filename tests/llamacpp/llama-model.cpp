@@ -17,6 +17,9 @@
 //       whose names PATTERN (a regular expression) matches (llama-quantize's --tensor-type)
 //   bytes FILE
 //       the file's tensors as gguf.h reads them: "total BYTES", then "TYPE COUNT BYTES" per ggml type
+//   reorder IN OUT NAME...
+//       IN's tensors written to OUT in another order (as a converter's own order would): the named ones first, in
+//       the order given, then the others in IN's order; the metadata as it is
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -63,7 +66,7 @@ const FtypeName kFtypes[] = {
 };
 
 int usage() {
-  std::fprintf(stderr, "usage: llama-model write|write-hybrid|quantize|bytes ... (see the comment at the top of llama-model.cpp)\n");
+  std::fprintf(stderr, "usage: llama-model write|write-hybrid|quantize|bytes|reorder ... (see the comment at the top of llama-model.cpp)\n");
   return 2;
 }
 
@@ -375,6 +378,38 @@ int bytes(int argc, char** argv) {
 
 }  // namespace
 
+int reorder(int argc, char** argv) {
+  if (argc < 5) return usage();
+  ggml_context* data = nullptr;
+  gguf_init_params gp{false, &data};  // the tensors' data read too
+  gguf_context* in = gguf_init_from_file(argv[2], gp);
+  if (!in) {
+    std::fprintf(stderr, "llama-model: cannot read %s\n", argv[2]);
+    return 1;
+  }
+  std::vector<ggml_tensor*> order;
+  for (int i = 4; i < argc; ++i) {
+    ggml_tensor* t = ggml_get_tensor(data, argv[i]);
+    if (!t) {
+      std::fprintf(stderr, "llama-model: %s has no tensor %s\n", argv[2], argv[i]);
+      return 1;
+    }
+    order.push_back(t);
+  }
+  for (int64_t i = 0; i < gguf_get_n_tensors(in); ++i) {
+    ggml_tensor* t = ggml_get_tensor(data, gguf_get_tensor_name(in, i));
+    if (std::find(order.begin(), order.end(), t) == order.end()) order.push_back(t);
+  }
+  gguf_context* out = gguf_init_empty();
+  gguf_set_kv(out, in);
+  for (ggml_tensor* t : order) gguf_add_tensor(out, t);
+  const bool ok = gguf_write_to_file(out, argv[3], false);
+  gguf_free(out);
+  gguf_free(in);
+  ggml_free(data);
+  return ok ? 0 : 1;
+}
+
 int main(int argc, char** argv) {
   if (argc < 2) return usage();
   llama_log_set(quiet, nullptr);
@@ -384,5 +419,6 @@ int main(int argc, char** argv) {
   if (std::strcmp(argv[1], "write-hybrid") == 0) return write_hybrid(argc, argv);
   if (std::strcmp(argv[1], "quantize") == 0) return quantize(argc, argv);
   if (std::strcmp(argv[1], "bytes") == 0) return bytes(argc, argv);
+  if (std::strcmp(argv[1], "reorder") == 0) return reorder(argc, argv);
   return usage();
 }

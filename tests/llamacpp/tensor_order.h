@@ -1,7 +1,7 @@
 // Shared by the llama.cpp drivers that write GGUF files (C and C++): the order llama.cpp's tools write tensors in,
 // llama_model_loader's weight_name_comparer (src/llama-model-loader.cpp), which llama-quantize follows: by block
-// ("blk.N.", those outside the blocks first), then by name. edgeplan's mapped-span model assumes it
-// (core/runtime.cpp, weight_buffers).
+// ("blk.N.", those outside the blocks first), then by name. edgeplan's mapped-span model assumes it for the rules'
+// tensor list (core/runtime.cpp, weight_buffers); a GGUF file's own tensors it takes in the file's order.
 #pragma once
 
 #include <stdio.h>

@@ -63,9 +63,10 @@ struct FormatSize {
   // decoded token multiplies (token_matmul_weights), as a profile states them or as a GGUF file's tensors give
   // them. Empty: llama.cpp's tensor rules.
   std::vector<TypedWeights> prompt_matmuls = {}, token_matmuls = {};
-  // A GGUF file's tensors as it stores them, one per tensor (file_tensor_shape), read from the file itself: a
-  // profile does not carry them. typed_tensors gives them for this format in place of the rules' list (so the
-  // runtime's repack and AMX buffers take the file's types). Empty: llama.cpp's tensor rules.
+  // A GGUF file's tensors as it stores them, one per tensor (file_tensor_shape) in the file's order (by their data
+  // offsets), read from the file itself: a profile does not carry them. typed_tensors gives them for this format in
+  // place of the rules' list (so the runtime's repack and AMX buffers take the file's types, and its mapped span
+  // the file's order). Empty: llama.cpp's tensor rules.
   std::vector<TypedTensor> tensors = {};
 };
 
@@ -164,8 +165,10 @@ bool has_qk_norm(const ModelSpec& m);
 bool is_sliding_layer(const ModelSpec& m, std::uint32_t layer);
 
 // m's tensors with their types under file type ft: a GGUF file's own where m was read from a file of format ft
-// (FormatSize::tensors), else llama.cpp's per-tensor rules. Requires vocab.
+// (FormatSize::tensors, in the file's order), else llama.cpp's per-tensor rules. Requires vocab.
 std::vector<TypedTensor> typed_tensors(const ModelSpec& m, const FileType& ft);
+// Whether typed_tensors(m, ft) gives a GGUF file's own tensors.
+bool file_tensors(const ModelSpec& m, const FileType& ft);
 
 // A GGUF file's tensor of m by its name and dimensions (ne0 first), in the terms of llama_tensors (`listed`, m's
 // list): its role that of the tensor of the same name within a block (or outside the blocks) in the list (a matrix
