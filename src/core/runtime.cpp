@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <iterator>
 
 #include "edgeplan/core/compute_graph.hpp"
 #include "edgeplan/util/names.hpp"
@@ -143,6 +144,7 @@ WeightBuffers weight_buffers(const ModelSpec& m, const FileType& ft, RepackIsa i
     std::string_view name;  // within its block
     bool moved;
     double bytes;
+    std::uint32_t file = 0;  // a split model's shard
   };
   const std::vector<TypedTensor> tensors = typed_tensors(m, ft);  // Placed names point into it
   std::vector<Placed> all, outside, last;  // every tensor; the tensors outside the blocks; the last block's
@@ -162,15 +164,16 @@ WeightBuffers weight_buffers(const ModelSpec& m, const FileType& ft, RepackIsa i
       }
     }
     const double one = t.bytes / std::max<std::uint32_t>(1, t.shape.layer_count);  // one block's
-    all.push_back({t.shape.name, moved, t.bytes});
+    all.push_back({t.shape.name, moved, t.bytes, t.file});
     if (t.shape.layer < 0) outside.push_back({t.shape.name, moved, t.bytes});
     else if (t.shape.last_layer) last.push_back({in_block(t.shape.name), moved, one});
   }
-  // The mapped span (llama_model_loader::get_mapping_range): from the first to the last byte of the tensors the CPU
-  // buffer keeps, by their offsets in the file, so the moved tensors before or after it are not mapped. A GGUF
-  // file's own tensors come in the file's order. The rules' list takes the order llama-quantize writes (weights_map,
-  // weight_name_comparer): the tensors outside the blocks first, by name; the last block last, by name (the blocks
-  // between keep their norms in the CPU buffer, as those two do, so the span ends inside those two).
+  // The mapped span of each file (llama_model_loader::get_mapping_range): from the first to the last byte of the
+  // tensors the CPU buffer keeps, by their offsets in the file, so the moved tensors before or after it are not
+  // mapped. A GGUF file's own tensors come in the file's order, shard by shard. The rules' list takes the order
+  // llama-quantize writes (weights_map, weight_name_comparer): the tensors outside the blocks first, by name; the
+  // last block last, by name (the blocks between keep their norms in the CPU buffer, as those two do, so the span
+  // ends inside those two).
   std::vector<Placed> order = std::move(all);
   if (!file_tensors(m, ft)) {
     const auto by_name = [](const Placed& a, const Placed& b) { return a.name < b.name; };
@@ -180,10 +183,15 @@ WeightBuffers weight_buffers(const ModelSpec& m, const FileType& ft, RepackIsa i
     order.insert(order.end(), last.begin(), last.end());
   }
   const auto keeps = [](const Placed& p) { return !p.moved; };
-  const auto first = std::ranges::find_if(order, keeps);                             // the span's first tensor
-  const auto end = std::ranges::find_if(order.rbegin(), order.rend(), keeps).base();  // past its last
-  for (auto p = order.begin(); p != order.end(); ++p) {
-    if (p < first || p >= end) w.unmapped_bytes += p->bytes;
+  for (auto file = order.begin(); file != order.end();) {
+    const auto file_end = std::find_if(file, order.end(), [&](const Placed& p) { return p.file != file->file; });
+    const auto first = std::find_if(file, file_end, keeps);  // the span's first tensor
+    const auto end = std::find_if(std::make_reverse_iterator(file_end), std::make_reverse_iterator(file), keeps)
+                         .base();  // past its last
+    for (auto p = file; p != file_end; ++p) {
+      if (p < first || p >= end) w.unmapped_bytes += p->bytes;
+    }
+    file = file_end;
   }
   return w;
 }

@@ -457,7 +457,10 @@ Result<GgufFile> read_gguf_model(const std::string& path) {
       continue;
     }
     whole.file_bytes += f->file_bytes;
-    for (GgufTensor& t : f->tensors) whole.tensors.push_back(std::move(t));
+    for (GgufTensor& t : f->tensors) {
+      t.shard = static_cast<std::uint32_t>(i);
+      whole.tensors.push_back(std::move(t));
+    }
   }
   if (whole.tensors.size() != tensors_expected) {
     return Error{fmt::format("{}: the {} shards hold {} tensors but split.tensors.count is {}", path, *count,

@@ -188,12 +188,12 @@ ModelSpec read_model(const GgufFile& f, const std::string& name, const std::stri
   // The file's own size for its file type: every tensor's bytes, and the bytes a decoded token reads of them.
   // Its tensors with the types the file stores them in (llama-quantize's --tensor-type and --output-tensor-type,
   // or a mix of its own, may depart from the rules), for the prompt's and a token's compute and the runtime's
-  // buffers, in the file's order (their data offsets: the runtime's mapped span).
+  // buffers, in the file's order (by shard, then by their data offsets: the runtime's mapped spans).
   FormatSize size{std::nullopt, 0.0, 0.0};
   const std::vector<TensorShape> listed = llama_tensors(m);
   std::vector<const GgufTensor*> in_order;
   for (const GgufTensor& t : f.tensors) in_order.push_back(&t);
-  std::ranges::stable_sort(in_order, {}, &GgufTensor::offset);
+  std::ranges::stable_sort(in_order, {}, [](const GgufTensor* t) { return std::pair(t->shard, t->offset); });
   for (const GgufTensor* tensor : in_order) {
     const GgufTensor& t = *tensor;
     const double b = static_cast<double>(t.bytes);
@@ -201,7 +201,7 @@ ModelSpec read_model(const GgufFile& f, const std::string& name, const std::stri
     TensorShape shape = file_tensor_shape(m, listed, t.name, t.dims);
     *size.active_bytes += b * active_fraction(m, shape);
     // read_gguf gives every tensor its type; a GgufFile made another way may leave it out (metadata alone).
-    if (t.type && !t.dims.empty()) size.tensors.push_back({std::move(shape), t.type, b});
+    if (t.type && !t.dims.empty()) size.tensors.push_back({std::move(shape), t.type, b, t.shard});
   }
   const auto ftype = f.find("general.file_type");
   const auto id = ftype ? ftype->as_uint() : std::nullopt;

@@ -307,6 +307,25 @@ TEST(ModelFile, GgufTensorsGiveTheRuntimeBuffersTheFilesTypes) {
   EXPECT_EQ(typed_tensors(*m, *find_file_type("Q8_0")).size(), typed_tensors(rules, *find_file_type("Q8_0")).size());
 }
 
+// A split model's shards each map their own span (llama.cpp maps each file from the first to the last byte of the
+// tensors its CPU buffer keeps): tiny-llama-mixed's tensors cut after blk.1.ffn_up as two shards leave out of the
+// first shard's span its repacked ffn_gate and ffn_up (after ffn_norm, kept), and of the second's its repacked
+// blk.1.ffn_down (before output_norm, kept), where the one file maps them all.
+TEST(ModelFile, EachShardOfASplitModelMapsItsOwnSpan) {
+  const auto text = io::model_file_profile(std::string(EDGEPLAN_SOURCE_DIR) + "/tests/data/tiny-llama-mixed.gguf");
+  ASSERT_TRUE(text.ok()) << text.error().message;
+  auto m = io::load_model(*text, {});
+  ASSERT_TRUE(m.ok()) << m.error().message;
+  const FileType& q4_0 = *find_file_type("Q4_0");
+  EXPECT_DOUBLE_EQ(weight_buffers(*m, q4_0, RepackIsa::x86_avx512).unmapped_bytes, 0);
+  std::vector<TypedTensor>& tensors = m->formats.at("Q4_0").tensors;
+  const auto up = std::ranges::find(tensors, std::string("blk.1.ffn_up.weight"),
+                                    [](const TypedTensor& t) { return t.shape.name; });
+  ASSERT_NE(up, tensors.end());
+  for (auto t = up + 1; t != tensors.end(); ++t) t->file = 1;
+  EXPECT_DOUBLE_EQ(weight_buffers(*m, q4_0, RepackIsa::x86_avx512).unmapped_bytes, 3 * 1152);
+}
+
 // A GGUF file's tensor in llama_tensors' terms: the role of the same name in the list, its block, an expert
 // stack's experts from its last dimension.
 TEST(ModelFile, FileTensorShape) {

@@ -362,6 +362,9 @@ TEST(GgufSplit, AnyShardReadsTheWholeModel) {
     const auto f = read_gguf_model(path);
     ASSERT_TRUE(f.ok()) << f.error().message;
     EXPECT_EQ(f->tensors.size(), 4u);
+    std::vector<std::uint32_t> shards;  // each tensor's shard (its offset is in that shard's file)
+    for (const GgufTensor& t : f->tensors) shards.push_back(t.shard);
+    EXPECT_EQ(shards, (std::vector<std::uint32_t>{0, 0, 1, 2}));
     EXPECT_EQ(f->shards, 3u);
     EXPECT_EQ(f->file_bytes, bytes);
     const auto profile = model_file_profile(path);

@@ -50,8 +50,9 @@ std::string_view in_block(std::string_view name);
 // A tensor with the ggml type llama.cpp stores it in for a file type (or a GGUF file stores it in).
 struct TypedTensor {
   TensorShape shape;
-  const GgmlType* type;  // nullptr: llama.cpp refuses the tensor in this file type (tensor_type)
-  double bytes;          // in all the layers it stands for (0 when refused)
+  const GgmlType* type;    // nullptr: llama.cpp refuses the tensor in this file type (tensor_type)
+  double bytes;            // in all the layers it stands for (0 when refused)
+  std::uint32_t file = 0;  // a split GGUF model's shard holding it (0: one file, or the rules' list)
 };
 
 // A size the profile states for one format; exactly one of the two is set.
@@ -63,10 +64,10 @@ struct FormatSize {
   // decoded token multiplies (token_matmul_weights), as a profile states them or as a GGUF file's tensors give
   // them. Empty: llama.cpp's tensor rules.
   std::vector<TypedWeights> prompt_matmuls = {}, token_matmuls = {};
-  // A GGUF file's tensors as it stores them, one per tensor (file_tensor_shape) in the file's order (by their data
-  // offsets), read from the file itself: a profile does not carry them. typed_tensors gives them for this format in
-  // place of the rules' list (so the runtime's repack and AMX buffers take the file's types, and its mapped span
-  // the file's order). Empty: llama.cpp's tensor rules.
+  // A GGUF file's tensors as it stores them, one per tensor (file_tensor_shape) in the file's order (by shard, then
+  // by their data offsets), read from the file itself: a profile does not carry them. typed_tensors gives them for
+  // this format in place of the rules' list (so the runtime's repack and AMX buffers take the file's types, and its
+  // mapped spans the file's order). Empty: llama.cpp's tensor rules.
   std::vector<TypedTensor> tensors = {};
 };
 

@@ -55,8 +55,9 @@ struct GgufTensor {
   std::string name;
   std::vector<std::uint64_t> dims;  // dims[0] is the contiguous row length
   const GgmlType* type = nullptr;
-  std::uint64_t offset = 0;         // from the start of the data section
+  std::uint64_t offset = 0;         // from the start of the data section (of its shard's file)
   std::uint64_t bytes = 0;          // size of its data
+  std::uint32_t shard = 0;          // a split model: the shard holding it (llama.cpp's split.no)
 
   double rows() const;              // the product of the dimensions past the first
 };
