@@ -141,13 +141,20 @@ WeightBuffers weight_buffers(const ModelSpec& m, const FileType& ft, RepackIsa i
   // Each tensor's home: llama_model_loader's select_weight_buft takes the first buffer type of the CPU's list
   // that supports the op (ggml-cpu.cpp, ggml_backend_cpu_get_extra_buffer_types: AMX before CPU_REPACK).
   struct Placed {
-    std::string_view name;  // within its block
+    std::string_view name;  // the rules' last block: within the block
     bool moved;
     double bytes;
     std::uint32_t file = 0;  // a split model's shard
   };
+  // The mapped span of each file (llama_model_loader::get_mapping_range): from the first to the last byte of the
+  // tensors the CPU buffer keeps, by their offsets in the file, so the moved tensors before or after it are not
+  // mapped. A GGUF file's own tensors come in the file's order, shard by shard. The rules' list takes the order
+  // llama-quantize writes (weights_map, weight_name_comparer): the tensors outside the blocks first, by name; the
+  // last block last, by name (the blocks between keep their norms in the CPU buffer, as those two do, so the span
+  // ends inside those two).
+  const bool file_order = file_tensors(m, ft);
   const std::vector<TypedTensor> tensors = typed_tensors(m, ft);  // Placed names point into it
-  std::vector<Placed> all, outside, last;  // every tensor; the tensors outside the blocks; the last block's
+  std::vector<Placed> order, last;  // in the file's order; the rules' list: outside the blocks, and the last block
   for (const TypedTensor& t : tensors) {
     bool moved = false;
     const double amx = isa == RepackIsa::x86_amx ? amx_bytes(t) : 0;
@@ -164,22 +171,14 @@ WeightBuffers weight_buffers(const ModelSpec& m, const FileType& ft, RepackIsa i
       }
     }
     const double one = t.bytes / std::max<std::uint32_t>(1, t.shape.layer_count);  // one block's
-    all.push_back({t.shape.name, moved, t.bytes, t.file});
-    if (t.shape.layer < 0) outside.push_back({t.shape.name, moved, t.bytes});
+    if (file_order) order.push_back({t.shape.name, moved, t.bytes, t.file});
+    else if (t.shape.layer < 0) order.push_back({t.shape.name, moved, t.bytes});
     else if (t.shape.last_layer) last.push_back({in_block(t.shape.name), moved, one});
   }
-  // The mapped span of each file (llama_model_loader::get_mapping_range): from the first to the last byte of the
-  // tensors the CPU buffer keeps, by their offsets in the file, so the moved tensors before or after it are not
-  // mapped. A GGUF file's own tensors come in the file's order, shard by shard. The rules' list takes the order
-  // llama-quantize writes (weights_map, weight_name_comparer): the tensors outside the blocks first, by name; the
-  // last block last, by name (the blocks between keep their norms in the CPU buffer, as those two do, so the span
-  // ends inside those two).
-  std::vector<Placed> order = std::move(all);
-  if (!file_tensors(m, ft)) {
+  if (!file_order) {
     const auto by_name = [](const Placed& a, const Placed& b) { return a.name < b.name; };
-    std::ranges::sort(outside, by_name);
+    std::ranges::sort(order, by_name);
     std::ranges::sort(last, by_name);
-    order = std::move(outside);
     order.insert(order.end(), last.begin(), last.end());
   }
   const auto keeps = [](const Placed& p) { return !p.moved; };
