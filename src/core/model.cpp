@@ -404,7 +404,8 @@ TensorShape file_tensor_shape(const ModelSpec& m, std::span<const TensorShape> l
                               std::span<const std::uint64_t> dims) {
   TensorShape t{std::string(name), TensorRole::other, -1, dims.empty() ? 0 : dims[0], 1};
   for (std::size_t i = 1; i < dims.size(); ++i) t.rows *= dims[i];
-  if (const std::string_view part = in_block(name); part.size() < name.size()) {
+  const std::string_view part = in_block(name);
+  if (part.size() < name.size()) {
     const std::string_view number = name.substr(4, name.size() - part.size() - 5);  // between "blk." and "."
     std::uint32_t layer = 0;
     const auto [end, ec] = std::from_chars(number.data(), number.data() + number.size(), layer);
@@ -417,7 +418,6 @@ TensorShape file_tensor_shape(const ModelSpec& m, std::span<const TensorShape> l
     t.routed_experts = static_cast<std::uint32_t>(std::min<std::uint64_t>(dims.back(), UINT32_MAX));
   }
   t.role = t.rows > 1 ? TensorRole::other : TensorRole::norm;
-  const std::string_view part = in_block(name);
   for (const TensorShape& s : listed) {
     if ((s.layer < 0) == (t.layer < 0) && in_block(s.name) == part) {
       t.role = s.role;

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <filesystem>
 #include <limits>
+#include <utility>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -384,7 +385,7 @@ Result<ProfileText> model_file_profile(const std::string& path) {
     auto m = model_from_gguf(*file, model_file_name(path), path);
     if (!m) return m.error();
     ProfileText text{m->name, path, path, model_profile_toml(*m, path)};
-    if (m->file_format) text.file_tensors = m->formats.at(*m->file_format).tensors;
+    if (m->file_format) text.file_tensors = std::move(m->formats.at(*m->file_format).tensors);
     return text;
   }
   const auto text = read_input(path, kMaxConfigJsonBytes, "a config.json");

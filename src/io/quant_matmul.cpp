@@ -1687,6 +1687,7 @@ void pack_r8(QuantMatmul::Data& d) {
     } else {
       d.act8x4.resize(d.tokens / 4 * nb);
       d.work8x4.resize(d.tokens / 4 * nb);
+      d.work8 = {};  // requantize_share writes work8x4 instead
       interleave_4(d.act8.data(), nb, 0, d.tokens / 4, d.act8x4.data());
     }
   }
