@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <map>
+#include <optional>
 #include <sstream>
 
 #include <fmt/format.h>
@@ -23,7 +25,7 @@ namespace edgeplan::cli {
 namespace {
 
 struct CalibrateOptions {
-  std::string device, model, results;
+  std::string device, model, results, runtime;
   io::OutputPath write;
 };
 
@@ -55,21 +57,73 @@ KvCacheType row_kv_type(const io::BenchRow& row) {
   return {type("type_k", row.type_k), type("type_v", row.type_v)};
 }
 
+// The model profiles published measurements name (their model column), each loaded once; a name no profile has is
+// costed from the row's model_size and model_n_params, as a llama-bench row is.
+class RowModels {
+ public:
+  explicit RowModels(const Context& ctx) : ctx_(ctx) {}
+  const ModelSpec* of(const std::string& name) {
+    if (name.empty()) return nullptr;
+    auto it = loaded_.find(name);
+    if (it == loaded_.end()) {
+      std::optional<ModelSpec> m;
+      if (auto text = io::find_profile("models", name, ctx_.search_path())) {
+        m = unwrap(io::load_model(*text, ctx_.overrides()));
+      }
+      it = loaded_.emplace(name, std::move(m)).first;
+    }
+    return it->second ? &*it->second : nullptr;
+  }
+
+ private:
+  const Context& ctx_;
+  std::map<std::string, std::optional<ModelSpec>> loaded_;
+};
+
 std::string read_text(const std::string& path) {
   auto text = io::read_input(path, io::kMaxBenchResultsBytes, "llama-bench results");
   if (!text) throw UsageError(fmt::format("cannot read llama-bench results '{}': {}", path, text.error().message));
   return std::move(*text);
 }
 
-// The runtime the results measured: llama.cpp and the backends its rows name, in the order first seen
-// ("llama.cpp Metal"; "llama.cpp" when the rows do not say).
-std::string measured_runtime(const std::vector<Point>& points) {
-  std::vector<std::string> backends;
-  for (const Point& p : points) {
-    const std::string& b = p.row->backends;
-    if (!b.empty() && std::find(backends.begin(), backends.end(), b) == backends.end()) backends.push_back(b);
+// The runtimes the rows measured (BenchRow::runtime_label: "llama.cpp Metal"), in the order first seen.
+std::vector<std::string> runtime_labels(const std::vector<io::BenchRow>& rows) {
+  std::vector<std::string> labels;
+  for (const io::BenchRow& row : rows) {
+    std::string label = row.runtime_label();
+    if (std::find(labels.begin(), labels.end(), label) == labels.end()) labels.push_back(std::move(label));
   }
-  return backends.empty() ? "llama.cpp" : fmt::format("llama.cpp {}", fmt::join(backends, " / "));
+  return labels;
+}
+
+// The rows a fit of `device` takes: a file of published measurements (rows naming their device) gives the rows of
+// the device's profile name; then the rows of `runtime` where given. A fit takes one runtime: rows of several
+// without --runtime are refused, so that no runtime's figures are fitted as another's.
+std::vector<io::BenchRow> rows_to_fit(std::vector<io::BenchRow> rows, const std::string& device,
+                                      const std::string& runtime, const std::string& file) {
+  if (std::any_of(rows.begin(), rows.end(), [](const io::BenchRow& row) { return !row.device.empty(); })) {
+    std::vector<std::string> devices;
+    for (const io::BenchRow& row : rows) {
+      if (std::find(devices.begin(), devices.end(), row.device) == devices.end()) devices.push_back(row.device);
+    }
+    std::erase_if(rows, [&](const io::BenchRow& row) { return row.device != device; });
+    if (rows.empty()) {
+      throw UsageError(fmt::format("{} holds no measurement of device {} (its devices: {}){}", file, device,
+                                   fmt::join(devices, ", "), util::did_you_mean(device, devices)));
+    }
+  }
+  const std::vector<std::string> labels = runtime_labels(rows);
+  if (!runtime.empty()) {
+    std::erase_if(rows, [&](const io::BenchRow& row) { return row.runtime_label() != runtime; });
+    if (rows.empty()) {
+      throw UsageError(fmt::format("--runtime '{}': {} has no row of it for {} (its runtimes: {}){}", runtime, file,
+                                   device, fmt::join(labels, ", "), util::did_you_mean(runtime, labels)));
+    }
+  } else if (labels.size() > 1) {
+    throw UsageError(fmt::format("{} measured {} under {} runtimes ({}): a fit takes one; choose it with --runtime",
+                                 file, device, labels.size(), fmt::join(labels, ", ")));
+  }
+  return rows;
 }
 
 double rms(const std::vector<double>& v) {
@@ -87,6 +141,8 @@ Runner setup_calibrate(Options& opts) {
   opts.add(Opt::model, o->model,
            "Model profile of the benchmarked model (weights by format); default: each row's model_size and "
            "model_n_params");
+  opts.add(Opt::runtime, o->runtime, "Fit only the rows of this runtime and backend, as the results name it "
+           "(llama-bench's: 'llama.cpp ' and its backends column, 'llama.cpp Metal'); needed when they hold several");
   opts.add(Opt::write_profile, o->write, "Write the calibrated device profile to FILE");
   return [o](const Context& ctx) {
     io::Report r;
@@ -94,34 +150,53 @@ Runner setup_calibrate(Options& opts) {
     const DeviceSpec device = ctx.device(o->device, r.inputs);
     std::optional<ModelSpec> model;
     if (!o->model.empty()) model = ctx.model(o->model, r.inputs);
-    const std::vector<io::BenchRow> rows = unwrap(io::parse_llama_bench(read_text(o->results), o->results));
+    const std::vector<io::BenchRow> rows = rows_to_fit(
+        unwrap(io::parse_llama_bench(read_text(o->results), o->results)), device.name, o->runtime, o->results);
     r.inputs["llama_bench"] = o->results;
+    if (!o->runtime.empty()) r.inputs["runtime"] = o->runtime;
 
     std::vector<Point> points;
     std::vector<DecodeSample> decode_samples;
     std::vector<PrefillSample> prefill_samples;  // float weights
     std::vector<QuantizedPrefillSample> quantized_samples;
     std::vector<std::string> skipped;
+    RowModels row_models{ctx};
+    bool unshaped = false;  // a row costed from its model_size and model_n_params, without a model profile
     for (const io::BenchRow& row : rows) {
-      const BenchTest kind = bench_test_kind(row.n_prompt, row.n_gen, row.n_depth, model.has_value());
+      const ModelSpec* row_model = model ? &*model : row_models.of(row.model);
+      BenchTest kind = bench_test_kind(row.n_prompt, row.n_gen, row.n_depth, row_model != nullptr);
+      // A published tg figure without its length decodes from an empty cache; a pp figure without its prompt length
+      // cannot be costed.
+      if (row.n_prompt == 0 && row.n_gen == 0) {
+        kind = row.stated == BenchTest::decode ? BenchTest::decode : BenchTest::not_fitted;
+      }
       if (kind == BenchTest::not_fitted) {
         skipped.push_back(row.test());
         continue;
       }
-      Point p{.row = &row, .kind = kind, .weight_bytes = row.model_size_bytes,
-              .format = io::model_type_format(row.model_type)};
+      if (!row.source.empty() && !row.format) {
+        skipped.push_back(fmt::format("{} of {} (its format is no llama.cpp file type)", row.test(), row.model));
+        continue;
+      }
+      if (!row_model && !row.source.empty() && (row.model_size_bytes <= 0 || row.model_n_params <= 0)) {
+        skipped.push_back(fmt::format("{} of {} (no model profile, and no size published)", row.test(), row.model));
+        continue;
+      }
+      Point p{.row = &row, .kind = kind, .weight_bytes = row.model_size_bytes, .format = row.format};
       // The row's weight format, where `why` needs it.
       const auto format = [&](std::string_view why) -> const FileType& {
         if (!p.format) {
-          throw UsageError(fmt::format("{}: cannot tell the weight format from model_type '{}' ({})", row.where,
-                                       row.model_type, why));
+          throw UsageError(fmt::format("{}: cannot tell the weight format from model_type '{}' ({}; a measurement "
+                                       "names it in its format column)", row.where, row.model_type, why));
         }
         return *p.format;
       };
-      if (model) {
-        p.weight_bytes = unwrap(weight_size(*model, format("needed with --model"))).active_bytes;
-        p.model = *model;
+      if (row_model) {
+        p.weight_bytes = unwrap(weight_size(*row_model, format(model ? "needed with --model" : "needed to cost the "
+                                                                "row's model profile"))).active_bytes;
+        p.model = *row_model;
       } else {
+        unshaped = true;
         if (row.model_size_bytes <= 0 || row.model_n_params <= 0) {
           throw UsageError(fmt::format("{}: model_size and model_n_params must be above 0 (or pass --model)", row.where));
         }
@@ -244,17 +319,18 @@ Runner setup_calibrate(Options& opts) {
                                       device.prefill->peak_flops / units::kTera, fitted.prefill->peak_flops / units::kTera));
       }
     }
-    if (!model && any_prefill) {
+    if (unshaped && any_prefill) {
       r.notes.push_back("without --model, prefill FLOPs count model_n_params (embeddings included) and no attention");
     }
-    if (!model && !decode_samples.empty()) {
+    if (unshaped && !decode_samples.empty()) {
       r.notes.push_back("without --model, decode is fitted on the whole file (model_size), while a token reads one row "
                         "of an untied token_embd and used / experts of a mixture: pass --model for the bytes decode "
                         "counts");
     }
     if (!skipped.empty()) {
-      r.notes.push_back(fmt::format("not fitted (prompt+generation tests, prompt tests at a depth, and generation tests "
-                                    "at a depth without --model): {}", fmt::join(skipped, ", ")));
+      r.notes.push_back(fmt::format("not fitted (prompt+generation tests, prompt tests at a depth or of an unpublished "
+                                    "length, generation tests at a depth without a model profile, and published rows "
+                                    "that cannot be costed): {}", fmt::join(skipped, ", ")));
     }
 
     io::Table t{"tests", {{"#", "index"},
@@ -284,7 +360,7 @@ Runner setup_calibrate(Options& opts) {
       }
       Provenance& p = fitted.provenance.emplace();
       p.method = Calibration::fitted;
-      p.runtime = measured_runtime(points);
+      p.runtime = fmt::format("{}", fmt::join(runtime_labels(rows), " / "));
       p.measurements = static_cast<std::uint32_t>(runs);
       p.residual_percent = largest;
       p.from = o->results;

@@ -78,6 +78,8 @@ constexpr std::array kOptionRows{
     OptionRow{Opt::graph, "--graph", Kind::text, "Explicit layer graph: profile name (graphs/) or .toml path", 0,
               Complete::file},
     OptionRow{Opt::draft, "--draft", Kind::text, "Draft model profile", 0, Complete::model},
+    OptionRow{Opt::runtime, "--runtime", Kind::text,
+              "Runtime and backend as measurements name them, e.g. 'llama.cpp Metal', 'MLC'"},
     OptionRow{Opt::context, "--context", Kind::tokens, "Tokens in the KV cache (takes k and M: 8k, 1M)",
               kMaxContextTokens},
     OptionRow{Opt::prompt, "--prompt", Kind::tokens, "Prompt tokens of one prefill (takes k and M: 2k)",

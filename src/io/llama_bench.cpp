@@ -9,8 +9,10 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "edgeplan/io/csv.hpp"
 #include "edgeplan/io/fields.hpp"
 #include "edgeplan/io/text.hpp"
+#include "edgeplan/util/names.hpp"
 
 namespace edgeplan::io {
 namespace {
@@ -36,43 +38,6 @@ Result<Record> record_of(const nlohmann::json& j, const std::string& where) {
   return r;
 }
 
-// Splits one CSV line into fields; quotes may hold commas and "" stands for a quote.
-Result<std::vector<std::string>> csv_fields(std::string_view line, const std::string& where) {
-  std::vector<std::string> out(1);
-  bool quoted = false;
-  for (std::size_t i = 0; i < line.size(); ++i) {
-    const char c = line[i];
-    if (quoted) {
-      if (c == '"' && i + 1 < line.size() && line[i + 1] == '"') {
-        out.back() += '"';
-        ++i;
-      } else if (c == '"') {
-        quoted = false;
-      } else {
-        out.back() += c;
-      }
-    } else if (c == '"') {
-      quoted = true;
-    } else if (c == ',') {
-      out.emplace_back();
-    } else if (c != '\r') {
-      out.back() += c;
-    }
-  }
-  if (quoted) return Error{where + ": unterminated quote"};
-  return out;
-}
-
-// The next line of `text` (without its newline), removed from the front of text.
-std::string_view next_line(std::string_view& text) {
-  const auto nl = text.find('\n');
-  const std::string_view line = text.substr(0, nl);
-  text.remove_prefix(nl == std::string_view::npos ? text.size() : nl + 1);
-  return line;
-}
-
-bool blank(std::string_view s) { return s.find_first_not_of(" \t\r") == std::string_view::npos; }
-
 // Hands each record to `each` as it is read (a record is not kept: a file of many rows costs one record);
 // stops at the first error, of the file or of `each`.
 using EachRecord = std::function<std::optional<Error>(const Located&)>;
@@ -97,38 +62,24 @@ std::optional<Error> records(std::string_view text, const std::string& display, 
     }
     return std::nullopt;
   }
-  const bool json_lines = text[first] == '{';
-  std::vector<std::string> header;
+  if (text[first] != '{') {
+    return csv_records(text, display, [&](const CsvRecord& r) { return each({r.where, r.fields}); });
+  }
   for (std::size_t i = 0; !text.empty(); ++i) {
     const std::string_view line = next_line(text);
-    if (blank(line)) continue;
+    if (blank_line(line)) continue;
     const std::string where = fmt::format("{}:{}", display, i + 1);
-    if (json_lines) {
-      nlohmann::json j;
-      try {
-        j = nlohmann::json::parse(line);
-      } catch (const nlohmann::json::parse_error& e) {
-        return Error{fmt::format("{}: invalid JSON at column {}", where, e.byte)};
-      } catch (const nlohmann::json::out_of_range&) {
-        return Error{fmt::format("{}: invalid JSON: a number is out of range", where)};
-      }
-      auto r = record_of(j, where);
-      if (!r) return r.error();
-      if (auto e = each({where, std::move(*r)})) return e;
-      continue;
+    nlohmann::json j;
+    try {
+      j = nlohmann::json::parse(line);
+    } catch (const nlohmann::json::parse_error& e) {
+      return Error{fmt::format("{}: invalid JSON at column {}", where, e.byte)};
+    } catch (const nlohmann::json::out_of_range&) {
+      return Error{fmt::format("{}: invalid JSON: a number is out of range", where)};
     }
-    auto fields = csv_fields(line, where);
-    if (!fields) return fields.error();
-    if (header.empty()) {
-      header = std::move(*fields);
-      continue;
-    }
-    if (fields->size() != header.size()) {
-      return Error{fmt::format("{}: {} fields, but the header row has {}", where, fields->size(), header.size())};
-    }
-    Record r;
-    for (std::size_t f = 0; f < header.size(); ++f) r[header[f]] = (*fields)[f];
-    if (auto e = each({where, std::move(r)})) return e;
+    auto r = record_of(j, where);
+    if (!r) return r.error();
+    if (auto e = each({where, std::move(*r)})) return e;
   }
   return std::nullopt;
 }
@@ -169,13 +120,22 @@ Result<BenchRow> bench_row(const Located& rec) {
   double* numbers[] = {&row.model_size_bytes, &row.model_n_params, &row.avg_tok_per_s};
   const char* number_keys[] = {"model_size", "model_n_params", "avg_ts"};
   for (std::size_t i = 0; i < 3; ++i) {
+    const auto given = rec.fields.find(number_keys[i]);
+    if (i < 2 && rec.fields.contains("source") && given != rec.fields.end() && given->second.empty()) continue;
     auto v = f.number(number_keys[i], false);
     if (!v) return v.error();
     *numbers[i] = *v;
   }
+  if (auto it = rec.fields.find("test"); it != rec.fields.end()) {
+    if (it->second != "tg" && it->second != "pp") {
+      return Error{fmt::format("{}: test must be tg (decode) or pp (prefill), not {}", rec.where, io::quoted(it->second))};
+    }
+    row.stated = it->second == "tg" ? BenchTest::decode : BenchTest::prefill;
+  }
   std::uint64_t* counts[] = {&row.n_prompt, &row.n_gen};
   const char* count_keys[] = {"n_prompt", "n_gen"};
   for (std::size_t i = 0; i < 2; ++i) {
+    if (row.stated && rec.fields.at(count_keys[i]).empty()) continue;  // not published
     auto v = f.number(count_keys[i], true);
     if (!v) return v.error();
     *counts[i] = static_cast<std::uint64_t>(*v);
@@ -193,14 +153,37 @@ Result<BenchRow> bench_row(const Located& rec) {
   if (auto it = rec.fields.find("backends"); it != rec.fields.end()) row.backends = it->second;
   if (auto it = rec.fields.find("type_k"); it != rec.fields.end()) row.type_k = it->second;
   if (auto it = rec.fields.find("type_v"); it != rec.fields.end()) row.type_v = it->second;
+  if (auto it = rec.fields.find("device"); it != rec.fields.end()) row.device = it->second;
+  if (auto it = rec.fields.find("runtime"); it != rec.fields.end()) row.runtime = it->second;
+  if (auto it = rec.fields.find("model"); it != rec.fields.end()) row.model = it->second;
+  if (auto it = rec.fields.find("source"); it != rec.fields.end()) row.source = it->second;
+  row.format = model_type_format(row.model_type);
+  if (auto it = rec.fields.find("format"); it != rec.fields.end() && !it->second.empty()) {
+    auto ft = util::lookup_or_suggest(file_types(), it->second, [](const FileType& t) { return t.name; }, "file type");
+    if (!ft) return Error{fmt::format("{}: format: {}", rec.where, ft.error().message)};
+    row.format = *ft;
+  }
   if (row.avg_tok_per_s <= 0) return Error{fmt::format("{}: avg_ts must be above 0", rec.where)};
-  if (row.n_prompt == 0 && row.n_gen == 0) return Error{fmt::format("{}: n_prompt and n_gen are both 0", rec.where)};
+  if (row.stated) {
+    const bool decode = row.stated == BenchTest::decode;
+    if ((decode ? row.n_prompt : row.n_gen) != 0) {
+      return Error{fmt::format("{}: a {} test has no {}", rec.where, decode ? "tg" : "pp", decode ? "n_prompt" : "n_gen")};
+    }
+  } else if (row.n_prompt == 0 && row.n_gen == 0) {
+    return Error{fmt::format("{}: n_prompt and n_gen are both 0", rec.where)};
+  }
   return row;
 }
 
 }  // namespace
 
+std::string BenchRow::runtime_label() const {
+  const std::string& name = runtime.empty() ? std::string("llama.cpp") : runtime;
+  return backends.empty() ? name : fmt::format("{} {}", name, backends);
+}
+
 std::string BenchRow::test() const {
+  if (stated && n_prompt == 0 && n_gen == 0) return stated == BenchTest::decode ? "tg" : "pp";
   std::string t;
   if (n_prompt > 0) t = fmt::format("pp{}", n_prompt);
   if (n_gen > 0) t += fmt::format("{}tg{}", t.empty() ? "" : "+", n_gen);

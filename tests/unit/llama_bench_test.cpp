@@ -62,6 +62,42 @@ TEST(LlamaBench, Errors) {
   EXPECT_EQ(error(head + "\"llama 7B Q4_0\",\"1e9\",\"7e9\",\"10\",\"0\",\"0\"\n"), "r:2: n_prompt and n_gen are both 0");
 }
 
+// A published measurement (profiles/measurements/*.csv): llama-bench's columns and its own; the test column says
+// which figure it is, whose token counts and sizes may be unpublished (empty).
+TEST(LlamaBench, PublishedMeasurements) {
+  const std::string head =
+      "device,runtime,backends,model,model_type,format,model_size,model_n_params,test,n_prompt,n_gen,avg_ts,source\n";
+  auto rows = parse_llama_bench(head +
+                                    "jetson-orin-nano-8g,MLC,CUDA,llama-3.1-8b,Llama 3.1 8B,Q4_0,,,tg,,,14,https://a\n"
+                                    "apple-m2-24g,,Metal,llama-2-7b,llama 7B Q4_0,,3825065984,6738415616,pp,512,,179.57,"
+                                    "https://b\n",
+                                "m.csv");
+  ASSERT_TRUE(rows.ok()) << rows.error().message;
+  const BenchRow& mlc = (*rows)[0];
+  EXPECT_EQ(mlc.device, "jetson-orin-nano-8g");
+  EXPECT_EQ(mlc.model, "llama-3.1-8b");
+  EXPECT_EQ(mlc.runtime_label(), "MLC CUDA");
+  EXPECT_EQ(mlc.format->name, "Q4_0");  // its format column: the model_type names none
+  EXPECT_EQ(mlc.stated, BenchTest::decode);
+  EXPECT_EQ(mlc.n_gen, 0u);  // not published
+  EXPECT_EQ(mlc.model_size_bytes, 0);
+  EXPECT_EQ(mlc.test(), "tg");
+  EXPECT_EQ(mlc.source, "https://a");
+  const BenchRow& metal = (*rows)[1];
+  EXPECT_EQ(metal.runtime_label(), "llama.cpp Metal");  // no runtime: llama.cpp, as llama-bench's own rows
+  EXPECT_EQ(metal.format->name, "Q4_0");               // from the model_type
+  EXPECT_EQ(metal.test(), "pp512");
+
+  auto error = [&](const std::string& row) { return parse_llama_bench(head + row, "m.csv").error().message; };
+  EXPECT_EQ(error("d,MLC,CUDA,m,x,Q4_0,,,decode,,,14,https://a\n"),
+            "m.csv:2: test must be tg (decode) or pp (prefill), not 'decode'");
+  EXPECT_EQ(error("d,MLC,CUDA,m,x,Q4_0,,,tg,512,,14,https://a\n"), "m.csv:2: a tg test has no n_prompt");
+  EXPECT_EQ(error("d,MLC,CUDA,m,x,Q4_0,,,pp,,128,14,https://a\n"), "m.csv:2: a pp test has no n_gen");
+  EXPECT_EQ(error("d,MLC,CUDA,m,x,Q4_K_MM,,,tg,,,14,https://a\n"),
+            "m.csv:2: format: unknown file type 'Q4_K_MM'; did you mean Q4_K_M?");
+  EXPECT_EQ(parse_llama_bench("a,b,a\n1,2,3\n", "m.csv").error().message, "m.csv:1: the header names column 'a' twice");
+}
+
 // Rows are read one at a time and bounded: one more result than the bound is an error naming the row.
 TEST(LlamaBench, RowCountIsBounded) {
   const std::string head = "model_type,model_size,model_n_params,avg_ts,n_prompt,n_gen\n";

@@ -3,14 +3,18 @@
 // is a row with the fields edgeplan fits to: model_type ("llama 7B Q4_0", "qwen2 1.5B Q4_K - Medium"),
 // model_size (bytes of the tensors), model_n_params, n_prompt, n_gen, n_depth (newer builds; 0 when absent),
 // avg_ts and stddev_ts (tokens/s), and backends, type_k and type_v (the KV cache's types) when given. pp tests
-// have n_gen = 0, tg tests n_prompt = 0.
+// have n_gen = 0, tg tests n_prompt = 0. A published measurement (profiles/measurements/*.csv: llama-bench's columns
+// and several of its own, docs/accuracy.md) also names its device, runtime, the file type it is costed as, and its
+// public source; there model_size and model_n_params may be empty (not published).
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "edgeplan/core/calibrate.hpp"
 #include "edgeplan/core/formats.hpp"
 #include "edgeplan/util/result.hpp"
 
@@ -29,8 +33,20 @@ struct BenchRow {
   std::string backends;           // llama.cpp's backends as llama-bench names them ("Metal,BLAS", "CPU", "CUDA");
                                   // empty when the results do not say (older builds)
   std::string type_k, type_v;     // the KV cache's K and V types ("f16", "q8_0"); empty when not given
+  // A published measurement's own columns; empty in llama-bench's output:
+  std::string device;             // the device it ran on: a device profile's name where one is shipped
+  std::string runtime;            // "llama.cpp", "Ollama", "MLC", "ExecuTorch", ...
+  std::string model;              // the model: a model profile's name where one is shipped
+  const FileType* format = nullptr;  // the file type it is costed as (its `format`), else model_type's; may be null
+  std::string source;             // the public URL it was published at
+  std::optional<BenchTest> stated;  // its test column: decode (tg) or prefill (pp), whose token counts (n_gen,
+                                    // n_prompt) may be unpublished (0)
 
-  [[nodiscard]] std::string test() const;  // "pp512", "tg128", "pp512+tg128", with "@d4096" for a depth
+  [[nodiscard]] std::string runtime_label() const;  // "llama.cpp Metal": the runtime (llama.cpp when not given)
+                                                     // and its backends
+
+  [[nodiscard]] std::string test() const;  // "pp512", "tg128", "pp512+tg128", with "@d4096" for a depth; "tg" or
+                                           // "pp" for a published figure without its token counts
 };
 
 // The most results edgeplan reads from one llama-bench output (real runs hold tens).
