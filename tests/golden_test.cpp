@@ -101,27 +101,27 @@ std::string test_name(const testing::TestParamInfo<std::string>& info) {
 
 INSTANTIATE_TEST_SUITE_P(Cases, Golden, testing::ValuesIn(cases()), test_name);
 
-// The README's examples: every ``` block whose first line is `$ edgeplan ARGS` shows, below it, exactly what the
-// binary prints on stdout for ARGS, so the README cannot drift from the code. With EDGEPLAN_REGEN=1 the blocks are
-// rewritten from what the binary prints instead (scripts/regen-golden BUILD 'Readme.*').
-TEST(Readme, ExamplesPrintWhatTheBinaryPrints) {
-  const fs::path file = fs::path(EDGEPLAN_SOURCE_DIR) / "README.md";
-  std::istringstream readme(read(file));
+// The examples of a Markdown file: every ``` block whose first line is `$ edgeplan ARGS` shows, below it, exactly
+// what the binary prints on stdout for ARGS, so the file cannot drift from the code. With EDGEPLAN_REGEN=1 the blocks
+// are rewritten from what the binary prints instead (scripts/regen-golden BUILD 'Readme.*:AccuracyDoc.*'). Returns
+// how many examples it found.
+int check_examples(const fs::path& file) {
+  std::istringstream text(read(file));
   const char* regen_env = std::getenv("EDGEPLAN_REGEN");
   const bool regen = regen_env && std::string(regen_env) == "1";
   const std::string prompt = "$ edgeplan ";
   std::string line, args, shown, rewritten;
   bool in_block = false, first = false, example = false;
   int examples = 0;
-  while (std::getline(readme, line)) {
+  while (std::getline(text, line)) {
     if (line.rfind("```", 0) == 0) {
       if (in_block && example) {
         ++examples;
         const Outcome o = run(args);
-        EXPECT_EQ(o.exit_code, 0) << "README example: edgeplan " << args << "\n" << o.err;
+        EXPECT_EQ(o.exit_code, 0) << file.filename() << " example: edgeplan " << args << "\n" << o.err;
         if (!regen) {
-          EXPECT_EQ(shown, o.out) << "README example differs from the binary (scripts/regen-golden BUILD 'Readme.*' "
-                                     "rewrites it): edgeplan " << args;
+          EXPECT_EQ(shown, o.out) << file.filename() << " example differs from the binary (scripts/regen-golden "
+                                     "BUILD 'Readme.*:AccuracyDoc.*' rewrites it): edgeplan " << args;
         }
         rewritten += o.out;
       }
@@ -142,8 +142,38 @@ TEST(Readme, ExamplesPrintWhatTheBinaryPrints) {
     }
     rewritten += line + "\n";
   }
-  EXPECT_GE(examples, 4) << "the README's examples were not found";
   if (regen) std::ofstream(file, std::ios::binary) << rewritten;
+  return examples;
+}
+
+TEST(Readme, ExamplesPrintWhatTheBinaryPrints) {
+  EXPECT_GE(check_examples(fs::path(EDGEPLAN_SOURCE_DIR) / "README.md"), 4) << "the README's examples were not found";
+}
+
+// docs/accuracy.md's leave-one-device-out tables of the runtime classes are `calibrate --class` output, made from
+// the measurements in the repository.
+TEST(AccuracyDoc, ClassTablesPrintWhatTheBinaryPrints) {
+  EXPECT_GE(check_examples(fs::path(EDGEPLAN_SOURCE_DIR) / "docs/accuracy.md"), 1);
+}
+
+// Every shipped runtime class is what its fit to the shipped measurements writes: a change to the measurements or
+// the fit that leaves a class's profile behind fails here (rewrite it with the command the profile's first line
+// names).
+TEST(RuntimeClasses, EachProfileIsItsFitToTheMeasurements) {
+  int classes = 0;
+  for (const auto& e : fs::directory_iterator(fs::path(EDGEPLAN_SOURCE_DIR) / "profiles/runtimes")) {
+    const std::string name = e.path().stem().string();
+    const fs::path written = fs::temp_directory_path() / ("edgeplan_class_" + std::to_string(::getpid()) + ".toml");
+    const Outcome o = run("calibrate --class " + name + " profiles/measurements --write-profile '" + written.string() +
+                          "' --force");
+    EXPECT_EQ(o.exit_code, 0) << o.err;
+    EXPECT_EQ(read(written), read(e.path())) << e.path().filename() << " is not its fit to profiles/measurements: run "
+                                                "edgeplan calibrate --class " << name << " profiles/measurements "
+                                                "--write-profile " << e.path().string() << " --force";
+    fs::remove(written);
+    ++classes;
+  }
+  EXPECT_GE(classes, 1);
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "cli/calibrate_class.hpp"
 #include "cli/command.hpp"
 #include "cli/fitted_profile.hpp"
 #include "cli/plan.hpp"
@@ -25,7 +26,7 @@ namespace edgeplan::cli {
 namespace {
 
 struct CalibrateOptions {
-  std::string device, model, results, runtime;
+  std::string device, model, results, runtime, runtime_class;
   io::OutputPath write;
 };
 
@@ -136,7 +137,10 @@ double rms(const std::vector<double>& v) {
 
 Runner setup_calibrate(Options& opts) {
   auto o = std::make_shared<CalibrateOptions>();
-  opts.add(Opt::device, o->device, "Device profile to calibrate (name or .toml path)").required();
+  opts.add(Opt::device, o->device, "Device profile to calibrate (name or .toml path)");
+  opts.add(Opt::runtime_class, o->runtime_class, "Fit this runtime class across the devices that name it, each "
+           "device left out in turn, to published measurements (a .csv file or a directory of them) in place of one "
+           "device").excludes(Opt::device);
   opts.add(Opt::file, o->results, "llama-bench results: its -o json, jsonl or csv output").required();
   opts.add(Opt::model, o->model,
            "Model profile of the benchmarked model (weights by format); default: each row's model_size and "
@@ -145,6 +149,8 @@ Runner setup_calibrate(Options& opts) {
            "(llama-bench's: 'llama.cpp ' and its backends column, 'llama.cpp Metal'); needed when they hold several");
   opts.add(Opt::write_profile, o->write, "Write the calibrated device profile to FILE");
   return [o](const Context& ctx) {
+    if (!o->runtime_class.empty()) return calibrate_class(o->runtime_class, o->results, o->write, ctx);
+    if (o->device.empty()) throw UsageError("calibrate needs --device (a device to fit) or --class (a runtime class)");
     io::Report r;
     r.command = "calibrate";
     const DeviceSpec device = ctx.device(o->device, r.inputs);

@@ -12,13 +12,14 @@
 #include "edgeplan/core/limits.hpp"
 #include "edgeplan/core/plan.hpp"
 #include "edgeplan/core/prefill.hpp"
+#include "edgeplan/core/runtime_class.hpp"
 #include "edgeplan/util/units.hpp"
 
 namespace edgeplan::cli {
 namespace {
 
 struct DecodeOptions {
-  std::string device, model, quant, kv_type = "f16", spec;
+  std::string device, model, quant, kv_type = "f16", spec, runtime;
   std::uint64_t context = 0;
   std::uint64_t prompt = 512;
 };
@@ -90,11 +91,21 @@ void decode_rows(const DecodePlanInputs& plan, const DeviceSpec& device, const s
     row.emplace_back(f.memory.fits);
     row.emplace_back(f.decode.s_per_token * units::kMsPerS);
     row.emplace_back(f.decode.tok_per_s);
+    if (device.errors) {
+      const Interval i = rate_interval(f.decode.tok_per_s, device.errors->decode);
+      row.emplace_back(i.low);
+      row.emplace_back(i.high);
+    }
     row.emplace_back(f.relative);
     if (f.spec_tok_per_s) row.emplace_back(*f.spec_tok_per_s);
     if (f.prefill) {
       row.emplace_back(f.prefill->tok_per_s);
       row.emplace_back(*f.ttft_s);
+      if (device.errors && device.errors->prefill) {
+        const Interval p = rate_interval(f.prefill->tok_per_s, *device.errors->prefill);
+        const Interval t = time_interval(*f.ttft_s, *device.errors->prefill);
+        for (double v : {p.low, p.high, t.low, t.high}) row.emplace_back(v);
+      }
     }
   }
 }
@@ -111,12 +122,13 @@ Runner setup_decode(Options& opts) {
       .show_default();
   opts.add(Opt::kv_type, o->kv_type, kv_type_help("KV-cache type read at --context")).show_default();
   opts.add(Opt::spec, o->spec);
+  opts.add(Opt::runtime, o->runtime, runtime_help());
   opts.add(Opt::prompt, o->prompt, "Prompt tokens for prefill and time to first token (needs [prefill] or [units] in the device; takes k and M: 2k)")
       .show_default()
       .range(1, limits::kPromptTokens);
   auto structs = [o](const Context& ctx) {
     io::Node inputs;
-    DeviceSpec device = ctx.device(o->device, inputs);
+    DeviceSpec device = ctx.device(o->device, inputs, o->runtime);
     auto in = std::make_shared<DecodeInputs>();
     decode_inputs(*o, ctx, inputs, *in);
     StructRows out{std::move(device), in->model, {}};
@@ -146,7 +158,7 @@ Runner setup_decode(Options& opts) {
   auto run = [o](const Context& ctx) {
     io::Report r;
     r.command = "decode";
-    const DeviceSpec device = ctx.device(o->device, r.inputs);
+    const DeviceSpec device = ctx.device(o->device, r.inputs, o->runtime);
     DecodeInputs in;
     decode_inputs(*o, ctx, r.inputs, in);
     const ModelSpec& model = in.model;
@@ -169,8 +181,12 @@ Runner setup_decode(Options& opts) {
                             {"size from", "size_source"},
                             {"fits", "fits"},
                             {"ms/token", "ms_per_token", 2},
-                            {"tok/s", "tok_per_s", 2},
-                            {fmt::format("x vs {}", formats.back()->name), "relative", 2}}, {}};
+                            {"tok/s", "tok_per_s", 2}}, {}};
+    if (device.errors) {  // the interval the runtime class's leave-one-device-out error gives (core/runtime_class.hpp)
+      t.columns.push_back({"tok/s low", "tok_per_s_low", 2});
+      t.columns.push_back({"tok/s high", "tok_per_s_high", 2});
+    }
+    t.columns.push_back({fmt::format("x vs {}", formats.back()->name), "relative", 2});
     if (spec) t.columns.push_back({"spec tok/s", "spec_tok_per_s", 2});
     r.results["calibrated"] = calibrated(device.provenance);
     r.results["provenance"] = provenance_json(device);
@@ -182,6 +198,12 @@ Runner setup_decode(Options& opts) {
       r.results["prefill_basis"] = prefill_basis_json(*prefill);
       t.columns.push_back({"prefill tok/s", "prefill_tok_per_s", 1});
       t.columns.push_back({fmt::format("TTFT {} (s)", o->prompt), "ttft_s", 3});
+      if (device.errors && device.errors->prefill) {
+        t.columns.push_back({"prefill low", "prefill_tok_per_s_low", 1});
+        t.columns.push_back({"prefill high", "prefill_tok_per_s_high", 1});
+        t.columns.push_back({"TTFT low", "ttft_s_low", 3});
+        t.columns.push_back({"TTFT high", "ttft_s_high", 3});
+      }
       r.inputs["prompt_tokens"] = o->prompt;
     }
     const double speedup = spec ? spec_speedup(*spec) : 1.0;
@@ -197,6 +219,7 @@ Runner setup_decode(Options& opts) {
     }
 
     r.title = fmt::format("decode: {} on {}", model.name, device.name);
+    r.header.push_back(runtime_line(device));
     r.header.push_back(fmt::format("bandwidth {:.1f} GB/s x utilization {:.2f}, overhead {:.2f} ms/token",
                                    device.bandwidth_bytes_per_s / units::kGBps, device.utilization,
                                    device.per_token_overhead_s * units::kMsPerS));

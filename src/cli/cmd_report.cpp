@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "cli/plan.hpp"
+#include "edgeplan/core/runtime_class.hpp"
 #include "edgeplan/io/fixed.hpp"
 #include "edgeplan/core/limits.hpp"
 #include "edgeplan/core/plan.hpp"
@@ -39,7 +40,7 @@ struct PageInputs {
 
 PageInputs page_inputs(const ReportOptions& o, const Context& ctx, io::Report& r) {
   PageInputs page;
-  page.device = ctx.device(o.device, r.inputs);
+  page.device = ctx.device(o.device, r.inputs, o.runtime_name);
   page.model = ctx.model(o.model, r.inputs);
   PlanInputs& in = page.plan;
   const FileType& format = need_format(quant_or_file_format(o.quant, page.model));
@@ -104,14 +105,26 @@ void figures(const ReportOptions& o, const DeviceSpec& device, const ModelSpec& 
   }
   const FormatPlan& mine = plan.chosen();
   const std::string_view mark = marks_uncalibrated(device) ? " *" : "";
-  line("decode", text(Fixed{mine.decode.tok_per_s, 2}, " tok/s", mark), text(quant, " at context ", context));
+  // The range of a figure under the device's runtime class ("; range 16.7-19.0"), or "".
+  const auto range = [&](const std::optional<ErrorBand>& band, double v, bool time, int decimals) -> std::string {
+    if (!band) return "";
+    const Interval i = time ? time_interval(v, *band) : rate_interval(v, *band);
+    return text("; range ", Fixed{i.low, decimals}, "-", Fixed{i.high, decimals});
+  };
+  const std::optional<ErrorBand> decode_band =
+      device.errors ? std::optional(device.errors->decode) : std::optional<ErrorBand>();
+  const std::optional<ErrorBand> prefill_band = device.errors ? device.errors->prefill : std::optional<ErrorBand>();
+  line("decode", text(Fixed{mine.decode.tok_per_s, 2}, " tok/s", mark),
+       text(quant, " at context ", context, range(decode_band, mine.decode.tok_per_s, false, 2)));
   if (mine.spec_tok_per_s) {
     line("decode with speculation", text(Fixed{*mine.spec_tok_per_s, 2}, " tok/s"),
          text(Fixed{*plan.spec_speedup, 2}, "x (", o.spec, ")"));
   }
   if (mine.prefill) {
-    line("prefill", text(Fixed{mine.prefill->tok_per_s, 1}, " tok/s", mark), text(o.prompt, "-token prompt"));
-    line("time to first token", text(Fixed{*mine.ttft_s, 2}, " s"), "prefill + one decode step");
+    line("prefill", text(Fixed{mine.prefill->tok_per_s, 1}, " tok/s", mark),
+         text(o.prompt, "-token prompt", range(prefill_band, mine.prefill->tok_per_s, false, 1)));
+    line("time to first token", text(Fixed{*mine.ttft_s, 2}, " s"),
+         text("prefill + one decode step", range(prefill_band, *mine.ttft_s, true, 2)));
   } else {
     line("prefill", "--", mine.prefill.error().message);
   }
@@ -201,6 +214,19 @@ void page_results(const ReportOptions& o, const DeviceSpec& device, const ModelS
   results["weights_bytes"] = io::Node::count(mine.weights.bytes);
   runtime_results(mine.runtime.buffers, in.runtime, device, results);
   results["decode_tok_per_s"] = mine.decode.tok_per_s;
+  if (device.errors) {  // the range of each speed under the device's runtime class (core/runtime_class.hpp)
+    const Interval d = rate_interval(mine.decode.tok_per_s, device.errors->decode);
+    results["decode_tok_per_s_low"] = d.low;
+    results["decode_tok_per_s_high"] = d.high;
+    if (mine.prefill && device.errors->prefill) {
+      const Interval p = rate_interval(mine.prefill->tok_per_s, *device.errors->prefill);
+      const Interval t = time_interval(*mine.ttft_s, *device.errors->prefill);
+      results["prefill_tok_per_s_low"] = p.low;
+      results["prefill_tok_per_s_high"] = p.high;
+      results["ttft_s_low"] = t.low;
+      results["ttft_s_high"] = t.high;
+    }
+  }
   results["spec_tok_per_s"] = optional_json(mine.spec_tok_per_s);
   results["prefill_tok_per_s"] = mine.prefill ? io::Node(mine.prefill->tok_per_s) : io::Node();
   results["ttft_s"] = optional_json(mine.ttft_s);
@@ -232,6 +258,7 @@ void page_results(const ReportOptions& o, const DeviceSpec& device, const ModelS
 
   // How far to trust the figures, then which prefill estimate the page shows, when the device gives two.
   std::vector<std::string>& notes = report.notes;
+  notes.push_back(runtime_line(device));
   if (marks_uncalibrated(device)) notes.push_back(uncalibrated_note(device));
   if (!mismatch.empty()) notes.push_back(mismatch);
   if (mine.prefill && mine.prefill->source == PrefillSource::profile && plan.place && plan.place->prefill) {
@@ -327,6 +354,7 @@ Runner setup_report(Options& opts) {
   opts.add(Opt::quant, o->quant, "Weight format the figures are for (default: a GGUF model's own format, else Q4_K_M)");
   opts.add(Opt::context, o->context, "Context the decode rate and fit are taken at (takes k and M: 8k)").show_default();
   opts.add(Opt::kv_type, o->kv_type, kv_type_help("KV-cache type")).show_default();
+  opts.add(Opt::runtime, o->runtime_name, runtime_help());
   opts.add(Opt::prompt, o->prompt, "Prompt tokens for prefill and time to first token (takes k and M: 2k)")
       .show_default()
       .range(1, limits::kPromptTokens);

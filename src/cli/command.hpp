@@ -46,6 +46,12 @@ T need(std::string_view option, Result<T> r, std::string_view more = "") {
   return std::move(r).value();
 }
 
+// The help of --runtime in the commands that print a speed: which of the device's runtime classes to use.
+inline std::string runtime_help() {
+  return "Runtime the device runs the model under: one of its runtime classes, by name or runtime, e.g. "
+         "'llama.cpp Metal' (default: the device's first; `edgeplan profiles` lists them)";
+}
+
 // Options every subcommand takes.
 struct CommonOptions {
   std::vector<std::string> profile_dirs;  // --profiles
@@ -64,7 +70,11 @@ class Context {
   explicit Context(const CommonOptions& options);
 
   // Loads a profile by name or path, records it under inputs[kind] and returns it.
-  DeviceSpec device(const std::string& name, io::Node& inputs) const;
+  // A device runs under one of its runtime classes (its `runtimes`, profiles/runtimes/): `runtime` names one by its
+  // profile name or its runtime ("llama.cpp Metal", any case); "" takes the first. Its speed is then the class's
+  // (core/runtime_class.hpp), recorded under inputs["runtime"]. A device without runtime classes keeps its own
+  // figures, and takes only its own runtime.
+  DeviceSpec device(const std::string& name, io::Node& inputs, const std::string& runtime = "") const;
   ModelSpec model(const std::string& name, io::Node& inputs) const;
   io::ProfileText find(const std::string& kind, const std::string& name) const;
 

@@ -1,5 +1,7 @@
 // What every command runs with (Context: the profile search path and --set overrides) and the small helpers
 // command files share.
+#include <algorithm>
+#include <cctype>
 #include <cmath>
 
 #include <fmt/format.h>
@@ -9,6 +11,7 @@
 #include "edgeplan/core/limits.hpp"
 #include "edgeplan/io/inputs.hpp"
 #include "edgeplan/io/model_file.hpp"
+#include "edgeplan/io/runtime_class.hpp"
 #include "edgeplan/io/render/renderer.hpp"
 #include "edgeplan/io/text.hpp"
 #include "edgeplan/io/warnings.hpp"
@@ -48,9 +51,47 @@ Spec recorded(Spec spec, const io::ProfileText& text, const char* key, io::Node&
 
 }  // namespace
 
-DeviceSpec Context::device(const std::string& name, io::Node& inputs) const {
+namespace {
+
+bool same_name(std::string_view a, std::string_view b) {
+  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
+           return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));
+         });
+}
+
+}  // namespace
+
+DeviceSpec Context::device(const std::string& name, io::Node& inputs, const std::string& runtime) const {
   const io::ProfileText text = find("devices", name);
-  return recorded(unwrap(io::load_device(text, overrides_)), text, "device", inputs);
+  DeviceSpec d = unwrap(io::load_device(text, overrides_));
+  const std::string own = d.provenance ? d.provenance->runtime : "";
+  if (d.runtimes.empty()) {
+    if (!runtime.empty() && !same_name(runtime, own)) {
+      throw UsageError(fmt::format("--runtime '{}': {} names no runtime classes, and its own figures are {}", runtime,
+                                   d.name, own.empty() ? "not a runtime's" : "of " + own));
+    }
+    return recorded(std::move(d), text, "device", inputs);
+  }
+  std::vector<RuntimeClass> classes;
+  for (const std::string& c : d.runtimes) {
+    const io::ProfileText class_text = find("runtimes", c);
+    classes.push_back(unwrap(io::load_runtime_class(class_text)));
+  }
+  const auto chosen = runtime.empty() ? classes.begin() : std::find_if(classes.begin(), classes.end(),
+      [&](const RuntimeClass& c) { return same_name(runtime, c.name) || same_name(runtime, c.runtime); });
+  if (chosen == classes.end()) {
+    std::vector<std::string> names;
+    for (const RuntimeClass& c : classes) names.push_back(c.runtime);
+    throw UsageError(fmt::format("--runtime '{}': {} runs {}{}", runtime, d.name, fmt::join(names, ", "),
+                                 util::did_you_mean(runtime, names)));
+  }
+  DeviceSpec out = recorded(with_runtime_class(std::move(d), *chosen), text, "device", inputs);
+  io::Node j{{"name", chosen->name}, {"runtime", chosen->runtime}};
+  io::Node fitted_on = io::Node::array();
+  for (const std::string& f : chosen->fitted_on) fitted_on.push_back(f);
+  j["fitted_on"] = std::move(fitted_on);
+  inputs["runtime"] = std::move(j);
+  return out;
 }
 
 ModelSpec Context::model(const std::string& name, io::Node& inputs) const {

@@ -24,7 +24,7 @@ enum class Opt {
   // what every command takes
   profiles, set, format, sweep, require,
   // profiles and formats
-  device, model, models, quant, kv_type, cloud, requests, graph, draft, runtime,
+  device, model, models, quant, kv_type, cloud, requests, graph, draft, runtime, runtime_class,
   // sizes of the work
   context, prompt, rank, targets, adapter, dtype, spec, limit, all, allow_beyond_trained,
   // llama.cpp's runtime settings

@@ -100,12 +100,34 @@ std::string uncalibrated_note(const DeviceSpec& d) {
     return fmt::format("* uncalibrated: {} is not measured; its utilization, overhead and prefill efficiency are "
                        "carried over from {} ({})", d.name, d.provenance->from, d.provenance->runtime);
   }
+  if (d.provenance->method == Calibration::class_model) {
+    return fmt::format("* not measured: {} runs {} at the figures of runtime class {}, fitted on other devices of its "
+                       "class from their datasheets ({} figures)", d.name, d.provenance->runtime, d.provenance->from,
+                       d.provenance->measurements);
+  }
   if (d.provenance->method == Calibration::measured) {
     return fmt::format("* uncalibrated: {} is measured by edgeplan bench ({}), nothing fitted to a runtime: run "
                        "`edgeplan calibrate` on llama-bench results", d.name, d.provenance->kernels);
   }
   return fmt::format("* uncalibrated: {} is datasheet only (vendor figures at utilization {:.2f}; nothing fitted)",
                      d.name, d.utilization);
+}
+
+std::string runtime_line(const DeviceSpec& d) {
+  if (d.provenance && d.provenance->method == Calibration::reference) return "runtime: none (the chapter's reference device)";
+  const std::string runtime = d.provenance && !d.provenance->runtime.empty() ? d.provenance->runtime : "not stated";
+  std::string how = !d.provenance ? "no [provenance]" : to_string(d.provenance->method);
+  if (d.provenance && d.provenance->method == Calibration::class_model) how = "runtime class " + d.provenance->from;
+  if (d.provenance && d.provenance->method == Calibration::fitted) {
+    how = fmt::format("fitted to {} figures of this device", d.provenance->measurements);
+  }
+  std::string out = fmt::format("runtime {} ({})", runtime, how);
+  if (d.errors) {
+    const auto band = [](const ErrorBand& b) { return fmt::format("{:+.1f}% to {:+.1f}%", 100 * b.low, 100 * b.high); };
+    out += fmt::format("; range: 80% of figures left out of the class's fit were within decode {}", band(d.errors->decode));
+    if (d.errors->prefill) out += fmt::format(", prefill {}", band(*d.errors->prefill));
+  }
+  return out;
 }
 
 std::string runtime_mismatch(const DeviceSpec& d, const ModelSpec& m) {

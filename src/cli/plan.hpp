@@ -22,10 +22,10 @@ namespace edgeplan::cli {
 
 struct ReportOptions {
   std::string device, model, quant, kv_type = "f16", spec, cloud = "llama-70b-api",
-                              requests = "typical-mix";
+                              requests = "typical-mix", runtime_name;
   std::uint64_t context = 4096, prompt = 512;
   std::uint32_t rank = 16;
-  RuntimeFlags runtime;  // --ubatch, --flash-attn, --parallel, --no-mmap
+  RuntimeFlags runtime;  // --ubatch, --flash-attn, --parallel, --no-mmap (runtime_name is --runtime)
 };
 
 // How a roofline prefill estimate (PrefillSource::roofline) was obtained, for notes: the unit, its fitted
@@ -44,6 +44,8 @@ io::Node provenance_json(const DeviceSpec& d);
 bool marks_uncalibrated(const DeviceSpec& d);
 // The note under a table that marks figures: what "*" means for this device.
 std::string uncalibrated_note(const DeviceSpec& d);
+// The header line naming the device's runtime, how its speed was obtained and the range its class's error gives.
+std::string runtime_line(const DeviceSpec& d);
 // The runtime mismatch of a llama.cpp GGUF model on a device fitted to another runtime, or "" (results and note).
 std::string runtime_mismatch(const DeviceSpec& d, const ModelSpec& m);
 

@@ -80,6 +80,8 @@ constexpr std::array kOptionRows{
     OptionRow{Opt::draft, "--draft", Kind::text, "Draft model profile", 0, Complete::model},
     OptionRow{Opt::runtime, "--runtime", Kind::text,
               "Runtime and backend as measurements name them, e.g. 'llama.cpp Metal', 'MLC'"},
+    OptionRow{Opt::runtime_class, "--class", Kind::text,
+              "Runtime class to fit across the devices that name it (profiles/runtimes/NAME.toml)"},
     OptionRow{Opt::context, "--context", Kind::tokens, "Tokens in the KV cache (takes k and M: 8k, 1M)",
               kMaxContextTokens},
     OptionRow{Opt::prompt, "--prompt", Kind::tokens, "Prompt tokens of one prefill (takes k and M: 2k)",

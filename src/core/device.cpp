@@ -9,6 +9,7 @@ const char* to_string(Calibration c) {
     case Calibration::carried: return "carried";
     case Calibration::datasheet: return "datasheet";
     case Calibration::measured: return "measured";
+    case Calibration::class_model: return "class";
   }
   return "";
 }

@@ -60,7 +60,7 @@ struct Kind {
   std::string dir;      // "devices"
 };
 const std::vector<Kind> kKinds{{"Device", "devices"}, {"Model", "models"},      {"Graph", "graphs"},
-                               {"Cloud", "clouds"},   {"Requests", "requests"}};
+                               {"Cloud", "clouds"},   {"Requests", "requests"}, {"Runtime class", "runtimes"}};
 
 // A key with its per-profile names replaced by the placeholders the docs use: units.npu.ops -> units.U.ops,
 // formats.Q4_K_M.bytes -> formats.F.bytes.
@@ -161,7 +161,8 @@ std::string blank_key(std::string s, const std::string& from) {
 // for some attempt its error differs from the made-up key's (with the key's name blanked out in both) and
 // does not call it unknown: a required key missing elsewhere fails both alike, an unknown key reads as one.
 bool loader_accepts(const std::string& dir, const std::string& key, const std::set<std::string>& siblings = {}) {
-  if (dir == "requests") return false;  // no overrides: its documented keys must appear in a built-in profile
+  // No overrides: their documented keys must appear in a built-in profile.
+  if (dir == "requests" || dir == "runtimes") return false;
   auto concrete = [](std::string k, const std::string& unit) {
     std::vector<std::string> parts = split(k, '.');
     if (parts.size() > 2 && parts[0] == "units" && parts[1] == "U") parts[1] = unit;
@@ -216,6 +217,7 @@ TEST(DocsProfiles, DocumentedKeysAreTheSchemaKeys) {
   std::set<std::string> graph = as_set(io::schema::schema_keys(io::schema::op_schema()), "ops.");
   graph.insert({"description", "source", "seq"});
   EXPECT_EQ(documented.at("graphs"), graph);
+  EXPECT_EQ(documented.at("runtimes"), as_set(io::schema::schema_keys(io::schema::runtime_class_schema()), ""));
 }
 
 TEST(DocsProfiles, EveryKeyABuiltInProfileUsesIsDocumented) {

@@ -63,8 +63,9 @@ enum class Calibration {
   carried,    // not measured here: utilization, overhead and prefill efficiency of the fitted profile `from`
   datasheet,  // vendor figures at the default utilization, nothing fitted
   measured,   // this host's memory read and matmul rates measured by `edgeplan bench`, nothing fitted to a runtime
+  class_model,  // not measured here: the figures of runtime class `from`, fitted across the devices of its class
 };
-const char* to_string(Calibration c);  // "reference", "fitted", "carried", "datasheet", "measured"
+const char* to_string(Calibration c);  // "reference", "fitted", "carried", "datasheet", "measured", "class"
 
 struct Provenance {
   Calibration method = Calibration::datasheet;
@@ -86,6 +87,23 @@ struct DecodeRates {
   std::optional<double> attention_flops;
 };
 
+// The out-of-sample error of a speed figure: percentiles of predicted / measured - 1 over the figures of devices
+// predicted with themselves left out of their runtime class's fit (core/runtime_class.hpp).
+struct ErrorBand {
+  double low = 0;             // 10th percentile (<= 0)
+  double high = 0;            // 90th percentile (>= 0)
+  std::uint32_t figures = 0;  // figures predicted; 0: no band (a class of one device)
+  double median_abs = 0;      // median |error|
+  double max_abs = 0;         // largest |error|
+  bool operator==(const ErrorBand&) const = default;
+};
+
+// The bands of a device's decode and prefill figures: its runtime class's.
+struct SpeedErrors {
+  ErrorBand decode;
+  std::optional<ErrorBand> prefill;
+};
+
 struct DeviceSpec {
   std::string name;
   double memory_bytes = 0;          // memory the OS lets one app use for the model (not RAM on the box)
@@ -104,6 +122,8 @@ struct DeviceSpec {
   std::optional<ThermalSpec> thermal;        // sustained-load throttling ([thermal])
   std::optional<PowerSpec> power;            // power draw and battery ([power])
   std::optional<Provenance> provenance;      // how the figures were obtained ([provenance])
+  std::vector<std::string> runtimes;         // the runtime classes it runs (profiles/runtimes/), the first its default
+  std::optional<SpeedErrors> errors;         // where its runtime class gives bands (with_runtime_class)
 };
 
 }  // namespace edgeplan

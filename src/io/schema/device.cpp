@@ -228,6 +228,17 @@ std::optional<std::string> readahead_in_pages(const D& d, const Value& v) {
   return fmt::format("({}) must be a whole number of pages (device.storage.page_kib is {})", kib, page_kib);
 }
 
+// The check of a device's runtime classes: at least one, each once (that each is a runtime class profile is
+// checked where one is taken, with the search path).
+std::optional<std::string> runtime_list(const D&, const Value& v) {
+  const auto& names = std::get<std::vector<std::string>>(v);
+  if (names.empty()) return std::string("must name at least one runtime class (profiles/runtimes/)");
+  for (auto it = names.begin(); it != names.end(); ++it) {
+    if (std::find(names.begin(), it, *it) != it) return fmt::format("lists \"{}\" twice", *it);
+  }
+  return std::nullopt;
+}
+
 Schema<D> make_device() {
   Schema<D> s{"device", {}};
   s.sections.push_back({"", {
@@ -254,6 +265,13 @@ Schema<D> make_device() {
       DR{.key = "per_token_overhead_ms", .required = true, .range = Range::non_negative,
         .set = [](D& d, const Value& v) { d.per_token_overhead_s = number(v) / units::kMsPerS; },
         .get = [](const D& d) -> std::optional<Value> { return d.per_token_overhead_s * units::kMsPerS; }},
+      DR{.key = "runtimes", .type = Type::strings,
+        .set = [](D& d, const Value& v) { d.runtimes = std::get<std::vector<std::string>>(v); },
+        .get = [](const D& d) -> std::optional<Value> {
+          if (d.runtimes.empty()) return std::nullopt;
+          return d.runtimes;
+        },
+        .check = runtime_list},
   }});
   s.sections.push_back({"prefill", {
       DR{.key = "tflops", .required = true, .range = Range::positive,
