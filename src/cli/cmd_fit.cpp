@@ -25,6 +25,7 @@ struct FitOptions {
   bool all = false;
   bool allow_beyond_trained = false;
   RuntimeFlags runtime;
+  std::string runtime_name;  // --runtime
 };
 
 struct Candidate {
@@ -59,6 +60,7 @@ std::vector<ModelSpec> candidate_models(const Context& ctx, const std::string& n
 Runner setup_fit(Options& opts) {
   auto o = std::make_shared<FitOptions>();
   opts.add(Opt::device, o->device).required();
+  opts.add(Opt::runtime, o->runtime_name, runtime_help());
   opts.add(Opt::context, o->min_context, "Context that must fit, tokens (takes k and M: 8k); decode is taken there")
       .show_default();
   opts.add(Opt::min_tok_per_s, o->min_tok_per_s).show_default();
@@ -74,7 +76,7 @@ Runner setup_fit(Options& opts) {
   return [o](const Context& ctx) {
     io::Report r;
     r.command = "fit";
-    DeviceSpec device = ctx.device(o->device, r.inputs);
+    DeviceSpec device = ctx.device(o->device, r.inputs, o->runtime_name);
     const RuntimeOptions runtime = runtime_options(o->runtime, device);
     if (o->min_tok_per_s < 0) throw UsageError("--min-tok-per-s must be 0 or more");
     r.inputs["min_context_tokens"] = o->min_context;

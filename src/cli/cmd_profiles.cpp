@@ -8,7 +8,7 @@ namespace edgeplan::cli {
 namespace {
 
 // The kinds of profile, by sub-directory.
-const std::vector<std::string> kKinds{"devices", "models", "graphs", "clouds", "requests"};
+const std::vector<std::string> kKinds{"devices", "models", "graphs", "clouds", "requests", "runtimes"};
 
 std::string description_of(const io::ProfileText& p) {
   const auto t = io::parse_toml(p.text, p.display);

@@ -214,7 +214,12 @@ void page_results(const ReportOptions& o, const DeviceSpec& device, const ModelS
   results["weights_bytes"] = io::Node::count(mine.weights.bytes);
   runtime_results(mine.runtime.buffers, in.runtime, device, results);
   results["decode_tok_per_s"] = mine.decode.tok_per_s;
-  if (device.errors) {  // the range of each speed under the device's runtime class (core/runtime_class.hpp)
+  // The range of each speed under the device's runtime class (core/runtime_class.hpp); null without one.
+  for (const char* key : {"decode_tok_per_s_low", "decode_tok_per_s_high", "prefill_tok_per_s_low",
+                          "prefill_tok_per_s_high", "ttft_s_low", "ttft_s_high"}) {
+    results[key] = io::Node();
+  }
+  if (device.errors) {
     const Interval d = rate_interval(mine.decode.tok_per_s, device.errors->decode);
     results["decode_tok_per_s_low"] = d.low;
     results["decode_tok_per_s_high"] = d.high;

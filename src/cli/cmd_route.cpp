@@ -18,7 +18,7 @@ namespace edgeplan::cli {
 namespace {
 
 struct RouteOptions {
-  std::string device, model, quant, clouds, requests, trace;
+  std::string device, model, quant, clouds, requests, trace, runtime;
   io::OutputPath trace_out;
   std::optional<double> prefill_tok_s, decode_tok_s, escalate_after_s;  // given on the command line or not
   double cloud_ratio = 3;
@@ -416,6 +416,7 @@ void route_trace(const RouteOptions& o, const DeviceSpec& device, const DeviceRa
 Runner setup_route(Options& opts) {
   auto o = std::make_shared<RouteOptions>();
   opts.add(Opt::device, o->device).required();
+  opts.add(Opt::runtime, o->runtime, runtime_help());
   opts.add(Opt::model, o->model, "Model profile (derives the device rates not given explicitly)");
   opts.add(Opt::quant, o->quant, "Weight format for the derived rates (default: a GGUF model's own format, else Q4_K_M)");
   opts.add(Opt::prefill_tok_per_s, o->prefill_tok_s);
@@ -436,7 +437,7 @@ Runner setup_route(Options& opts) {
     if (o->cloud_ratio <= 0) throw UsageError(fmt::format("--cloud-ratio must be greater than 0 (got {})", o->cloud_ratio));
     io::Report r;
     r.command = "route";
-    const DeviceSpec device = ctx.device(o->device, r.inputs);
+    const DeviceSpec device = ctx.device(o->device, r.inputs, o->runtime);
     std::vector<std::string> sources;
     const DeviceRates rates = resolve_rates(*o, ctx, device, r, sources);
     std::vector<CloudSpec> clouds = load_clouds(o->clouds, ctx, r);

@@ -13,7 +13,7 @@ namespace edgeplan::cli {
 namespace {
 
 struct SpecOptions {
-  std::string alpha, device, model, draft, quant;
+  std::string alpha, device, model, draft, quant, runtime;
   std::optional<double> gamma, cost;
   std::optional<std::uint32_t> mtp_layers;
   bool best_gamma = false;
@@ -68,6 +68,7 @@ Runner setup_spec(Options& opts) {
   opts.add(Opt::draft, o->draft, "Draft model profile: cost = its weight bytes / the target's").excludes(Opt::mtp_layers);
   opts.add(Opt::mtp_layers, o->mtp_layers);
   opts.add(Opt::device, o->device, "Device profile: also print the decode rate with speculation");
+  opts.add(Opt::runtime, o->runtime, runtime_help()).needs(Opt::device);
   opts.add(Opt::model, o->model, "Target model profile (needed by --device, --draft and --mtp-layers)");
   opts.add(Opt::quant, o->quant, "Weight format of target and draft (default: each GGUF model's own format, else Q4_K_M)");
   return [o](const Context& ctx) {
@@ -90,7 +91,7 @@ Runner setup_spec(Options& opts) {
     }
 
     std::optional<DeviceSpec> device;
-    if (!o->device.empty()) device = ctx.device(o->device, r.inputs);
+    if (!o->device.empty()) device = ctx.device(o->device, r.inputs, o->runtime);
     std::optional<ModelSpec> target;
     std::optional<WeightSize> target_size;
     const FileType* target_format = nullptr;
