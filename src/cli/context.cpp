@@ -1,7 +1,6 @@
 // What every command runs with (Context: the profile search path and --set overrides) and the small helpers
 // command files share.
 #include <algorithm>
-#include <cctype>
 #include <cmath>
 
 #include <fmt/format.h>
@@ -51,22 +50,12 @@ Spec recorded(Spec spec, const io::ProfileText& text, const char* key, io::Node&
 
 }  // namespace
 
-namespace {
-
-bool same_name(std::string_view a, std::string_view b) {
-  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
-           return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));
-         });
-}
-
-}  // namespace
-
 DeviceSpec Context::device(const std::string& name, io::Node& inputs, const std::string& runtime) const {
   const io::ProfileText text = find("devices", name);
   DeviceSpec d = unwrap(io::load_device(text, overrides_));
   const std::string own = d.provenance ? d.provenance->runtime : "";
   if (d.runtimes.empty()) {
-    if (!runtime.empty() && !same_name(runtime, own)) {
+    if (!runtime.empty() && !util::iequal(runtime, own)) {
       throw UsageError(fmt::format("--runtime '{}': {} names no runtime classes, and its own figures are {}", runtime,
                                    d.name, own.empty() ? "not a runtime's" : "of " + own));
     }
@@ -78,7 +67,7 @@ DeviceSpec Context::device(const std::string& name, io::Node& inputs, const std:
     classes.push_back(unwrap(io::load_runtime_class(class_text)));
   }
   const auto chosen = runtime.empty() ? classes.begin() : std::find_if(classes.begin(), classes.end(),
-      [&](const RuntimeClass& c) { return same_name(runtime, c.name) || same_name(runtime, c.runtime); });
+      [&](const RuntimeClass& c) { return util::iequal(runtime, c.name) || util::iequal(runtime, c.runtime); });
   if (chosen == classes.end()) {
     std::vector<std::string> names;
     for (const RuntimeClass& c : classes) names.push_back(c.runtime);
