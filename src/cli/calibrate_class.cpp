@@ -1,4 +1,4 @@
-#include "cli/calibrate_class.hpp"
+#include "cli/calibrate.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -39,9 +39,7 @@ std::vector<io::BenchRow> read_rows(const std::string& results) {
   }
   std::vector<io::BenchRow> rows;
   for (const fs::path& f : files) {
-    auto text = io::read_input(f, io::kMaxBenchResultsBytes, "measurements");
-    if (!text) throw UsageError(fmt::format("cannot read measurements '{}': {}", f.string(), text.error().message));
-    std::vector<io::BenchRow> read = unwrap(io::parse_llama_bench(*text, f.string()));
+    std::vector<io::BenchRow> read = unwrap(io::parse_llama_bench(read_results(f.string(), "measurements"), f.string()));
     rows.insert(rows.end(), std::make_move_iterator(read.begin()), std::make_move_iterator(read.end()));
   }
   return rows;
@@ -79,7 +77,7 @@ std::vector<Figure> class_figures(const RuntimeClass& c, const std::vector<io::B
     DeviceSpec d = unwrap(io::load_device(text, ctx.overrides()));
     if (std::find(d.runtimes.begin(), d.runtimes.end(), c.name) != d.runtimes.end()) members.emplace(d.name, d);
   }
-  std::map<std::string, std::optional<ModelSpec>> models;
+  RowModels models{ctx};
   std::map<std::tuple<std::string, std::string, std::string, std::string>, Figure> best;
   for (const io::BenchRow& row : rows) {
     if (row.runtime_label() != c.runtime) continue;
@@ -89,16 +87,18 @@ std::vector<Figure> class_figures(const RuntimeClass& c, const std::vector<io::B
       continue;
     }
     const DeviceSpec& d = member->second;
-    auto [m, fresh] = models.try_emplace(row.model);
-    if (fresh) {
-      if (auto text = io::find_profile("models", row.model, ctx.search_path())) m->second = unwrap(io::load_model(*text, {}));
-    }
-    if (!m->second || !row.format) {
-      ++skipped[m->second ? "format no llama.cpp file type" : "model without a profile"];
+    const ModelSpec* m = models.of(row.model);
+    if (!m || !row.format) {
+      ++skipped[m ? "format no llama.cpp file type" : "model without a profile"];
       continue;
     }
-    const ModelSpec& model = *m->second;
-    const bool decode = row.stated ? *row.stated == BenchTest::decode : row.n_gen > 0 && row.n_prompt == 0;
+    const ModelSpec& model = *m;
+    const BenchTest kind = row.kind(true);
+    if (kind == BenchTest::not_fitted) {
+      ++skipped[row.n_prompt == 0 ? "prefill of an unpublished length" : "a prompt+generation test"];
+      continue;
+    }
+    const bool decode = kind == BenchTest::decode;
     Figure f{.sample = {}, .model = row.model, .format = std::string(row.format->name), .test = row.test(),
              .measured = row.avg_tok_per_s};
     f.sample.device = d.name;
@@ -122,8 +122,8 @@ std::vector<Figure> class_figures(const RuntimeClass& c, const std::vector<io::B
       f.sample.seconds = 1 / row.avg_tok_per_s;
     } else {
       const auto unit = d.units.find(c.unit);
-      if (row.n_prompt == 0 || row.n_gen > 0 || unit == d.units.end() || !unit->second.fp16_flops_per_s) {
-        ++skipped[row.n_prompt == 0 || row.n_gen > 0 ? "prefill of an unpublished length" : "prefill on a device without the unit's peak"];
+      if (unit == d.units.end() || !unit->second.fp16_flops_per_s) {
+        ++skipped["prefill on a device without the unit's peak"];
         continue;
       }
       f.sample.quantized = is_quantized(*row.format);
@@ -145,6 +145,25 @@ std::vector<Figure> class_figures(const RuntimeClass& c, const std::vector<io::B
 }
 
 }  // namespace
+
+std::string read_results(const std::string& path, std::string_view kind) {
+  auto text = io::read_input(path, io::kMaxBenchResultsBytes, std::string(kind));
+  if (!text) throw UsageError(fmt::format("cannot read {} '{}': {}", kind, path, text.error().message));
+  return std::move(*text);
+}
+
+const ModelSpec* RowModels::of(const std::string& name) {
+  if (name.empty()) return nullptr;
+  auto it = loaded_.find(name);
+  if (it == loaded_.end()) {
+    std::optional<ModelSpec> m;
+    if (auto text = io::find_profile("models", name, ctx_.search_path())) {
+      m = unwrap(io::load_model(*text, ctx_.overrides()));
+    }
+    it = loaded_.emplace(name, std::move(m)).first;
+  }
+  return it->second ? &*it->second : nullptr;
+}
 
 io::Report calibrate_class(const std::string& name, const std::string& results, const io::OutputPath& write,
                            const Context& ctx) {

@@ -3,13 +3,12 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
-#include <map>
 #include <optional>
 #include <sstream>
 
 #include <fmt/format.h>
 
-#include "cli/calibrate_class.hpp"
+#include "cli/calibrate.hpp"
 #include "cli/command.hpp"
 #include "cli/fitted_profile.hpp"
 #include "cli/plan.hpp"
@@ -56,35 +55,6 @@ KvCacheType row_kv_type(const io::BenchRow& row) {
     return **t;
   };
   return {type("type_k", row.type_k), type("type_v", row.type_v)};
-}
-
-// The model profiles published measurements name (their model column), each loaded once; a name no profile has is
-// costed from the row's model_size and model_n_params, as a llama-bench row is.
-class RowModels {
- public:
-  explicit RowModels(const Context& ctx) : ctx_(ctx) {}
-  const ModelSpec* of(const std::string& name) {
-    if (name.empty()) return nullptr;
-    auto it = loaded_.find(name);
-    if (it == loaded_.end()) {
-      std::optional<ModelSpec> m;
-      if (auto text = io::find_profile("models", name, ctx_.search_path())) {
-        m = unwrap(io::load_model(*text, ctx_.overrides()));
-      }
-      it = loaded_.emplace(name, std::move(m)).first;
-    }
-    return it->second ? &*it->second : nullptr;
-  }
-
- private:
-  const Context& ctx_;
-  std::map<std::string, std::optional<ModelSpec>> loaded_;
-};
-
-std::string read_text(const std::string& path) {
-  auto text = io::read_input(path, io::kMaxBenchResultsBytes, "llama-bench results");
-  if (!text) throw UsageError(fmt::format("cannot read llama-bench results '{}': {}", path, text.error().message));
-  return std::move(*text);
 }
 
 // The runtimes the rows measured (BenchRow::runtime_label: "llama.cpp Metal"), in the order first seen.
@@ -157,7 +127,7 @@ Runner setup_calibrate(Options& opts) {
     std::optional<ModelSpec> model;
     if (!o->model.empty()) model = ctx.model(o->model, r.inputs);
     const std::vector<io::BenchRow> rows = rows_to_fit(
-        unwrap(io::parse_llama_bench(read_text(o->results), o->results)), device.name, o->runtime, o->results);
+        unwrap(io::parse_llama_bench(read_results(o->results, "llama-bench results"), o->results)), device.name, o->runtime, o->results);
     r.inputs["llama_bench"] = o->results;
     if (!o->runtime.empty()) r.inputs["runtime"] = o->runtime;
 
@@ -170,12 +140,7 @@ Runner setup_calibrate(Options& opts) {
     bool unshaped = false;  // a row costed from its model_size and model_n_params, without a model profile
     for (const io::BenchRow& row : rows) {
       const ModelSpec* row_model = model ? &*model : row_models.of(row.model);
-      BenchTest kind = bench_test_kind(row.n_prompt, row.n_gen, row.n_depth, row_model != nullptr);
-      // A published tg figure without its length decodes from an empty cache; a pp figure without its prompt length
-      // cannot be costed.
-      if (row.n_prompt == 0 && row.n_gen == 0) {
-        kind = row.stated == BenchTest::decode ? BenchTest::decode : BenchTest::not_fitted;
-      }
+      const BenchTest kind = row.kind(row_model != nullptr);
       if (kind == BenchTest::not_fitted) {
         skipped.push_back(row.test());
         continue;

@@ -177,6 +177,11 @@ Result<BenchRow> bench_row(const Located& rec) {
 
 }  // namespace
 
+BenchTest BenchRow::kind(bool shaped) const {
+  if (n_prompt == 0 && n_gen == 0) return stated == BenchTest::decode ? BenchTest::decode : BenchTest::not_fitted;
+  return bench_test_kind(n_prompt, n_gen, n_depth, shaped);
+}
+
 std::string BenchRow::runtime_label() const {
   const std::string& name = runtime.empty() ? std::string("llama.cpp") : runtime;
   return backends.empty() ? name : fmt::format("{} {}", name, backends);

@@ -42,6 +42,9 @@ struct BenchRow {
   std::optional<BenchTest> stated;  // its test column: decode (tg) or prefill (pp), whose token counts (n_gen,
                                     // n_prompt) may be unpublished (0)
 
+  // Which fit the row feeds (bench_test_kind, `shaped` when its model's layers are known); a published tg figure
+  // without its length decodes from an empty cache, a published pp figure without its prompt length is not fitted.
+  [[nodiscard]] BenchTest kind(bool shaped) const;
   [[nodiscard]] std::string runtime_label() const;  // "llama.cpp Metal": the runtime (llama.cpp when not given)
                                                      // and its backends
 
