@@ -8,7 +8,7 @@ namespace edgeplan::cli {
 namespace {
 
 // The kinds of profile, by sub-directory.
-const std::vector<std::string> kKinds{"devices", "models", "graphs", "clouds", "requests", "runtimes"};
+const std::vector<std::string> kKinds{"devices", "models", "graphs", "clouds", "requests", "runtimes", "storage"};
 
 std::string description_of(const io::ProfileText& p) {
   const auto t = io::parse_toml(p.text, p.display);
@@ -28,7 +28,7 @@ Runner setup_profiles(Options&) {
     io::Table t{"profiles", {{"name", "name"}, {"kind", "kind"}, {"from", "source"}, {"description", "description"}}, {}};
     for (const std::string& kind : kKinds) {
       for (const io::ProfileText& p : io::list_profiles(kind, ctx.search_path())) {
-        t.add({p.name, kind.substr(0, kind.size() - 1), p.display, description_of(p)});
+        t.add({p.name, kind.ends_with('s') ? kind.substr(0, kind.size() - 1) : kind, p.display, description_of(p)});
       }
     }
     r.tables.push_back(std::move(t));

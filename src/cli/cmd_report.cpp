@@ -161,9 +161,12 @@ void figures(const ReportOptions& o, const DeviceSpec& device, const ModelSpec& 
 
   // Cold load from storage.
   if (plan.load) {
-    const std::string assumption = storage_assumption(device);
-    line("cold load", text(Fixed{plan.load->total_s, 2}, " s"),
-         assumption.empty() ? "whole file read (mlock)" : "whole file read (mlock); " + assumption);
+    std::string note = "whole file read (mlock)";
+    for (const std::string& part : {storage_assumption(device), storage_class_line(*device.storage)}) {
+      if (!part.empty()) note += "; " + part;
+    }
+    if (const auto& r = plan.load->total_range) note += text("; range ", Fixed{r->low, 2}, "-", Fixed{r->high, 2});
+    line("cold load", text(Fixed{plan.load->total_s, 2}, " s"), std::move(note));
   } else {
     line("cold load", "--", plan.load.error().message);
   }
@@ -248,6 +251,9 @@ void page_results(const ReportOptions& o, const DeviceSpec& device, const ModelS
   results["trained_context"] = model.context_tokens ? io::Node(*model.context_tokens) : io::Node();
   results["beyond_trained"] = beyond_trained(model, o.context);
   results["load_s"] = plan.load ? io::Node(plan.load->total_s) : io::Node(nullptr);
+  const std::optional<Interval> load_range = plan.load ? plan.load->total_range : std::nullopt;
+  results["load_s_low"] = load_range ? io::Node(load_range->low) : io::Node(nullptr);
+  results["load_s_high"] = load_range ? io::Node(load_range->high) : io::Node(nullptr);
   results["lora_resident_adapters"] = plan.lora ? io::Node(plan.lora->result.resident_adapters) : io::Node(nullptr);
   const bool npu = device.units.contains(UnitKind::npu);
   results["npu_fallbacks"] = npu ? io::Node(plan.place->fallbacks) : io::Node(nullptr);

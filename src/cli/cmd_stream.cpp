@@ -68,6 +68,12 @@ std::string storage_assumption(const DeviceSpec& d) {
                      "(UFS 4.0 reads up to 4.2 GB/s)", d.storage->read_bytes_per_s / units::kGBps);
 }
 
+std::string storage_class_line(const StorageSpec& s) {
+  if (s.read_low_bytes_per_s == 0) return "";
+  return fmt::format("storage class {}: devices of it read {:.2f}-{:.2f} GB/s", s.storage_class,
+                     s.read_low_bytes_per_s / units::kGBps, s.read_high_bytes_per_s / units::kGBps);
+}
+
 Runner setup_stream(Options& opts) {
   auto o = std::make_shared<StreamOptions>();
   opts.add(Opt::device, o->device, "Device profile name or .toml path (needs [storage])").required();
@@ -80,7 +86,8 @@ Runner setup_stream(Options& opts) {
     r.command = "stream";
     const DeviceSpec device = ctx.device(o->device, r.inputs);
     if (!device.storage) {
-      throw UsageError(fmt::format("device '{}' has no [storage] section: add read_gbps, page_kib, page_fault_us and "
+      throw UsageError(fmt::format("device '{}' has no [storage] section: add class (a storage class, e.g. \"nvme-gen4\"; "
+                                   "`edgeplan profiles` lists them) or read_gbps, and page_kib, page_fault_us and "
                                    "readahead_kib (docs/profiles.md)", device.name));
     }
     const StorageSpec& storage = *device.storage;
@@ -119,14 +126,19 @@ Runner setup_stream(Options& opts) {
                             {"read (s)", "bandwidth_s", 3},
                             {"faults (s)", "fault_s", 3},
                             {"total (s)", "total_s", 3}}, {}};
+    // Under a storage class, where each total falls between its fastest and slowest devices.
+    const bool ranged = storage.read_low_bytes_per_s > 0;
+    if (ranged) load.columns.insert(load.columns.end(), {{"low (s)", "total_low_s", 3}, {"high (s)", "total_high_s", 3}});
     std::uint64_t file_pages = 0;
     for (const Scenario& s : scenarios) {
       const LoadResult l = load_time(storage, {weights.bytes, s.hot, s.window == 0 ? LoadMode::preload : LoadMode::paged,
                                                s.window == 0 ? 1 : s.window});
       file_pages = l.file_pages;
-      load.add({s.name, s.hot, s.window == 0 ? io::Cell{} : io::Cell{static_cast<std::int64_t>(s.window)},
-                static_cast<std::int64_t>(l.pages), static_cast<std::int64_t>(l.faults), l.bandwidth_s, l.fault_s,
-                l.total_s});
+      std::vector<io::Cell> row{s.name, s.hot, s.window == 0 ? io::Cell{} : io::Cell{static_cast<std::int64_t>(s.window)},
+                                static_cast<std::int64_t>(l.pages), static_cast<std::int64_t>(l.faults), l.bandwidth_s,
+                                l.fault_s, l.total_s};
+      if (ranged) row.insert(row.end(), {l.total_range->low, l.total_range->high});
+      load.add(std::move(row));
     }
     r.tables.push_back(std::move(load));
 
@@ -164,6 +176,7 @@ Runner setup_stream(Options& opts) {
                                    storage.page_bytes / units::kKiB, storage.read_bytes_per_s / units::kGBps,
                                    storage.page_fault_s * units::kUsPerS, storage.readahead_pages));
     if (const std::string a = storage_assumption(device); !a.empty()) r.header.push_back(a);
+    if (const std::string c = storage_class_line(storage); !c.empty()) r.header.push_back(c);
     r.header.push_back(fmt::format("memory for weights {:.2f} GiB (memory - reserved): {}", budget / units::kGiB,
                                    weights_fit ? "the whole model stays in DRAM"
                                                            : "the rest is read from storage every token"));

@@ -53,6 +53,9 @@ Spec recorded(Spec spec, const io::ProfileText& text, const char* key, io::Node&
 DeviceSpec Context::device(const std::string& name, io::Node& inputs, const std::string& runtime) const {
   const io::ProfileText text = find("devices", name);
   DeviceSpec d = unwrap(io::load_device(text, overrides_));
+  if (d.storage && !d.storage->storage_class.empty()) {
+    d.storage = with_storage_class(*d.storage, unwrap(io::load_storage_class(find("storage", d.storage->storage_class))));
+  }
   const std::string own = d.provenance ? d.provenance->runtime : "";
   if (d.runtimes.empty()) {
     if (!runtime.empty() && !util::iequal(runtime, own)) {

@@ -52,6 +52,9 @@ std::string runtime_mismatch(const DeviceSpec& d, const ModelSpec& m);
 // Where the device's storage reads at its DRAM rate or faster, what that assumption is ("" otherwise; the chapter's
 // reference phone reads its flash at 68 GB/s): stream's header and report's cold load print it (cmd_stream.cpp).
 std::string storage_assumption(const DeviceSpec& d);
+// Where the storage's read rate is its class's, which class and its range ("storage class ufs-4.0: 2.5-4.2 GB/s"),
+// else "" (cmd_stream.cpp).
+std::string storage_class_line(const StorageSpec& s);
 
 // Speculation parameters of --spec alpha=A,gamma=G,cost=C (plan.cpp).
 SpecParams parse_spec(const std::string& text);

@@ -234,7 +234,7 @@ Result<PlanResult> plan(const DeviceSpec& device, const ModelSpec& model, const 
   if (parts.load && device.storage) {
     r.load = load_time(*device.storage, {weights.bytes, 1, LoadMode::preload, 1});
   } else if (parts.load) {
-    r.load = Error{"device profile has no [storage]: no published read rate (read_gbps) and page size of its storage"};
+    r.load = Error{"device profile has no [storage]: no storage class (class) or read rate (read_gbps), and no page size"};
   }
   if (parts.lora) r.lora = plan_lora(device, model, in, r.kv_budget_bytes);
   if (parts.place) r.place = plan_place(device, model, in);

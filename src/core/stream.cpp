@@ -11,14 +11,27 @@ std::uint64_t pages_for(double bytes, double page_bytes) {
   return static_cast<std::uint64_t>(std::ceil(bytes / page_bytes));
 }
 
+StorageSpec with_storage_class(StorageSpec s, const StorageClass& c) {
+  if (s.read_bytes_per_s > 0) return s;
+  s.read_bytes_per_s = c.read_bytes_per_s;
+  s.read_low_bytes_per_s = c.read_low_bytes_per_s;
+  s.read_high_bytes_per_s = c.read_high_bytes_per_s;
+  return s;
+}
+
 LoadResult load_time(const StorageSpec& storage, const LoadInputs& in) {
   LoadResult r;
   r.file_pages = pages_for(in.file_bytes, storage.page_bytes);
   r.pages = static_cast<std::uint64_t>(std::ceil(in.hot_fraction * static_cast<double>(r.file_pages)));
   if (in.mode == LoadMode::paged) r.faults = (r.pages + in.window_pages - 1) / in.window_pages;
-  r.bandwidth_s = static_cast<double>(r.pages) * storage.page_bytes / storage.read_bytes_per_s;
+  const double bytes = static_cast<double>(r.pages) * storage.page_bytes;
+  r.bandwidth_s = bytes / storage.read_bytes_per_s;
   r.fault_s = static_cast<double>(r.faults) * storage.page_fault_s;
   r.total_s = r.bandwidth_s + r.fault_s;
+  if (storage.read_low_bytes_per_s > 0) {
+    r.total_range = Interval{bytes / storage.read_high_bytes_per_s + r.fault_s,
+                             bytes / storage.read_low_bytes_per_s + r.fault_s};
+  }
   return r;
 }
 

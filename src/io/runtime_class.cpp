@@ -15,6 +15,15 @@ Result<RuntimeClass> load_runtime_class(const ProfileText& text) {
   });
 }
 
+Result<StorageClass> load_storage_class(const ProfileText& text) {
+  return read_profile<StorageClass>(text, "storage", {}, [&](Fields& f) {
+    StorageClass c;
+    c.name = text.name;
+    schema::read_schema(schema::storage_class_schema(), f, c);
+    return c;
+  });
+}
+
 std::string runtime_class_text(const RuntimeClass& c, std::span<const std::string> comments,
                                std::string_view description) {
   TomlText t;

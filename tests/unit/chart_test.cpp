@@ -4,6 +4,7 @@
 // error for a command without any.
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <sstream>
 #include <string>
 
@@ -11,6 +12,7 @@
 
 #include "cli/plan.hpp"
 #include "cli_run.hpp"
+#include "scratch_dir.hpp"
 #include "edgeplan/core/prefill.hpp"
 #include "edgeplan/core/roofline.hpp"
 #include "edgeplan/io/profiles.hpp"
@@ -172,10 +174,12 @@ TEST(VegaLite, ReportDrawsItsMemoryAndDecodeAgainstContextPerFormat) {
                                   "--format", "vega-lite"});
   const io::Json report = run_spec({"report", "--device", "galaxy-s24-ultra", "--model", "gemma-3-4b", "--quant", "Q5_K_M",
                                     "--format", "json"})["results"];
-  // Memory, decode against context, the roofline and the routing share (the phone has no [units] to place on).
-  ASSERT_EQ(spec["vconcat"].size(), 4u);
+  // Memory, decode against context, the roofline, the layer placed on the phone's one unit (its CPU) and the routing
+  // share.
+  ASSERT_EQ(spec["vconcat"].size(), 5u);
   EXPECT_EQ(spec["vconcat"][2]["data"]["name"], "roofline");
-  EXPECT_EQ(spec["vconcat"][3]["data"]["name"], "routing");
+  EXPECT_EQ(spec["vconcat"][3]["data"]["name"], "timeline");
+  EXPECT_EQ(spec["vconcat"][4]["data"]["name"], "routing");
   const io::Json& memory = spec["datasets"]["memory"];
   EXPECT_EQ(memory[1]["part"], "weights Q5_K_M");
   EXPECT_EQ(memory[1]["bytes"], report["weights_bytes"]);
@@ -244,11 +248,21 @@ ModelSpec model_profile(const std::string& name) {
   return io::load_model(io::find_profile("models", name, {}).value(), {}).value();
 }
 
+// A user's device known by its memory and, where given, its achieved prefill rate alone, as `phone.toml` in `dir`
+// (every shipped device has a unit).
+std::string bare_device(const testing_dir::ScratchDir& dir, const std::string& prefill = "") {
+  const std::string path = (dir / "phone.toml").string();
+  std::ofstream(path) << "memory_gib = 5.59\nreserved_gib = 0.5\nbandwidth_gbps = 68.3\nutilization = 0.728\n"
+                         "per_token_overhead_ms = 5.14\n" << prefill;
+  return path;
+}
+
 // decode's roofline: log-log, the [prefill] peak as the compute roof of a phone without [units], and a decode and
 // a prefill point per format at the FLOPs and times decode prints.
 TEST(VegaLite, DecodeDrawsTheRooflineOfEachFormatAgainstTheDevicesRoofs) {
-  const std::vector<std::string> args{"decode", "--device", "galaxy-s24-ultra", "--model", "gemma-3-4b", "--quant",
-                                      "Q4_K_M,F16", "--context", "4096", "--format"};
+  const testing_dir::ScratchDir dir("roofline_prefill_peak");
+  const std::vector<std::string> args{"decode", "--device", bare_device(dir, "[prefill]\ntflops = 0.58\nefficiency = 1.0\n"),
+                                      "--model", "gemma-3-4b", "--quant", "Q4_K_M,F16", "--context", "4096", "--format"};
   std::vector<std::string> chart = args, json = args;
   chart.push_back("vega-lite");
   json.push_back("json");
@@ -256,7 +270,7 @@ TEST(VegaLite, DecodeDrawsTheRooflineOfEachFormatAgainstTheDevicesRoofs) {
   const io::Json decode = run_spec(json);
   ASSERT_EQ(spec["vconcat"].size(), 2u);
   const io::Json& view = spec["vconcat"][1];
-  EXPECT_EQ(view["title"], "roofline: decode and prefill against galaxy-s24-ultra's 68.3 GB/s and its [prefill] peak "
+  EXPECT_EQ(view["title"], "roofline: decode and prefill against phone's 68.3 GB/s and its [prefill] peak "
                            "(the profile has no [units])");
   const io::Json& line = view["layer"][0];
   EXPECT_EQ(line["mark"]["type"], "line");
@@ -296,7 +310,8 @@ TEST(VegaLite, DecodeDrawsTheRooflineOfEachFormatAgainstTheDevicesRoofs) {
 }
 
 TEST(VegaLite, RooflineDrawsTheBandwidthRoofAloneAndSaysWhyWithoutComputePeaks) {
-  const io::Json spec = run_spec({"decode", "--device", "pixel-9-pro", "--model", "gemma-3-4b", "--quant", "Q4_K_M",
+  const testing_dir::ScratchDir dir("roofline_no_peaks");
+  const io::Json spec = run_spec({"decode", "--device", bare_device(dir), "--model", "gemma-3-4b", "--quant", "Q4_K_M",
                                   "--format", "vega-lite"});
   const std::string title = spec["vconcat"][1]["title"];
   EXPECT_TRUE(title.ends_with("no compute roof: the profile has no [units] or [prefill]")) << title;

@@ -34,17 +34,17 @@ std::size_t count(const std::string& text, const std::string& part) {
 TEST(CheckCli, UnevaluableFigureReportsEveryCheckAndExits2) {
   const ScratchDir dir("check_unevaluable");
   write(dir / "plan.toml",
-        "[[check]]\ndevice = \"iphone-16-pro\"\nmodel = \"llama-3.2-1b\"\nrequire = [\"load_s < 5\", \"fits == true\"]\n"
+        "[[check]]\ndevice = \"iphone-16-pro\"\nmodel = \"llama-3.2-1b\"\nrequire = [\"spec_tok_per_s < 5\", \"fits == true\"]\n"
         "[[check]]\ndevice = \"phone8g\"\nmodel = \"ref-8b\"\nrequire = [\"fits == true\"]\n");
   const CliRun run = run_cli({"check", (dir / "plan.toml").string()});
   EXPECT_EQ(run.exit_code, 2);
   EXPECT_EQ(count(run.out, "iphone-16-pro"), 2u) << run.out;  // both of its requirements have a row
-  EXPECT_NE(run.out.find("load_s < 5    --     --"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("spec_tok_per_s < 5  --     --"), std::string::npos) << run.out;
   EXPECT_NE(run.out.find("phone8g"), std::string::npos) << run.out;  // the checks after it still run
   EXPECT_NE(run.out.find("1 requirement(s) could not be evaluated"), std::string::npos) << run.out;
   EXPECT_EQ(run.err, "edgeplan: error: " + (dir / "plan.toml").string() +
-                         ": check 1 (llama-3.2-1b on iphone-16-pro) not evaluable: --require 'load_s < 5': load_s has "
-                         "no value for these inputs (`edgeplan report --device iphone-16-pro --model llama-3.2-1b` "
+                         ": check 1 (llama-3.2-1b on iphone-16-pro) not evaluable: --require 'spec_tok_per_s < 5': "
+                         "spec_tok_per_s has no value for these inputs (`edgeplan report --device iphone-16-pro --model llama-3.2-1b` "
                          "shows why)\n");
 }
 

@@ -60,7 +60,8 @@ struct Kind {
   std::string dir;      // "devices"
 };
 const std::vector<Kind> kKinds{{"Device", "devices"}, {"Model", "models"},      {"Graph", "graphs"},
-                               {"Cloud", "clouds"},   {"Requests", "requests"}, {"Runtime class", "runtimes"}};
+                               {"Cloud", "clouds"},   {"Requests", "requests"}, {"Runtime class", "runtimes"},
+                               {"Storage class", "storage"}};
 
 // A key with its per-profile names replaced by the placeholders the docs use: units.npu.ops -> units.U.ops,
 // formats.Q4_K_M.bytes -> formats.F.bytes.
@@ -162,7 +163,7 @@ std::string blank_key(std::string s, const std::string& from) {
 // does not call it unknown: a required key missing elsewhere fails both alike, an unknown key reads as one.
 bool loader_accepts(const std::string& dir, const std::string& key, const std::set<std::string>& siblings = {}) {
   // No overrides: their documented keys must appear in a built-in profile.
-  if (dir == "requests" || dir == "runtimes") return false;
+  if (dir == "requests" || dir == "runtimes" || dir == "storage") return false;
   auto concrete = [](std::string k, const std::string& unit) {
     std::vector<std::string> parts = split(k, '.');
     if (parts.size() > 2 && parts[0] == "units" && parts[1] == "U") parts[1] = unit;
@@ -218,6 +219,7 @@ TEST(DocsProfiles, DocumentedKeysAreTheSchemaKeys) {
   graph.insert({"description", "source", "seq"});
   EXPECT_EQ(documented.at("graphs"), graph);
   EXPECT_EQ(documented.at("runtimes"), as_set(io::schema::schema_keys(io::schema::runtime_class_schema()), ""));
+  EXPECT_EQ(documented.at("storage"), as_set(io::schema::schema_keys(io::schema::storage_class_schema()), ""));
 }
 
 TEST(DocsProfiles, EveryKeyABuiltInProfileUsesIsDocumented) {

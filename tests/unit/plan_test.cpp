@@ -346,7 +346,7 @@ TEST(Plan, AbsentSectionsSayWhy) {
   const Result<PlanResult> r = plan(device, fixtures::ref_8b(), in);
   ASSERT_TRUE(r);
   EXPECT_EQ(r->load.error().message,
-            "device profile has no [storage]: no published read rate (read_gbps) and page size of its storage");
+            "device profile has no [storage]: no storage class (class) or read rate (read_gbps), and no page size");
   EXPECT_EQ(r->chosen().prefill.error().message,
             "device profile has no [prefill]: no published compute rate (tflops) or [units] peak to estimate it from");
   EXPECT_EQ(r->place.error().message, "device profile has no [units.*]");

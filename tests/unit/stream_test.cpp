@@ -8,7 +8,14 @@ namespace edgeplan {
 namespace {
 
 // The chapter's storage (section 7.5): 68 GB/s, 16 KiB pages, 25 us per fault.
-StorageSpec chapter_storage() { return {68e9, 16384, 25e-6, 1}; }
+StorageSpec chapter_storage() {
+  StorageSpec s;
+  s.read_bytes_per_s = 68e9;
+  s.page_bytes = 16384;
+  s.page_fault_s = 25e-6;
+  s.readahead_pages = 1;
+  return s;
+}
 
 constexpr double kFile = 5.184e9;  // ref-8b Q4_K_M
 
@@ -69,6 +76,29 @@ TEST(Flash, FittingModelDecodesFromDram) {
   EXPECT_EQ(r.streamed_bytes, 0);
   EXPECT_EQ(r.stream.faults, 0u);
   EXPECT_NEAR(r.tok_per_s, 11.15, 0.005);
+}
+
+// A storage class gives a device without a read rate of its own its typical rate, and every load its range: the same
+// pages and faults at the class's fastest and slowest devices.
+TEST(Stream, AStorageClassGivesTheRateAndTheRangeOfItsDevices) {
+  const StorageClass ufs{.name = "ufs-4.0", .read_bytes_per_s = 2.5e9, .read_low_bytes_per_s = 2e9,
+                         .read_high_bytes_per_s = 4e9, .source = "test"};
+  StorageSpec s = chapter_storage();
+  s.read_bytes_per_s = 0;
+  s.storage_class = "ufs-4.0";
+  const StorageSpec classed = with_storage_class(s, ufs);
+  EXPECT_EQ(classed.read_bytes_per_s, 2.5e9);
+  const LoadResult r = load_time(classed, {kFile, 1, LoadMode::paged, 32});
+  const double bytes = static_cast<double>(r.pages) * 16384;
+  ASSERT_TRUE(r.total_range);
+  EXPECT_DOUBLE_EQ(r.total_s, bytes / 2.5e9 + r.fault_s);
+  EXPECT_DOUBLE_EQ(r.total_range->low, bytes / 4e9 + r.fault_s);
+  EXPECT_DOUBLE_EQ(r.total_range->high, bytes / 2e9 + r.fault_s);
+  // A rate of the device's own (measured, or --set) stands, with no range.
+  s.read_bytes_per_s = 1e9;
+  const StorageSpec own = with_storage_class(s, ufs);
+  EXPECT_EQ(own.read_bytes_per_s, 1e9);
+  EXPECT_FALSE(load_time(own, {kFile, 1, LoadMode::preload, 1}).total_range);
 }
 
 TEST(Flash, TheRestIsStreamedEveryToken) {

@@ -36,10 +36,14 @@ struct UnitLink {
 
 // Where the weight file lives, as mmap sees it (core/stream.hpp).
 struct StorageSpec {
-  double read_bytes_per_s = 0;      // sequential read rate of the storage
+  double read_bytes_per_s = 0;      // sequential read rate of the storage; 0 until its class gives it
   double page_bytes = 0;            // page size of the mapping
   double page_fault_s = 0;          // cost of one major page fault (trap, I/O issue, mapping)
   std::uint64_t readahead_pages = 1;// pages the OS reads per fault on its own (1 = no readahead)
+  std::string storage_class;        // the storage class it names (profiles/storage/), or ""
+  // Where the read rate is its class's (with_storage_class): the slowest and fastest devices of the class; 0: none.
+  double read_low_bytes_per_s = 0;
+  double read_high_bytes_per_s = 0;
 };
 
 // Adapter hot-swap costs (core/lora.hpp).
@@ -96,6 +100,13 @@ struct ErrorBand {
   double median_abs = 0;      // median |error|
   double max_abs = 0;         // largest |error|
   bool operator==(const ErrorBand&) const = default;
+};
+
+// Where a measured figure falls around a predicted one: low <= high.
+struct Interval {
+  double low = 0;
+  double high = 0;
+  bool operator==(const Interval&) const = default;
 };
 
 // The bands of a device's decode and prefill figures: its runtime class's.

@@ -29,10 +29,6 @@ namespace edgeplan {
 ErrorBand error_band(std::vector<double> errors);
 
 // Where a measured figure falls around a predicted rate (tok/s) under a band.
-struct Interval {
-  double low = 0;
-  double high = 0;
-};
 Interval rate_interval(double predicted_rate, const ErrorBand& band);
 // The same for a predicted time (s): a rate over-predicted by e is a time under-predicted by it.
 Interval time_interval(double predicted_s, const ErrorBand& band);

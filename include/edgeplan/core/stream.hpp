@@ -9,6 +9,8 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
+#include <string>
 
 #include "edgeplan/core/device.hpp"
 
@@ -34,7 +36,25 @@ struct LoadResult {
   double bandwidth_s = 0;          // pages x page / read rate
   double fault_s = 0;              // faults x page-fault cost
   double total_s = 0;              // bandwidth_s + fault_s
+  // Where the storage's read rate is its class's: total_s at the class's fastest and slowest read rates.
+  std::optional<Interval> total_range;
 };
+
+// A storage class (profiles/storage/NAME.toml; docs/model.md, "storage classes"): one kind of storage as devices ship
+// it (UFS 4.0 in phones, NVMe gen 4 in laptops), its typical sequential read rate and the range of published reads of
+// shipping devices. A device that names it and gives no read rate of its own reads at the typical rate, and its load
+// times carry the range.
+struct StorageClass {
+  std::string name;                // the profile's name: "ufs-4.0"
+  double read_bytes_per_s = 0;     // typical
+  double read_low_bytes_per_s = 0; // slowest published device of the class
+  double read_high_bytes_per_s = 0;// fastest
+  std::string source;              // where the figures come from
+  bool operator==(const StorageClass&) const = default;
+};
+
+// `s` under its class c: the class's typical rate and range where s has no read rate of its own (0); else s as it is.
+StorageSpec with_storage_class(StorageSpec s, const StorageClass& c);
 
 // Pages of `page_bytes` needed to hold `bytes` (the last one partly filled).
 std::uint64_t pages_for(double bytes, double page_bytes);

@@ -214,6 +214,14 @@ void need_link(Fields& f, D& d) {
   }
 }
 
+// A [storage] gives its read rate or names the storage class that gives it.
+void need_read_rate(Fields& f, D& d) {
+  if (d.storage && d.storage->read_bytes_per_s == 0 && d.storage->storage_class.empty()) {
+    f.fail("storage", "needs read_gbps (the storage's sequential read rate) or class (a storage class of "
+                      "profiles/storage/, e.g. \"ufs-4.0\", which gives it)");
+  }
+}
+
 std::optional<std::string> reserved_below_memory(const D& d, const Value& v) {
   if (number(v) * units::kGiB < d.memory_bytes) return std::nullopt;
   return fmt::format("({} GiB) must be less than device.memory_gib ({} GiB)", number(v), d.memory_bytes / units::kGiB);
@@ -335,9 +343,18 @@ Schema<D> make_device() {
   }, [](D& d) { d.link.emplace(); }, [](const D& d) { return d.link.has_value(); }, need_link});
   // page_kib and readahead_kib are echoed as numbers (docs/json.md), as they were before the schema.
   s.sections.push_back({"storage", {
-      DR{.key = "read_gbps", .required = true, .range = Range::positive,
+      DR{.key = "class", .type = Type::string,
+        .set = [](D& d, const Value& v) { d.storage->storage_class = text(v); },
+        .get = [](const D& d) -> std::optional<Value> {
+          if (d.storage->storage_class.empty()) return std::nullopt;
+          return d.storage->storage_class;
+        }},
+      DR{.key = "read_gbps", .range = Range::positive,
         .set = [](D& d, const Value& v) { d.storage->read_bytes_per_s = number(v) * units::kGBps; },
-        .get = [](const D& d) -> std::optional<Value> { return d.storage->read_bytes_per_s / units::kGBps; }},
+        .get = [](const D& d) -> std::optional<Value> {
+          if (d.storage->read_bytes_per_s == 0) return std::nullopt;  // its class's, not yet taken
+          return d.storage->read_bytes_per_s / units::kGBps;
+        }},
       DR{.key = "page_kib", .type = Type::count, .required = true, .counts = {1, limits::kPageKiB},
         .set = [](D& d, const Value& v) {
           // Keeps the readahead in bytes; none left (0 pages) when it is not a whole number of the new pages.
@@ -358,7 +375,7 @@ Schema<D> make_device() {
           return static_cast<double>(d.storage->readahead_pages) * d.storage->page_bytes / units::kKiB;
         },
         .check = readahead_in_pages},
-  }, [](D& d) { d.storage.emplace(); }, [](const D& d) { return d.storage.has_value(); }});
+  }, [](D& d) { d.storage.emplace(); }, [](const D& d) { return d.storage.has_value(); }, need_read_rate});
   s.sections.push_back({"lora", {
       DR{.key = "swap_fixed_us", .required = true, .range = Range::non_negative,
         .set = [](D& d, const Value& v) { d.lora->swap_fixed_s = number(v) / units::kUsPerS; },

@@ -1,5 +1,6 @@
 // The schema table of each profile kind (io/schema/schema.hpp): device (src/io/schema/device.cpp), model
-// (model.cpp), runtime class (runtime_class.cpp), cloud, the entries of a requests profile and of an operator graph (route_graph.cpp).
+// (model.cpp), runtime class (runtime_class.cpp), storage class
+// (storage_class.cpp), cloud, the entries of a requests profile and of an operator graph (route_graph.cpp).
 // Schema in prose: docs/profiles.md.
 #pragma once
 
@@ -11,6 +12,7 @@
 #include "edgeplan/core/place.hpp"
 #include "edgeplan/core/route.hpp"
 #include "edgeplan/core/runtime_class.hpp"
+#include "edgeplan/core/stream.hpp"
 #include "edgeplan/io/schema/schema.hpp"
 
 namespace edgeplan::io::schema {
@@ -25,5 +27,6 @@ const Schema<CloudSpec>& cloud_schema();
 const Schema<RouteRequest>& request_schema();  // one [[request]] of a requests profile
 const Schema<Op>& op_schema();                 // one [[ops]] of a graph
 const Schema<RuntimeClass>& runtime_class_schema();  // a runtime class (runtimes/)
+const Schema<StorageClass>& storage_class_schema();  // a storage class (storage/)
 
 }  // namespace edgeplan::io::schema
