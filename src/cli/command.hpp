@@ -73,7 +73,8 @@ class Context {
   // A device runs under one of its runtime classes (its `runtimes`, profiles/runtimes/): `runtime` names one by its
   // profile name or its runtime ("llama.cpp Metal", any case); "" takes the first. Its speed is then the class's
   // (core/runtime_class.hpp), recorded under inputs["runtime"]. A device without runtime classes keeps its own
-  // figures, and takes only its own runtime. A [storage] that names a storage class (profiles/storage/) and gives no
+  // figures, and takes only its own runtime; `runtime` naming the runtime a device was itself fitted to
+  // ([provenance] runtime) gives its own figures too. A [storage] that names a storage class (profiles/storage/) and gives no
   // read rate takes the class's, with its range (core/stream.hpp, with_storage_class).
   DeviceSpec device(const std::string& name, io::Node& inputs, const std::string& runtime = "") const;
   ModelSpec model(const std::string& name, io::Node& inputs) const;

@@ -57,7 +57,8 @@ DeviceSpec Context::device(const std::string& name, io::Node& inputs, const std:
     d.storage = with_storage_class(*d.storage, unwrap(io::load_storage_class(find("storage", d.storage->storage_class))));
   }
   const std::string own = d.provenance ? d.provenance->runtime : "";
-  if (d.runtimes.empty()) {
+  // Its own figures: a device without runtime classes, or one asked for the runtime it was itself fitted to.
+  if (d.runtimes.empty() || (!runtime.empty() && !own.empty() && util::iequal(runtime, own))) {
     if (!runtime.empty() && !util::iequal(runtime, own)) {
       throw UsageError(fmt::format("--runtime '{}': {} names no runtime classes, and its own figures are {}", runtime,
                                    d.name, own.empty() ? "not a runtime's" : "of " + own));
@@ -74,6 +75,7 @@ DeviceSpec Context::device(const std::string& name, io::Node& inputs, const std:
   if (chosen == classes.end()) {
     std::vector<std::string> names;
     for (const RuntimeClass& c : classes) names.push_back(c.runtime);
+    if (!own.empty()) names.push_back(own);
     throw UsageError(fmt::format("--runtime '{}': {} runs {}{}", runtime, d.name, fmt::join(names, ", "),
                                  util::did_you_mean(runtime, names)));
   }
