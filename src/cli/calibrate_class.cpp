@@ -127,6 +127,7 @@ std::vector<Figure> class_figures(const RuntimeClass& c, const std::vector<io::B
         continue;
       }
       f.sample.quantized = is_quantized(*row.format);
+      if (f.sample.quantized) f.sample.type = prefill_type_index(row.format->base);
       f.sample.x = prefill_flops(model, row.n_prompt) / *unit->second.fp16_flops_per_s;
       f.sample.seconds = static_cast<double>(row.n_prompt) / row.avg_tok_per_s;
     }
@@ -188,6 +189,9 @@ io::Report calibrate_class(const std::string& name, const std::string& results, 
   fit.per_token_overhead_s = rounded(fit.per_token_overhead_s * units::kMsPerS, 2) / units::kMsPerS;
   if (fit.prefill_efficiency) fit.prefill_efficiency = rounded(*fit.prefill_efficiency, 3);
   if (fit.quantized_efficiency) fit.quantized_efficiency = rounded(*fit.quantized_efficiency, 3);
+  for (std::optional<double>& e : fit.type_efficiency) {
+    if (e) e = rounded(*e, 3);
+  }
   round_band(fit.decode_error);
   if (fit.prefill_error) round_band(*fit.prefill_error);
 
@@ -196,8 +200,13 @@ io::Report calibrate_class(const std::string& name, const std::string& results, 
                                  fit.utilization, fit.per_token_overhead_s * units::kMsPerS,
                                  fmt::join(fit.fitted_on, ", "), fit.measurements));
   if (fit.prefill_efficiency) {
-    r.header.push_back(fmt::format("prefill: efficiency {:.3f} (float weights), {:.3f} (quantized) of the {} fp16 peak",
-                                   *fit.prefill_efficiency, *fit.quantized_efficiency, to_string(fit.unit)));
+    std::vector<std::string> types;
+    for (std::size_t i = 0; i < kPrefillTypes.size(); ++i) {
+      if (fit.type_efficiency[i]) types.push_back(fmt::format("{} {:.3f}", kPrefillTypes[i], *fit.type_efficiency[i]));
+    }
+    r.header.push_back(fmt::format("prefill: efficiency {:.3f} (float weights), {:.3f} (quantized{}) of the {} fp16 peak",
+                                   *fit.prefill_efficiency, *fit.quantized_efficiency,
+                                   types.empty() ? "" : fmt::format("; {}", fmt::join(types, ", ")), to_string(fit.unit)));
   }
   const auto band_line = [](std::string_view what, const ErrorBand& b) {
     return fmt::format("{} left out: median |error| {:.1f}%, largest {:.1f}%, 80% of figures within {:+.1f}% to "

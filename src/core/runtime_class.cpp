@@ -50,6 +50,7 @@ DeviceSpec with_runtime_class(DeviceSpec d, const RuntimeClass& c) {
     p.peak_flops = *unit->second.fp16_flops_per_s;
     p.efficiency = *c.prefill_efficiency;
     p.quantized_efficiency = c.quantized_efficiency.value_or(*c.prefill_efficiency);
+    p.type_efficiency = c.type_efficiency;
     d.prefill = p;
   }
   Provenance& p = d.provenance.emplace();
@@ -92,11 +93,12 @@ Result<DecodeLine> fit_decode_line(std::span<const ClassSample> samples) {
   return DecodeLine{1 / a, o};
 }
 
-Result<double> fit_prefill_efficiency_relative(std::span<const ClassSample> samples, bool quantized) {
+Result<double> fit_prefill_efficiency_relative(std::span<const ClassSample> samples, bool quantized,
+                                               std::optional<std::size_t> type) {
   // Minimise sum (k r - 1)^2, r = x / T: the relative error of T = k x, k = 1 / efficiency.
   double sr = 0, rr = 0;
   for (const ClassSample& s : samples) {
-    if (s.decode || s.quantized != quantized) continue;
+    if (s.decode || s.quantized != quantized || (type && s.type != type)) continue;
     const double r = s.x / s.seconds;
     sr += r;
     rr += r * r;
@@ -133,6 +135,15 @@ Result<RuntimeClass> fit_runtime_class(std::span<const ClassSample> samples) {
     c.prefill_efficiency = f ? f : q;
     c.quantized_efficiency = q ? q : f;
   }
+  for (std::size_t i = 0; i < kPrefillTypes.size(); ++i) {
+    if (std::none_of(samples.begin(), samples.end(),
+                     [&](const ClassSample& s) { return !s.decode && s.quantized && s.type == i; })) {
+      continue;
+    }
+    auto e = fit_prefill_efficiency_relative(samples, true, i);
+    if (!e) return e.error();
+    c.type_efficiency[i] = *e;
+  }
   std::set<std::string> devices;
   for (const ClassSample& s : samples) devices.insert(s.device);
   c.fitted_on.assign(devices.begin(), devices.end());
@@ -142,7 +153,9 @@ Result<RuntimeClass> fit_runtime_class(std::span<const ClassSample> samples) {
 std::optional<double> predicted_over_measured(const RuntimeClass& c, const ClassSample& s) {
   if (s.decode) return s.seconds / (s.x / c.utilization + c.per_token_overhead_s);
   if (!c.prefill_efficiency) return std::nullopt;
-  const double e = s.quantized ? *c.quantized_efficiency : *c.prefill_efficiency;
+  const double e = !s.quantized                               ? *c.prefill_efficiency
+                   : s.type && c.type_efficiency[*s.type] ? *c.type_efficiency[*s.type]
+                                                          : *c.quantized_efficiency;
   return s.seconds / (s.x / e);
 }
 

@@ -22,6 +22,7 @@
 #include "edgeplan/io/embedded.hpp"
 #include "edgeplan/io/graph.hpp"
 #include "edgeplan/io/profiles.hpp"
+#include "edgeplan/io/runtime_class.hpp"
 #include "edgeplan/io/render/renderer.hpp"
 #include "edgeplan/io/route.hpp"
 #include "test_files.hpp"
@@ -163,7 +164,18 @@ std::string blank_key(std::string s, const std::string& from) {
 // does not call it unknown: a required key missing elsewhere fails both alike, an unknown key reads as one.
 bool loader_accepts(const std::string& dir, const std::string& key, const std::set<std::string>& siblings = {}) {
   // No overrides: their documented keys must appear in a built-in profile.
-  if (dir == "requests" || dir == "runtimes" || dir == "storage") return false;
+  if (dir == "requests" || dir == "storage") return false;
+  if (dir == "runtimes") {
+    // A top-level key of a runtime class: added to a built-in class's text, which then loads, or fails for another
+    // reason than an unknown key.
+    for (const io::EmbeddedFile& f : io::embedded_profiles()) {
+      if (std::string(f.path).rfind("runtimes/", 0) != 0) continue;
+      const std::string text = key + " = 0.5\n" + std::string(f.text);
+      const std::string error = error_of(io::load_runtime_class({std::string(f.path), "builtin", "builtin", text}));
+      if (error.find("unknown key") == std::string::npos) return true;
+    }
+    return false;
+  }
   auto concrete = [](std::string k, const std::string& unit) {
     std::vector<std::string> parts = split(k, '.');
     if (parts.size() > 2 && parts[0] == "units" && parts[1] == "U") parts[1] = unit;
@@ -250,6 +262,8 @@ TEST(DocsProfiles, TheCheckRejectsAKeyTheLoaderDoesNotKnow) {
   EXPECT_FALSE(loader_accepts("devices", "bandwidth_gbs"));
   EXPECT_FALSE(loader_accepts("models", "formats.F.bits"));
   EXPECT_FALSE(loader_accepts("graphs", "ops.size"));
+  EXPECT_FALSE(loader_accepts("runtimes", "q4_0_eff"));
+  EXPECT_TRUE(loader_accepts("runtimes", "q5_k_efficiency"));
   EXPECT_FALSE(loader_accepts("devices", "power.idle_watts", {"power.prefill_w", "power.decode_w"}));
   EXPECT_TRUE(loader_accepts("devices", "units.U.bandwidth_gbps"));
   EXPECT_TRUE(loader_accepts("devices", "power.idle_w", {"power.prefill_w", "power.decode_w"}));

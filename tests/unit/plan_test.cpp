@@ -25,11 +25,12 @@ namespace {
 using testing_cli::CliRun;
 using testing_cli::run_cli;
 
-io::Json json_of(std::vector<std::string> args) {
+// The JSON output's `part` ("results" or "inputs") of a command line.
+io::Json json_of(std::vector<std::string> args, const char* part = "results") {
   args.insert(args.end(), {"--format", "json"});
   const CliRun run = run_cli(args);
   EXPECT_EQ(run.exit_code, 0) << run.err;
-  return io::Json::parse(run.out)["results"];
+  return io::Json::parse(run.out)[part];
 }
 
 std::string source_file(const std::string& path) { return std::string(EDGEPLAN_SOURCE_DIR) + "/" + path; }
@@ -147,6 +148,31 @@ TEST(Plan, NoPrefillFigureWithoutAFittedUnit) {
   ASSERT_FALSE(est.ok());
   EXPECT_EQ(est.error().message, "device profile has no [prefill], and no unit with a utilization fitted to measured "
                                  "prefill (gpu has one; the profile's units: npu)");
+}
+
+// Every shipped real device answers every speed and time figure of report for a small and a large model, under its
+// default runtime class and with its range; the one exception is written here: a class without a prefill fit (MLC on
+// Jetson) prefills on its unit's roofline with no range.
+TEST(PlanCli, EveryRealDeviceGivesEveryFigureWithItsRange) {
+  for (const io::ProfileText& text : io::list_profiles("devices", io::SearchPath{})) {
+    const DeviceSpec d = io::load_device(text, {}).value();
+    if (d.provenance && d.provenance->method == Calibration::reference) continue;  // the chapter's phone
+    for (const char* model : {"llama-3.2-1b", "llama-3.1-8b"}) {
+      const io::Json j = json_of({"report", "--device", text.name, "--model", model});
+      const io::Json inputs = json_of({"report", "--device", text.name, "--model", model}, "inputs");
+      const std::string pair = text.name + " " + model;
+      EXPECT_TRUE(inputs.contains("runtime")) << pair;
+      EXPECT_FALSE(j["provenance"].is_null()) << pair;
+      for (const char* key : {"decode_tok_per_s", "decode_tok_per_s_low", "decode_tok_per_s_high", "prefill_tok_per_s",
+                              "ttft_s", "load_s", "load_s_low", "load_s_high"}) {
+        EXPECT_TRUE(j[key].is_number()) << pair << ": " << key;
+      }
+      const bool prefill_fit = inputs["runtime"]["name"] != "mlc-cuda-jetson-orin";
+      for (const char* key : {"prefill_tok_per_s_low", "prefill_tok_per_s_high", "ttft_s_low", "ttft_s_high"}) {
+        EXPECT_EQ(j[key].is_number(), prefill_fit) << pair << ": " << key;
+      }
+    }
+  }
 }
 
 // A datasheet-only device's decode and prefill are marked "*" and explained; JSON says calibrated false and

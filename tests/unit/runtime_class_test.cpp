@@ -38,6 +38,28 @@ TEST(RuntimeClass, TheFitsFindTheLineThroughExactFigures) {
   EXPECT_EQ(c->prefill_error->figures, 6u);
 }
 
+// A quantized base type with figures of its own gets its own efficiency (Q4_0 at 0.6 beside the other quantized
+// figures' 0.4), which its figures are then predicted at; types without figures keep the quantized efficiency.
+TEST(RuntimeClass, AQuantizedTypeWithFiguresOfItsOwnGetsItsOwnEfficiency) {
+  std::vector<ClassSample> samples = exact_samples();
+  const std::size_t q4_0 = *prefill_type_index("Q4_0");
+  for (const char* device : {"a", "b"}) {
+    samples.push_back({.device = device, .decode = false, .quantized = true, .x = 3.0, .seconds = 3.0 / 0.6, .type = q4_0});
+  }
+  auto c = fit_runtime_class(samples);
+  ASSERT_TRUE(c.ok()) << c.error().message;
+  ASSERT_TRUE(c->type_efficiency[q4_0]);
+  EXPECT_NEAR(*c->type_efficiency[q4_0], 0.6, 1e-9);
+  EXPECT_FALSE(c->type_efficiency[*prefill_type_index("Q4_K")]);
+  EXPECT_NEAR(*predicted_over_measured(*c, samples.back()), 1.0, 1e-9);
+  // Under the class a device prefills Q4_0 weights at it.
+  DeviceSpec d;
+  d.units[UnitKind::gpu].fp16_flops_per_s = 1e12;
+  const DeviceSpec classed = with_runtime_class(d, *c);
+  ASSERT_TRUE(classed.prefill);
+  EXPECT_EQ(classed.prefill->type_efficiency[q4_0], c->type_efficiency[q4_0]);
+}
+
 // Each figure counts by its relative error: a device 10x faster weighs as much as a slow one. A line through the
 // origin (overhead 0) when the free one's overhead comes out below 0.
 TEST(RuntimeClass, DecodeLineWeighsRelativeErrors) {

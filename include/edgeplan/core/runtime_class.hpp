@@ -14,6 +14,8 @@
 // "runtime classes".
 #pragma once
 
+#include <array>
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <span>
@@ -21,6 +23,7 @@
 #include <vector>
 
 #include "edgeplan/core/device.hpp"
+#include "edgeplan/core/prefill.hpp"
 #include "edgeplan/util/result.hpp"
 
 namespace edgeplan {
@@ -41,6 +44,9 @@ struct RuntimeClass {
   double per_token_overhead_s = 0;
   std::optional<double> prefill_efficiency;    // float weights, of the unit's fp16 peak; none: not measured
   std::optional<double> quantized_efficiency;  // quantized weights
+  // Quantized weights of one ggml base type (kPrefillTypes, same order) with figures of their own: overrides
+  // quantized_efficiency for that type (llama.cpp's CPU kernels differ by type: Q4_0 and Q8_0 are repacked).
+  std::array<std::optional<double>, kPrefillTypes.size()> type_efficiency{};
   ErrorBand decode_error;
   std::optional<ErrorBand> prefill_error;      // with a prefill efficiency
   std::vector<std::string> fitted_on;          // the devices whose measurements it was fitted to
@@ -62,6 +68,7 @@ struct ClassSample {
   bool quantized = false;   // prefill: quantized weights, fitted apart from float ones
   double x = 0;             // decode: bytes a token reads / the device's bandwidth (s at 1 byte/s); prefill: FLOPs / peak
   double seconds = 0;       // decode: measured s per token; prefill: measured s for the prompt
+  std::optional<std::size_t> type{};  // prefill of quantized weights: the file's base type in kPrefillTypes, if one
 };
 
 // The decode line t = x / utilization + overhead through the decode samples, least squares on the relative error
@@ -74,11 +81,14 @@ struct DecodeLine {
 Result<DecodeLine> fit_decode_line(std::span<const ClassSample> samples);
 
 // The prefill efficiency T = x / efficiency through the prefill samples of float (quantized false) or quantized
-// weights, least squares on the relative error. Fails without such a sample, or at an efficiency above 1.
-Result<double> fit_prefill_efficiency_relative(std::span<const ClassSample> samples, bool quantized);
+// weights, of base type `type` alone where given, least squares on the relative error. Fails without such a sample,
+// or at an efficiency above 1.
+Result<double> fit_prefill_efficiency_relative(std::span<const ClassSample> samples, bool quantized,
+                                               std::optional<std::size_t> type = std::nullopt);
 
 // The class's figures fitted to `samples` (fit_decode_line, fit_prefill_efficiency_relative for float and quantized
-// weights apart, either alone standing for both; name, runtime and unit are the caller's): fails as they do.
+// weights apart, either alone standing for both, and each quantized base type with samples of its own; name, runtime
+// and unit are the caller's): fails as they do.
 Result<RuntimeClass> fit_runtime_class(std::span<const ClassSample> samples);
 
 // The prediction a fitted class makes for a sample over its measured rate (the error is this - 1); nullopt for a

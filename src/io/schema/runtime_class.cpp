@@ -1,5 +1,7 @@
 // The schema of a runtime class profile (docs/profiles.md, "Runtime class"): what `calibrate --class` fits and
 // writes, and what a device that names the class in `runtimes` takes its speed from (core/runtime_class.hpp).
+#include <utility>
+
 #include <fmt/format.h>
 
 #include "edgeplan/io/schema/kinds.hpp"
@@ -48,6 +50,22 @@ CR efficiency(std::string_view key) {
             }};
 }
 
+// A quantized base type's own efficiency, under the device's [prefill] key for it (q4_0_efficiency).
+template <std::size_t I>
+CR type_efficiency() {
+  return CR{.key = prefill_type_key(I), .range = Range::unit_interval,
+            .set = [](C& c, const Value& v) { c.type_efficiency[I] = number(v); },
+            .get = [](const C& c) -> std::optional<Value> {
+              if (!c.type_efficiency[I]) return std::nullopt;
+              return *c.type_efficiency[I];
+            }};
+}
+
+template <std::size_t... I>
+std::vector<CR> type_efficiencies(std::index_sequence<I...>) {
+  return {type_efficiency<I>()...};
+}
+
 Schema<C> make_runtime_class() {
   Schema<C> s{"runtime", {}};
   s.sections.push_back({"", {
@@ -65,13 +83,18 @@ Schema<C> make_runtime_class() {
          .get = [](const C& c) -> std::optional<Value> { return c.per_token_overhead_s * units::kMsPerS; }},
       efficiency<&C::prefill_efficiency>("prefill_efficiency"),
       efficiency<&C::quantized_efficiency>("quantized_efficiency"),
+  }});
+  for (CR& row : type_efficiencies(std::make_index_sequence<kPrefillTypes.size()>{})) {
+    s.sections.back().rows.push_back(std::move(row));
+  }
+  s.sections.back().rows.insert(s.sections.back().rows.end(), std::initializer_list<CR>{
       CR{.key = "measurements", .type = Type::count, .required = true, .counts = {1, 1000000},
          .set = [](C& c, const Value& v) { c.measurements = static_cast<std::uint32_t>(count(v)); },
          .get = [](const C& c) -> std::optional<Value> { return std::int64_t{c.measurements}; }},
       CR{.key = "fitted_on", .type = Type::strings, .required = true,
          .set = [](C& c, const Value& v) { c.fitted_on = std::get<std::vector<std::string>>(v); },
          .get = [](const C& c) -> std::optional<Value> { return c.fitted_on; }},
-  }});
+  });
   s.sections.push_back({"decode_error", band_rows<decode_band, decode_seen>()});
   s.sections.push_back({"prefill_error", band_rows<prefill_band, prefill_seen>(),
                         [](C& c) { c.prefill_error.emplace(); }, [](const C& c) { return c.prefill_error.has_value(); },
