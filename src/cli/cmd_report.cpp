@@ -305,19 +305,31 @@ void charts(const ReportOptions& o, const PageInputs& in, const ModelFigures& de
   stack.rules.push_back({'x', in.device.memory_bytes, fmt::format("memory {:.2f} GiB", in.device.memory_bytes / units::kGiB)});
   r.charts.push_back(std::move(stack));
 
+  // Under a runtime class, each rate's range too (core/runtime_class.hpp), drawn as a band.
+  const bool ranged = in.device.errors.has_value();
   io::Table speed{"decode", {{"context (tokens)", "context", 0, true}, {"format", "format"}, {"tok/s", "tok_per_s", 2}}, {}};
+  if (ranged) speed.columns.insert(speed.columns.end(), {{"tok/s low", "tok_per_s_low", 2}, {"tok/s high", "tok_per_s_high", 2}});
   DecodePlanInputs at{&in.model, in.plan.formats, derived.sizes, in.plan.kv_type, 0, in.plan.spec, in.plan.prompt_tokens,
                       derived.prompt_flops, derived.token_flops, in.plan.runtime};
   const std::uint64_t reach = std::max<std::uint64_t>(in.model.context_tokens.value_or(0), o.context);
   for (std::uint64_t c : chart_contexts(reach)) {
     at.context_tokens = c;
     for (const FormatPlan& f : unwrap(plan_decode(in.device, at))) {
-      speed.add({static_cast<std::int64_t>(c), std::string(f.format->name), f.decode.tok_per_s});
+      std::vector<io::Cell> row{static_cast<std::int64_t>(c), std::string(f.format->name), f.decode.tok_per_s};
+      if (ranged) {
+        const Interval i = rate_interval(f.decode.tok_per_s, in.device.errors->decode);
+        row.insert(row.end(), {i.low, i.high});
+      }
+      speed.add(std::move(row));
     }
   }
   r.chart_tables.push_back(std::move(speed));
   io::Chart lines{"decode tok/s against context, per format", "decode", "line", "context", "tok_per_s", "", "format"};
   lines.x_log = 2;
+  if (ranged) {
+    lines.y_low = "tok_per_s_low";
+    lines.y_high = "tok_per_s_high";
+  }
   lines.rules.push_back({'x', static_cast<double>(o.context), fmt::format("context {}", with_thousands(o.context))});
   if (in.model.context_tokens) {
     lines.rules.push_back({'x', static_cast<double>(*in.model.context_tokens),

@@ -6,22 +6,27 @@
 
 namespace edgeplan::io {
 
-Result<RuntimeClass> load_runtime_class(const ProfileText& text) {
-  return read_profile<RuntimeClass>(text, "runtime", {}, [&](Fields& f) {
-    RuntimeClass c;
+namespace {
+
+// A class profile read through its schema, named by its file.
+template <class Class>
+Result<Class> load_class(const ProfileText& text, const std::string& profile, const schema::Schema<Class>& s) {
+  return read_profile<Class>(text, profile, {}, [&](Fields& f) {
+    Class c;
     c.name = text.name;
-    schema::read_schema(schema::runtime_class_schema(), f, c);
+    schema::read_schema(s, f, c);
     return c;
   });
 }
 
+}  // namespace
+
+Result<RuntimeClass> load_runtime_class(const ProfileText& text) {
+  return load_class(text, "runtime", schema::runtime_class_schema());
+}
+
 Result<StorageClass> load_storage_class(const ProfileText& text) {
-  return read_profile<StorageClass>(text, "storage", {}, [&](Fields& f) {
-    StorageClass c;
-    c.name = text.name;
-    schema::read_schema(schema::storage_class_schema(), f, c);
-    return c;
-  });
+  return load_class(text, "storage", schema::storage_class_schema());
 }
 
 std::string runtime_class_text(const RuntimeClass& c, std::span<const std::string> comments,

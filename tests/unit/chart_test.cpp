@@ -180,6 +180,15 @@ TEST(VegaLite, ReportDrawsItsMemoryAndDecodeAgainstContextPerFormat) {
   EXPECT_EQ(spec["vconcat"][2]["data"]["name"], "roofline");
   EXPECT_EQ(spec["vconcat"][3]["data"]["name"], "timeline");
   EXPECT_EQ(spec["vconcat"][4]["data"]["name"], "routing");
+  // Under the phone's runtime class each decode line carries its range, a band from tok/s low to tok/s high.
+  const io::Json& band = spec["vconcat"][1]["layer"][0];
+  EXPECT_EQ(band["mark"]["type"], "area");
+  EXPECT_EQ(band["encoding"]["y"]["field"], "tok/s low");
+  EXPECT_EQ(band["encoding"]["y2"]["field"], "tok/s high");
+  EXPECT_TRUE(band["encoding"]["y"]["stack"].is_null());
+  const io::Json& speed = spec["datasets"]["decode"][0];
+  EXPECT_LT(speed["tok_per_s_low"].get<double>(), speed["tok_per_s"].get<double>());
+  EXPECT_GT(speed["tok_per_s_high"].get<double>(), speed["tok_per_s"].get<double>());
   const io::Json& memory = spec["datasets"]["memory"];
   EXPECT_EQ(memory[1]["part"], "weights Q5_K_M");
   EXPECT_EQ(memory[1]["bytes"], report["weights_bytes"]);

@@ -68,6 +68,8 @@ struct Chart {
   std::string x2{};     // with x: the end of a bar along x (a timeline); empty: none
   std::string color{};  // a column whose values colour (and, with stack, stack) the marks; empty: one colour
   std::string size{};   // a column the marks' area follows (points); empty: one size
+  std::string y_low{};  // with y_high: columns bounding each y (its interval), drawn as a band under the marks;
+  std::string y_high{}; // empty: none
   bool stack = false;   // bars and areas of the colours stacked on each other
   int x_log = 0;        // x on a log scale of this base (2: contexts; 10: operational intensity); 0: linear
   int y_log = 0;        // the same for y

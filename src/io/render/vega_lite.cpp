@@ -141,7 +141,7 @@ std::vector<Json> rule_layers(const ChartTables& tables, const Chart& c, const C
 Json view_of(const ChartTables& tables, const Chart& c) {
   Json transform = Json::array();
   std::vector<std::string> keys;
-  for (const std::string* key : {&c.x, &c.x2, &c.y, &c.color, &c.size}) {
+  for (const std::string* key : {&c.x, &c.x2, &c.y, &c.color, &c.size, &c.y_low, &c.y_high}) {
     if (key->empty() || std::find(keys.begin(), keys.end(), *key) != keys.end()) continue;
     keys.push_back(*key);
     const Column& col = tables.column(c, *key);
@@ -175,6 +175,14 @@ Json view_of(const ChartTables& tables, const Chart& c) {
   marks["mark"] = mark;
   marks["encoding"] = encoding;
   Json layer = Json::array();
+  if (!c.y_low.empty()) {  // the interval of each y, under the marks: the same x and colours, y from low to high
+    Json band = encoding;
+    band["y"] = channel(tables, c, c.y_low);
+    band["y"]["title"] = encoding["y"]["title"];  // one axis title, the marks'
+    band["y"]["stack"] = nullptr;                 // bands of the colours overlap, not stack
+    band["y2"] = {{"field", field_name(tables.column(c, c.y_high).title)}};
+    layer.push_back({{"mark", {{"type", "area"}, {"opacity", 0.2}}}, {"encoding", std::move(band)}});
+  }
   layer.push_back(std::move(marks));
   for (const ChartRule& rule : c.rules) {
     for (Json& l : rule_layers(tables, c, rule)) layer.push_back(std::move(l));
