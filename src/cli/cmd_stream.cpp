@@ -15,7 +15,7 @@ namespace edgeplan::cli {
 namespace {
 
 struct StreamOptions {
-  std::string device, model, quant, prefetch = "32", hot;  // hot: none unless asked for
+  std::string device, model, quant, prefetch = "32", hot, runtime;  // hot: none unless asked for
 };
 
 std::vector<std::uint64_t> parse_windows(const std::string& text) {
@@ -79,12 +79,13 @@ Runner setup_stream(Options& opts) {
   opts.add(Opt::device, o->device, "Device profile name or .toml path (needs [storage])").required();
   opts.add(Opt::model, o->model).required();
   opts.add(Opt::quant, o->quant);
+  opts.add(Opt::runtime, o->runtime, runtime_help());
   opts.add(Opt::prefetch, o->prefetch).show_default();
   opts.add(Opt::hot, o->hot);
   return [o](const Context& ctx) {
     io::Report r;
     r.command = "stream";
-    const DeviceSpec device = ctx.device(o->device, r.inputs);
+    const DeviceSpec device = ctx.device(o->device, r.inputs, o->runtime);
     if (!device.storage) {
       throw UsageError(fmt::format("device '{}' has no [storage] section: add class (a storage class, e.g. \"nvme-gen4\"; "
                                    "`edgeplan profiles` lists them) or read_gbps, and page_kib, page_fault_us and "
@@ -177,6 +178,7 @@ Runner setup_stream(Options& opts) {
                                    storage.page_fault_s * units::kUsPerS, storage.readahead_pages));
     if (const std::string a = storage_assumption(device); !a.empty()) r.header.push_back(a);
     if (const std::string c = storage_class_line(storage); !c.empty()) r.header.push_back(c);
+    r.header.push_back(runtime_line(device));  // the flash table's decode
     r.header.push_back(fmt::format("memory for weights {:.2f} GiB (memory - reserved): {}", budget / units::kGiB,
                                    weights_fit ? "the whole model stays in DRAM"
                                                            : "the rest is read from storage every token"));
