@@ -9,6 +9,7 @@
 #include <fmt/ranges.h>
 
 #include "cli/command.hpp"
+#include "cli/plan.hpp"
 #include "edgeplan/core/fit.hpp"
 #include "edgeplan/core/plan.hpp"
 #include "edgeplan/core/prefill.hpp"
@@ -150,6 +151,7 @@ Runner setup_fit(Options& opts) {
     r.charts.push_back(std::move(front));
     r.title = fmt::format("fit: what runs on {} with {} tokens of {} KV at >= {} tok/s", device.name, o->min_context,
                           o->kv_type, o->min_tok_per_s);
+    r.header.push_back(runtime_line(device));  // the tok/s column's
     r.notes.push_back(fmt::format("{} of {} model/format pairs fit{}; ranked by quality, then tok/s", fits.size(),
                                   considered, shown < fits.size() ? fmt::format(", the best {} shown (--all for every one)", shown) : ""));
     if (reference_left_out > 0) {

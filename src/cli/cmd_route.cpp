@@ -135,6 +135,7 @@ std::string measured_note(const std::string& source) {
 void describe(io::Report& r, const DeviceSpec& device, const std::vector<std::string>& sources,
               const std::vector<CloudSpec>& clouds, const RoutePolicy& policy) {
   r.header.push_back(fmt::format("device {}: {}, {}", device.name, sources[0], sources[1]));
+  r.header.push_back(runtime_line(device));
   if (const auto& t = device.thermal) {
     r.header.push_back(fmt::format("thermal ({} model): {:.2f}x speed after {:g} s of sustained load, {:g} s to cool{}",
                                    to_string(t->model), t->derate, t->onset_s, t->cooldown_s, measured_note(t->source)));

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "cli/command.hpp"
+#include "cli/plan.hpp"
 #include "edgeplan/core/decode.hpp"
 #include "edgeplan/core/spec.hpp"
 #include "edgeplan/util/units.hpp"
@@ -169,6 +170,7 @@ Runner setup_spec(Options& opts) {
     if (base) {
       r.header.push_back(fmt::format("target decode {:.2f} tok/s ({} {} on {})", base->tok_per_s, target->name,
                                      target_format->name, device->name));
+      r.header.push_back(runtime_line(*device));
     }
     if (cost >= 1) {
       r.notes.push_back("a draft step costs at least a target step: speculation never pays (speedup <= 1 for any "
