@@ -76,8 +76,21 @@ DeviceSpec Context::device(const std::string& name, io::Node& inputs, const std:
     std::vector<std::string> names;
     for (const RuntimeClass& c : classes) names.push_back(c.runtime);
     if (!own.empty()) names.push_back(own);
+    // The one runtime whose name holds the word asked for ("sycl": llama.cpp SYCL); none when several do (the list
+    // says them); else the nearest name.
+    std::vector<std::string> holding;
+    for (const std::string& n : names) {
+      for (std::size_t at = 0; at + runtime.size() <= n.size(); ++at) {
+        if (util::iequal(std::string_view(n).substr(at, runtime.size()), runtime)) {
+          holding.push_back(n);
+          break;
+        }
+      }
+    }
     throw UsageError(fmt::format("--runtime '{}': {} runs {}{}", runtime, d.name, fmt::join(names, ", "),
-                                 util::did_you_mean(runtime, names)));
+                                 holding.size() == 1 ? fmt::format("; did you mean '{}'?", holding.front())
+                                 : holding.empty()   ? util::did_you_mean(runtime, names)
+                                                     : std::string()));
   }
   DeviceSpec out = recorded(with_runtime_class(std::move(d), *chosen), text, "device", inputs);
   io::Node j{{"name", chosen->name}, {"runtime", chosen->runtime}};
