@@ -14,6 +14,7 @@
 #include "edgeplan/util/units.hpp"
 #include "edgeplan/io/gguf.hpp"
 #include "edgeplan/io/model_file.hpp"
+#include "edgeplan/io/model_store.hpp"
 
 namespace edgeplan::cli {
 namespace {
@@ -110,25 +111,30 @@ std::optional<Departure> departure(const ModelSpec& m) {
 
 Runner setup_inspect(Options& opts) {
   auto o = std::make_shared<InspectOptions>();
-  opts.add(Opt::file, o->file, "Model file: a GGUF file or a Hugging Face config.json").required();
+  opts.add(Opt::file, o->file, "Model file: a GGUF file (by its content, whatever its name), a Hugging Face config.json, "
+                               "or an Ollama model (ollama:NAME[:TAG], or NAME:TAG)").required();
   opts.add(Opt::quant, o->quant,
            "For a config.json: the format whose llama.cpp tensor types to apply (default Q4_K_M); a GGUF file has its "
            "own");
   return [o](const Context& ctx) {
     io::Report r;
     r.command = "inspect";
-    if (!io::is_model_file(o->file)) {
-      throw UsageError(fmt::format("inspect: '{}' is not a model file (expected a .gguf or a config.json)", o->file));
+    // A model in a store (ollama:NAME) is its blob.
+    const std::optional<io::StoredModel> stored = unwrap(io::find_stored_model(o->file));
+    const std::string file = stored ? stored->path : o->file;
+    if (!io::is_model_file(file)) {
+      throw UsageError(fmt::format("inspect: '{}' is not a model file (expected a GGUF file, a config.json or an "
+                                   "Ollama model name)", o->file));
     }
     const ModelSpec m = ctx.model(o->file, r.inputs);
     std::vector<Counted> tensors;
     std::string size_rule;
-    if (o->file.ends_with(".gguf")) {
+    if (io::is_gguf_file(file)) {
       if (!o->quant.empty()) {
         throw UsageError(fmt::format("--quant: {} is a GGUF file: inspect shows its own tensor types (for a what-if in "
                                      "another format, give --quant to kv or decode)", o->file));
       }
-      const io::GgufFile f = unwrap(io::read_gguf_model(o->file));
+      const io::GgufFile f = unwrap(io::read_gguf_model(file));
       tensors = from_gguf(m, f);
       const std::string type_name = file_type_name(f);
       size_rule = fmt::format("the file's tensors (GGUF v{}, {} tensors, file type {}, data at byte {}{})", f.version,

@@ -10,6 +10,7 @@
 #include "edgeplan/core/limits.hpp"
 #include "edgeplan/io/inputs.hpp"
 #include "edgeplan/io/model_file.hpp"
+#include "edgeplan/io/model_store.hpp"
 #include "edgeplan/io/runtime_class.hpp"
 #include "edgeplan/io/render/renderer.hpp"
 #include "edgeplan/io/text.hpp"
@@ -102,6 +103,17 @@ DeviceSpec Context::device(const std::string& name, io::Node& inputs, const std:
 }
 
 ModelSpec Context::model(const std::string& name, io::Node& inputs) const {
+  Result<std::optional<io::StoredModel>> found = io::find_stored_model(name);
+  if (!found) {  // a store name it does not hold: perhaps a profile's name mistyped (llama3.2:3b for llama-3.2-3b)
+    std::vector<std::string> names;
+    for (const io::ProfileText& p : io::list_profiles("models", path_)) names.push_back(p.name);
+    throw UsageError(found.error().message + util::did_you_mean(name, names));
+  }
+  if (const std::optional<io::StoredModel>& stored = *found) {
+    io::ProfileText text = unwrap(io::model_file_profile(stored->path, stored->name));
+    text.display = fmt::format("ollama:{} ({})", stored->name, stored->path);
+    return recorded(unwrap(io::load_model(text, overrides_)), text, "model", inputs);
+  }
   const io::ProfileText text = io::is_model_file(name) ? unwrap(io::model_file_profile(name)) : find("models", name);
   return recorded(unwrap(io::load_model(text, overrides_)), text, "model", inputs);
 }

@@ -5,6 +5,7 @@
 #include <array>
 #include <cmath>
 #include <filesystem>
+#include <fstream>
 #include <limits>
 #include <utility>
 
@@ -344,8 +345,17 @@ ModelSpec read_config(const Config& c, const std::string& name) {
 
 }  // namespace
 
+bool is_gguf_file(const std::string& path) {
+  if (path.ends_with(".gguf")) return true;
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec)) return false;
+  std::ifstream in(path, std::ios::binary);
+  char magic[4] = {};
+  return in.read(magic, sizeof magic) && std::string_view(magic, sizeof magic) == "GGUF";
+}
+
 bool is_model_file(const std::string& name_or_path) {
-  return name_or_path.ends_with(".json") || name_or_path.ends_with(".gguf");
+  return name_or_path.ends_with(".json") || is_gguf_file(name_or_path);
 }
 
 Result<ModelSpec> model_from_hf_config(std::string_view json_text, const std::string& name, const std::string& display) {
@@ -378,11 +388,11 @@ std::string model_file_name(const std::string& path) {
   return p.stem().string();
 }
 
-Result<ProfileText> model_file_profile(const std::string& path) {
-  if (path.ends_with(".gguf")) {
+Result<ProfileText> model_file_profile(const std::string& path, const std::string& name) {
+  if (is_gguf_file(path)) {
     auto file = read_gguf_model(path);
     if (!file) return file.error();
-    auto m = model_from_gguf(*file, model_file_name(path), path);
+    auto m = model_from_gguf(*file, name.empty() ? model_file_name(path) : name, path);
     if (!m) return m.error();
     ProfileText text{m->name, path, path, model_profile_toml(*m, path)};
     if (m->file_format) text.file_tensors = std::move(m->formats.at(*m->file_format).tensors);
@@ -390,7 +400,7 @@ Result<ProfileText> model_file_profile(const std::string& path) {
   }
   const auto text = read_input(path, kMaxConfigJsonBytes, "a config.json");
   if (!text) return Error{fmt::format("cannot read model file '{}': {}", path, text.error().message)};
-  auto m = model_from_hf_config(*text, model_file_name(path), path);
+  auto m = model_from_hf_config(*text, name.empty() ? model_file_name(path) : name, path);
   if (!m) return m.error();
   return ProfileText{m->name, path, path, model_profile_toml(*m, path)};
 }

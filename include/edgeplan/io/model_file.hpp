@@ -14,8 +14,12 @@
 
 namespace edgeplan::io {
 
-// Whether an argument names a model file rather than a TOML profile (it ends in .json or .gguf).
+// Whether an argument names a model file rather than a TOML profile: it ends in .json or .gguf, or is a GGUF file
+// by its content (is_gguf_file).
 bool is_model_file(const std::string& name_or_path);
+// Whether a path is a GGUF file: it ends in .gguf, or it is a file that starts with GGUF's magic, whatever it is
+// called (an Ollama blob, sha256-...).
+bool is_gguf_file(const std::string& path);
 
 // A model from the text of a Hugging Face config.json; `display` names the file in messages. Reads the
 // text settings nested under text_config (Gemma 3) when present.
@@ -31,7 +35,8 @@ std::string model_profile_toml(const ModelSpec& m, const std::string& source);
 // The model name a file stands for: the directory of a config.json, else the file's stem.
 std::string model_file_name(const std::string& path);
 
-// Reads a model file and returns the equivalent profile text (display = the file's path).
-Result<ProfileText> model_file_profile(const std::string& path);
+// Reads a model file and returns the equivalent profile text (display = the file's path), the model named `name`
+// where given (a store's name for it), else model_file_name(path).
+Result<ProfileText> model_file_profile(const std::string& path, const std::string& name = "");
 
 }  // namespace edgeplan::io
