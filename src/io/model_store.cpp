@@ -117,6 +117,12 @@ Result<StoredModel> ollama_model(const std::string& name) {
 }  // namespace
 
 Result<std::optional<StoredModel>> find_stored_model(const std::string& arg) {
+  for (const std::string_view store : {"hf:", "lmstudio:"}) {
+    if (arg.starts_with(store)) {
+      return Error{fmt::format("'{}': models named {}... are not read yet; give the path of the model's file (a .gguf, "
+                               "or a config.json)", arg, store)};
+    }
+  }
   std::string name;
   if (arg.starts_with(kOllamaPrefix)) {
     name = arg.substr(kOllamaPrefix.size());
