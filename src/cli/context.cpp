@@ -109,12 +109,13 @@ ModelSpec Context::model(const std::string& name, io::Node& inputs) const {
     for (const io::ProfileText& p : io::list_profiles("models", path_)) names.push_back(p.name);
     throw UsageError(found.error().message + util::did_you_mean(name, names));
   }
+  io::ProfileText text;
   if (const std::optional<io::StoredModel>& stored = *found) {
-    io::ProfileText text = unwrap(io::model_file_profile(stored->path, stored->name));
+    text = unwrap(io::model_file_profile(stored->path, stored->name));
     text.display = fmt::format("ollama:{} ({})", stored->name, stored->path);
-    return recorded(unwrap(io::load_model(text, overrides_)), text, "model", inputs);
+  } else {
+    text = io::is_model_file(name) ? unwrap(io::model_file_profile(name)) : find("models", name);
   }
-  const io::ProfileText text = io::is_model_file(name) ? unwrap(io::model_file_profile(name)) : find("models", name);
   return recorded(unwrap(io::load_model(text, overrides_)), text, "model", inputs);
 }
 
