@@ -11,6 +11,8 @@ edgeplan_require(CLI11 libcli11-dev CONFIG)
 edgeplan_require(nlohmann_json nlohmann-json3-dev CONFIG)
 edgeplan_require(tomlplusplus libtomlplusplus-dev CONFIG)
 edgeplan_require(fmt libfmt-dev CONFIG)
+# Remote models (src/io/http.cpp): the header at build time; libcurl4 itself is loaded at run time when needed.
+edgeplan_require(CURL libcurl4-openssl-dev)
 
 # fmt and toml++ as edgeplan_fmt and edgeplan_toml: Debian's shared libraries, or for a portable binary
 # (EDGEPLAN_PORTABLE; Debian ships neither as a static library) compiled into edgeplan: fmt header-only, and

@@ -45,16 +45,6 @@ std::vector<Counted> from_rules(const ModelSpec& m, const FileType& ft) {
   return out;
 }
 
-// general.file_type as llama.cpp names it.
-std::string file_type_name(const io::GgufFile& f) {
-  const io::GgufValue* v = f.find("general.file_type");
-  if (!v) return "not stated";
-  const std::optional<std::uint64_t> id = v->as_uint();
-  const FileType* t = id && *id <= UINT32_MAX ? find_file_type_id(static_cast<std::uint32_t>(*id)) : nullptr;
-  if (t) return std::string(t->name);
-  return fmt::format("{} (not a file type llama.cpp defines)", id ? std::to_string(*id) : "(not a whole number)");
-}
-
 std::vector<Counted> from_gguf(const ModelSpec& m, const io::GgufFile& f) {
   std::vector<Counted> out;
   const std::vector<TensorShape> listed = llama_tensors(m);
@@ -111,22 +101,22 @@ std::optional<Departure> departure(const ModelSpec& m) {
 
 Runner setup_inspect(Options& opts) {
   auto o = std::make_shared<InspectOptions>();
-  opts.add(Opt::file, o->file, "Model file: a GGUF file (by its content, whatever its name), a Hugging Face config.json, "
-                               "or an Ollama model (ollama:NAME[:TAG], or NAME:TAG)").required();
+  opts.add(Opt::file, o->file, "Model file: a GGUF file (by its content, whatever its name) or its URL, a Hugging Face "
+                               "config.json, or a model in a store (ollama:, lmstudio:, hf:; see --model)").required();
   opts.add(Opt::quant, o->quant,
            "For a config.json: the format whose llama.cpp tensor types to apply (default Q4_K_M); a GGUF file has its "
            "own");
   return [o](const Context& ctx) {
     io::Report r;
     r.command = "inspect";
-    // A model in a store (ollama:NAME) is its blob.
-    const std::optional<io::StoredModel> stored = unwrap(io::find_stored_model(o->file));
-    const std::string file = stored ? stored->path : o->file;
+    // A model in a store (ollama:NAME, hf:ORG/REPO, ...) is its file.
+    const io::ProfileText text = ctx.model_text(o->file);
+    const std::string& file = text.origin;  // a model file's path
     if (!io::is_model_file(file)) {
-      throw UsageError(fmt::format("inspect: '{}' is not a model file (expected a GGUF file, a config.json or an "
-                                   "Ollama model name)", o->file));
+      throw UsageError(fmt::format("inspect: '{}' is not a model file (expected a GGUF file or URL, a config.json, or "
+                                   "a model in a store: ollama:, lmstudio:, hf:)", o->file));
     }
-    const ModelSpec m = ctx.model(o->file, r.inputs);
+    const ModelSpec m = ctx.model(text, r.inputs);
     std::vector<Counted> tensors;
     std::string size_rule;
     if (io::is_gguf_file(file)) {
@@ -136,7 +126,7 @@ Runner setup_inspect(Options& opts) {
       }
       const io::GgufFile f = unwrap(io::read_gguf_model(file));
       tensors = from_gguf(m, f);
-      const std::string type_name = file_type_name(f);
+      const std::string type_name = io::gguf_file_type_name(f);
       size_rule = fmt::format("the file's tensors (GGUF v{}, {} tensors, file type {}, data at byte {}{})", f.version,
                               f.tensors.size(), type_name, f.data_offset,
                               f.shards > 1 ? fmt::format(" of shard 1; {} shards", f.shards) : "");

@@ -78,6 +78,10 @@ class Context {
   // read rate takes the class's, with its range (core/stream.hpp, with_storage_class).
   DeviceSpec device(const std::string& name, io::Node& inputs, const std::string& runtime = "") const;
   ModelSpec model(const std::string& name, io::Node& inputs) const;
+  // A model's profile text, however it was named: a store's model (io/model_store.hpp), a model file or URL (read
+  // as the equivalent profile, whose origin is the file), or a profile by name or path; and the model it loads as.
+  io::ProfileText model_text(const std::string& name) const;
+  ModelSpec model(const io::ProfileText& text, io::Node& inputs) const;
   io::ProfileText find(const std::string& kind, const std::string& name) const;
 
   const io::SearchPath& search_path() const { return path_; }
@@ -183,6 +187,7 @@ Runner setup_decode(Options& options);
 Runner setup_kv(Options& options);
 Runner setup_place(Options& options);
 Runner setup_profiles(Options& options);
+Runner setup_models(Options& options);
 Runner setup_inspect(Options& options);
 Runner setup_import(Options& options);
 Runner setup_stream(Options& options);

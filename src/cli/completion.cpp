@@ -55,12 +55,14 @@ struct Values {
   std::string_view profiles;
   bool files = false;
   std::string words;
+  bool stores = false;  // a model: also the names `edgeplan models` lists, and files
 };
 
 Values values_of(const OptionRow& row) {
   Values v{profile_kind(row.complete), row.complete == Complete::file || row.kind == Kind::output, ""};
   if (row.complete == Complete::format) v.words = format_list();
   if (row.complete == Complete::choices) v.words = std::string(row.choices);
+  v.stores = v.files = row.complete == Complete::model;
   return v;
 }
 
@@ -80,6 +82,9 @@ std::string bash() {
        "_edgeplan_profiles() {\n"
        "  \"$1\" profiles --format csv 2>/dev/null | awk -F, -v kind=\"$2\" 'NR > 1 && $2 == kind { print $1 }'\n"
        "}\n"
+       "_edgeplan_models() {\n"
+       "  \"$1\" models --format csv 2>/dev/null | awk -F, 'NR > 1 { print $1 }'\n"
+       "}\n"
        "_edgeplan() {\n"
        "  local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]} bin=${COMP_WORDS[0]}\n"
        "  COMPREPLY=()\n"
@@ -92,7 +97,10 @@ std::string bash() {
     if (!takes_value(row) || positional(row)) continue;
     const Values v = values_of(row);
     std::string action = ":";  // a value nothing lists
-    if (!v.profiles.empty()) {
+    if (v.stores) {
+      action = fmt::format("COMPREPLY=($(compgen -W \"$(_edgeplan_profiles \"$bin\" {}) $(_edgeplan_models \"$bin\")\" "
+                           "-- \"$cur\") $(compgen -f -- \"$cur\"))", v.profiles);
+    } else if (!v.profiles.empty()) {
       action = fmt::format("COMPREPLY=($(compgen -W \"$(_edgeplan_profiles \"$bin\" {})\" -- \"$cur\"))", v.profiles);
     } else if (v.files) {
       action = "COMPREPLY=($(compgen -f -- \"$cur\"))";
@@ -153,6 +161,11 @@ std::string zsh() {
        "'NR > 1 && $2 == kind { print $1 }')\"})\n"
        "  _describe -t profiles \"$1 profile\" names\n"
        "}\n"
+       "_edgeplan_models() {\n"
+       "  local -a names\n"
+       "  names=(${(f)\"$($_edgeplan_bin models --format csv 2>/dev/null | awk -F, 'NR > 1 { print $1 }')\"})\n"
+       "  compadd -a names\n"
+       "}\n"
        "_edgeplan() {\n"
        "  local -a commands\n"
        "  commands=(\n";
@@ -174,7 +187,10 @@ std::string zsh() {
       const OptionRow& row = *b->row;
       const Values v = values_of(row);
       std::string action;
-      if (!v.profiles.empty()) {
+      if (v.stores) {
+        action = fmt::format("_alternative \"profiles:{0} profile:_edgeplan_profiles {0}\" "
+                             "\"stores:stored model:_edgeplan_models\" \"files:file:_files\"", v.profiles);
+      } else if (!v.profiles.empty()) {
         action = fmt::format("_edgeplan_profiles {}", v.profiles);
       } else if (v.files) {
         action = "_files";
@@ -207,6 +223,10 @@ std::string fish() {
        "    set -l bin (commandline -opc)[1]\n"
        "    $bin profiles --format csv 2>/dev/null | awk -F, -v kind=$argv[1] 'NR > 1 && $2 == kind { print $1 }'\n"
        "end\n"
+       "function __edgeplan_models\n"
+       "    set -l bin (commandline -opc)[1]\n"
+       "    $bin models --format csv 2>/dev/null | awk -F, 'NR > 1 { print $1 }'\n"
+       "end\n"
        "complete -c edgeplan -f\n";
   std::string names;
   for (const Command& c : commands()) {
@@ -224,7 +244,9 @@ std::string fish() {
       }
       const Values v = values_of(row);
       std::string how = takes_value(row) ? " -r" : "";
-      if (!v.profiles.empty()) {
+      if (v.stores) {
+        how = fmt::format(" -r -F -a '(__edgeplan_profiles {}; __edgeplan_models)'", v.profiles);
+      } else if (!v.profiles.empty()) {
         how = fmt::format(" -r -a '(__edgeplan_profiles {})'", v.profiles);
       } else if (v.files) {
         how = " -r -F";

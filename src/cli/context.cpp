@@ -102,22 +102,26 @@ DeviceSpec Context::device(const std::string& name, io::Node& inputs, const std:
   return out;
 }
 
-ModelSpec Context::model(const std::string& name, io::Node& inputs) const {
+io::ProfileText Context::model_text(const std::string& name) const {
   Result<std::optional<io::StoredModel>> found = io::find_stored_model(name);
   if (!found) {  // a store name it does not hold: perhaps a profile's name mistyped (llama3.2:3b for llama-3.2-3b)
     std::vector<std::string> names;
     for (const io::ProfileText& p : io::list_profiles("models", path_)) names.push_back(p.name);
     throw UsageError(found.error().message + util::did_you_mean(name, names));
   }
-  io::ProfileText text;
   if (const std::optional<io::StoredModel>& stored = *found) {
-    text = unwrap(io::model_file_profile(stored->path, stored->name));
-    text.display = fmt::format("ollama:{} ({})", stored->name, stored->path);
-  } else {
-    text = io::is_model_file(name) ? unwrap(io::model_file_profile(name)) : find("models", name);
+    io::ProfileText text = unwrap(io::model_file_profile(stored->path, stored->name));
+    text.display = stored->display;
+    return text;
   }
+  return io::is_model_file(name) ? unwrap(io::model_file_profile(name)) : find("models", name);
+}
+
+ModelSpec Context::model(const io::ProfileText& text, io::Node& inputs) const {
   return recorded(unwrap(io::load_model(text, overrides_)), text, "model", inputs);
 }
+
+ModelSpec Context::model(const std::string& name, io::Node& inputs) const { return model(model_text(name), inputs); }
 
 std::vector<std::string> split_list(const std::string& text, const std::string& option) {
   std::optional<std::vector<std::string>> items = util::split_list(text);

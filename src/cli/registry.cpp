@@ -40,6 +40,7 @@ constexpr std::array kCommands{
     Command{"fit", "Which known models and formats run on a device within constraints, ranked, Pareto front", setup_fit,
             false, true},
     Command{"profiles", "List the device and model profiles and where each comes from", setup_profiles},
+    Command{"models", "List the models in this machine's stores (Ollama, LM Studio, Hugging Face cache)", setup_models},
     Command{"inspect", "What a model file holds: architecture, parameters, bytes by tensor type, context, KV",
             setup_inspect},
     Command{"import", "Write the TOML model profile equivalent to a model file (GGUF or config.json)", setup_import},
@@ -67,10 +68,11 @@ constexpr std::array kOptionRows{
               "Fail (exit 1) unless 'FIELD OP VALUE' holds, e.g. 'fits == true' (repeatable)"},
     OptionRow{Opt::device, "--device", Kind::text, "Device profile name or .toml path", 0, Complete::device},
     OptionRow{Opt::model, "--model", Kind::text,
-              "Model: a profile name or .toml path, a GGUF file (by its content) or config.json, or an Ollama model "
-              "(ollama:NAME[:TAG], or NAME:TAG)", 0, Complete::model},
+              "Model: a profile name or .toml path; a GGUF file (by its content), its URL, or a config.json; or a "
+              "model in a store: ollama:NAME[:TAG] (or NAME:TAG), lmstudio:PUBLISHER/REPO[/FILE|:QUANT], "
+              "hf:ORG/REPO[/FILE|:QUANT][@REV] (`edgeplan models` lists them)", 0, Complete::model},
     OptionRow{Opt::models, "--models", Kind::text,
-              "Models to consider, comma-separated: as --model takes them (profiles, model files, Ollama models)", 0,
+              "Models to consider, comma-separated: as --model takes them (profiles, model files and URLs, store names)", 0,
               Complete::model},
     OptionRow{Opt::quant, "--quant", Kind::text,
               "Weight format, e.g. Q4_K_M (default: a GGUF model's own format, else Q4_K_M)"},

@@ -14,6 +14,7 @@
 
 #include <fmt/format.h>
 
+#include "edgeplan/io/http.hpp"
 #include "edgeplan/io/input_file.hpp"
 #include "edgeplan/io/text.hpp"
 
@@ -29,8 +30,9 @@ class Source {
  public:
   virtual ~Source() = default;
   virtual std::uint64_t size() const = 0;
-  // Copies n bytes at offset to out; offset + n <= size(). False on an I/O error.
+  // Copies n bytes at offset to out; offset + n <= size(). False on an I/O error, which error() then describes.
   virtual bool read(std::uint64_t offset, std::size_t n, std::byte* out) = 0;
+  virtual std::string error() const { return "read error"; }
 };
 
 class MemorySource final : public Source {
@@ -77,6 +79,23 @@ class FileSource final : public Source {
   std::uint64_t size_;
   std::uint64_t start_ = 0;
   std::vector<std::byte> buffer_;
+};
+
+// A file on a web server, read by range requests (RemoteFile: only the header's bytes cross the network).
+class RemoteSource final : public Source {
+ public:
+  explicit RemoteSource(RemoteFile& file) : file_(file) {}
+  std::uint64_t size() const override { return file_.size(); }
+  bool read(std::uint64_t offset, std::size_t n, std::byte* out) override {
+    auto r = file_.read(offset, n, out);
+    if (!r) error_ = r.error().message;
+    return r.ok();
+  }
+  std::string error() const override { return error_; }
+
+ private:
+  RemoteFile& file_;
+  std::string error_;
 };
 
 struct GgufError : std::runtime_error {
@@ -199,7 +218,7 @@ class Parser {
     if (n > remaining()) {
       fail(pos_, fmt::format("{} needs {} bytes but the file ends after {}", what, n, remaining()));
     }
-    if (!src_.read(pos_, static_cast<std::size_t>(n), out)) fail(pos_, "read error");
+    if (!src_.read(pos_, static_cast<std::size_t>(n), out)) fail(pos_, src_.error());
     pos_ += n;
   }
 
@@ -394,6 +413,14 @@ Result<GgufFile> read_gguf(std::span<const std::byte> bytes, const std::string& 
 }
 
 Result<GgufFile> read_gguf_file(const std::string& path) {
+  if (is_url(path)) {
+    auto remote = RemoteFile::open(path);
+    if (!remote) return Error{fmt::format("cannot read GGUF file '{}': {}", path, remote.error().message)};
+    RemoteSource source(*remote);
+    auto f = parse(source, path);
+    if (f) remote->save_cache();
+    return f;
+  }
   auto in = open_input(path);
   if (!in) return Error{fmt::format("cannot read GGUF file '{}': {}", path, in.error().message)};
   FileSource source(in->stream, in->size);
@@ -438,7 +465,7 @@ Result<GgufFile> read_gguf_model(const std::string& path) {
   std::uint64_t tensors_expected = 0;
   for (std::size_t i = 0; i < paths->size(); ++i) {
     const std::string& shard = (*paths)[i];
-    if (!std::filesystem::exists(shard)) {
+    if (!is_url(shard) && !std::filesystem::exists(shard)) {
       return Error{fmt::format("{}: shard {} of {} of this split model is missing: {}", path, i + 1, *count, shard)};
     }
     auto f = shard == path ? std::move(first) : read_gguf_file(shard);

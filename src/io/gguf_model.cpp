@@ -203,9 +203,7 @@ ModelSpec read_model(const GgufFile& f, const std::string& name, const std::stri
     // read_gguf gives every tensor its type; a GgufFile made another way may leave it out (metadata alone).
     if (t.type && !t.dims.empty()) size.tensors.push_back({std::move(shape), t.type, b, t.shard});
   }
-  const auto ftype = f.find("general.file_type");
-  const auto id = ftype ? ftype->as_uint() : std::nullopt;
-  if (const FileType* ft = id && *id <= UINT32_MAX ? find_file_type_id(static_cast<std::uint32_t>(*id)) : nullptr) {
+  if (const FileType* ft = gguf_file_type(f)) {
     FormatSize& stated = m.formats.emplace(std::string(ft->name), std::move(size)).first->second;
     m.file_format = std::string(ft->name);
     // By type, as a profile states them (model_profile_toml writes them): the file's tensors counted as the rules'.
@@ -218,6 +216,20 @@ ModelSpec read_model(const GgufFile& f, const std::string& name, const std::stri
 }
 
 }  // namespace
+
+const FileType* gguf_file_type(const GgufFile& f) {
+  const GgufValue* v = f.find("general.file_type");
+  const std::optional<std::uint64_t> id = v ? v->as_uint() : std::nullopt;
+  return id && *id <= UINT32_MAX ? find_file_type_id(static_cast<std::uint32_t>(*id)) : nullptr;
+}
+
+std::string gguf_file_type_name(const GgufFile& f) {
+  if (const FileType* t = gguf_file_type(f)) return std::string(t->name);
+  const GgufValue* v = f.find("general.file_type");
+  if (!v) return "not stated";
+  const std::optional<std::uint64_t> id = v->as_uint();
+  return fmt::format("{} (not a file type llama.cpp defines)", id ? std::to_string(*id) : "(not a whole number)");
+}
 
 Result<ModelSpec> model_from_gguf(const GgufFile& f, const std::string& name, const std::string& display) {
   try {

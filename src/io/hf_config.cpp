@@ -17,6 +17,7 @@
 #include "edgeplan/io/model_file.hpp"
 #include "edgeplan/io/schema/kinds.hpp"
 #include "edgeplan/io/toml_text.hpp"
+#include "edgeplan/io/http.hpp"
 #include "edgeplan/io/input_file.hpp"
 #include "edgeplan/util/names.hpp"
 #include "edgeplan/io/text.hpp"
@@ -346,7 +347,7 @@ ModelSpec read_config(const Config& c, const std::string& name) {
 }  // namespace
 
 bool is_gguf_file(const std::string& path) {
-  if (path.ends_with(".gguf")) return true;
+  if (path.ends_with(".gguf") || is_url(path)) return true;
   std::error_code ec;
   if (!std::filesystem::is_regular_file(path, ec)) return false;
   std::ifstream in(path, std::ios::binary);

@@ -55,6 +55,12 @@ expect "device profiles" "phone8g iphone-15-pro" "$bin" kv --device ""
 expect "device profiles by prefix" "phone8g" "$bin" decode --device ph
 refuse "device profiles by prefix" "iphone-15-pro" "$bin" decode --device ph
 expect "model profiles" "ref-8b" "$bin" kv --device phone8g --model ""
+# A model may also be a file, or a model in a store (`edgeplan models`: here an LM Studio folder).
+mkdir -p "$scratch/home/.lmstudio/models/pub/Tiny-GGUF" "$scratch/files"
+cp "$(dirname "$0")/../data/tiny-llama.gguf" "$scratch/home/.lmstudio/models/pub/Tiny-GGUF/Tiny-Q8_0.gguf"
+cp "$(dirname "$0")/../data/tiny-llama.gguf" "$scratch/files/tiny.gguf"
+HOME=$scratch/home expect "stored models" "lmstudio:pub/Tiny-GGUF/Tiny-Q8_0.gguf ref-8b" "$bin" kv --model ""
+expect "model files" "$scratch/files/tiny.gguf" "$bin" kv --model "$scratch/files/t"
 expect "formats" "table json csv md" "$bin" kv --format ""
 expect "help's commands" "kv calibrate" "$bin" help ""
 refuse "no value offered for a number" "--device" "$bin" kv --context ""

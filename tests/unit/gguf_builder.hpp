@@ -4,6 +4,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "edgeplan/io/gguf.hpp"
@@ -43,5 +44,32 @@ class Builder {
   }
   std::vector<std::byte> bytes_;
 };
+
+// One shard of a model split as llama.cpp's gguf-split writes it: split.no, split.count and split.tensors.count
+// in every shard, the model's metadata in the first only; each tensor F32 [32, rows].
+inline std::vector<std::byte> split_shard(std::uint16_t no, std::uint16_t count, std::int32_t total,
+                                          const std::vector<std::pair<std::string, std::uint64_t>>& tensors) {
+  Builder b;
+  const bool first = no == 0;
+  b.u64(tensors.size()).u64(first ? 9 : 3);
+  if (first) {
+    b.kv_string("general.architecture", "llama");
+    b.str("general.file_type").u32(4).u32(0);  // ALL_F32
+    b.str("llama.block_count").u32(4).u32(1);
+    b.str("llama.embedding_length").u32(4).u32(32);
+    b.str("llama.feed_forward_length").u32(4).u32(64);
+    b.str("llama.attention.head_count").u32(4).u32(4);
+  }
+  b.str("split.no").u32(2).raw(&no, 2);
+  b.str("split.count").u32(2).raw(&count, 2);
+  b.str("split.tensors.count").u32(5).raw(&total, 4);
+  std::uint64_t offset = 0;
+  for (const auto& [name, rows] : tensors) {
+    b.tensor(name, {32, rows}, 0, offset);
+    offset += 128 * rows;
+  }
+  b.pad_to((b.size() + 31) / 32 * 32 + offset);
+  return b.bytes();
+}
 
 }  // namespace edgeplan::io

@@ -306,33 +306,6 @@ TEST(GgufLora, PairsFiftyThousandTensorsByName) {
 namespace edgeplan::io {
 namespace {
 
-// One shard of a model split as llama.cpp's gguf-split writes it: split.no, split.count and split.tensors.count
-// in every shard, the model's metadata in the first only; each tensor F32 [32, rows].
-std::vector<std::byte> shard(std::uint16_t no, std::uint16_t count, std::int32_t total,
-                             const std::vector<std::pair<std::string, std::uint64_t>>& tensors) {
-  Builder b;
-  const bool first = no == 0;
-  b.u64(tensors.size()).u64(first ? 9 : 3);
-  if (first) {
-    b.kv_string("general.architecture", "llama");
-    b.str("general.file_type").u32(4).u32(0);  // ALL_F32
-    b.str("llama.block_count").u32(4).u32(1);
-    b.str("llama.embedding_length").u32(4).u32(32);
-    b.str("llama.feed_forward_length").u32(4).u32(64);
-    b.str("llama.attention.head_count").u32(4).u32(4);
-  }
-  b.str("split.no").u32(2).raw(&no, 2);
-  b.str("split.count").u32(2).raw(&count, 2);
-  b.str("split.tensors.count").u32(5).raw(&total, 4);
-  std::uint64_t offset = 0;
-  for (const auto& [name, rows] : tensors) {
-    b.tensor(name, {32, rows}, 0, offset);
-    offset += 128 * rows;
-  }
-  b.pad_to((b.size() + 31) / 32 * 32 + offset);
-  return b.bytes();
-}
-
 void write_file(const std::filesystem::path& p, const std::vector<std::byte>& bytes) {
   std::ofstream(p, std::ios::binary).write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
 }
@@ -353,7 +326,7 @@ TEST(GgufSplit, AnyShardReadsTheWholeModel) {
       {{"token_embd.weight", 16}, {"blk.0.attn_q.weight", 32}}, {{"blk.0.ffn_up.weight", 64}}, {{"output.weight", 16}}};
   std::uint64_t bytes = 0;
   for (std::uint16_t i = 0; i < 3; ++i) {
-    const auto b = shard(i, 3, 4, parts[i]);
+    const auto b = split_shard(i, 3, 4, parts[i]);
     bytes += b.size();
     write_file(dir / fmt::format("tiny-{:05}-of-00003.gguf", i + 1), b);
   }
@@ -379,13 +352,13 @@ TEST(GgufSplit, AnyShardReadsTheWholeModel) {
   const std::string third = (dir / "tiny-00003-of-00003.gguf").string();
   EXPECT_EQ(read_gguf_model(third).error().message,
             third + ": shard 2 of 3 of this split model is missing: " + (dir / "tiny-00002-of-00003.gguf").string());
-  write_file(dir / "tiny-00002-of-00003.gguf", shard(0, 3, 4, parts[1]));  // split.no says shard 1
+  write_file(dir / "tiny-00002-of-00003.gguf", split_shard(0, 3, 4, parts[1]));  // split.no says shard 1
   EXPECT_EQ(read_gguf_model(third).error().message,
             (dir / "tiny-00002-of-00003.gguf").string() + ": split.no and split.count must be 1 and 3 in shard 2 of 3");
-  write_file(dir / "tiny-00002-of-00003.gguf", shard(1, 3, 4, {}));  // a tensor short
+  write_file(dir / "tiny-00002-of-00003.gguf", split_shard(1, 3, 4, {}));  // a tensor short
   EXPECT_EQ(read_gguf_model(third).error().message,
             third + ": the 3 shards hold 3 tensors but split.tensors.count is 4");
-  write_file(dir / "renamed.gguf", shard(0, 3, 4, parts[0]));
+  write_file(dir / "renamed.gguf", split_shard(0, 3, 4, parts[0]));
   EXPECT_EQ(read_gguf_model((dir / "renamed.gguf").string()).error().message,
             (dir / "renamed.gguf").string() + ": split.count is 3 but the name is not llama.cpp's "
             "PREFIX-0000i-of-00003.gguf, so the other shards cannot be found");

@@ -77,10 +77,9 @@ TEST(OllamaStore, WhatTheStoreDoesNotHoldIsNamedWithWhere) {
                           (dir / "none").string() + " (set OLLAMA_MODELS to its models directory); a built-in "
                           "profile's name has no ':' (`edgeplan profiles`); did you mean llama-3.2-3b?\n");
   EXPECT_EQ(run_cli({"kv", "--device", "phone8g", "--model", "ollama:"}).exit_code, 2);
-  // Other stores' names are not taken for Ollama's.
-  EXPECT_EQ(run_cli({"kv", "--device", "phone8g", "--model", "hf:org/repo:Q4_K_M"}).err,
-            "edgeplan: error: 'hf:org/repo:Q4_K_M': models named hf:... are not read yet; give the path of the model's "
-            "file (a .gguf, or a config.json)\n");
+  // Other stores' names are not taken for Ollama's (remote_model_test.cpp).
+  EXPECT_EQ(run_cli({"kv", "--device", "phone8g", "--model", "lmstudio:nobody"}).err,
+            "edgeplan: error: 'lmstudio:nobody': expected lmstudio:PUBLISHER/REPO, with /FILE or :QUANT after it\n");
 }
 
 TEST(OllamaStore, ALyingManifestIsAnErrorNotAGuess) {

@@ -17,7 +17,7 @@ namespace edgeplan::io {
 // Whether an argument names a model file rather than a TOML profile: it ends in .json or .gguf, or is a GGUF file
 // by its content (is_gguf_file).
 bool is_model_file(const std::string& name_or_path);
-// Whether a path is a GGUF file: it ends in .gguf, or it is a file that starts with GGUF's magic, whatever it is
+// Whether a path is a GGUF file: it ends in .gguf, is a URL (read as a GGUF), or is a file that starts with GGUF's magic, whatever it is
 // called (an Ollama blob, sha256-...).
 bool is_gguf_file(const std::string& path);
 
@@ -28,6 +28,11 @@ Result<ModelSpec> model_from_hf_config(std::string_view json_text, const std::st
 // A model from a GGUF header: shape from the metadata, and the file's tensor bytes as the size of its file
 // type (general.file_type), with expert stacks read at used / experts.
 Result<ModelSpec> model_from_gguf(const GgufFile& f, const std::string& name, const std::string& display);
+
+// A GGUF file's general.file_type: the format llama.cpp names so (nullptr when absent or unknown), and its name for
+// people ("Q4_K_M", "not stated", "40 (not a file type llama.cpp defines)").
+const FileType* gguf_file_type(const GgufFile& f);
+std::string gguf_file_type_name(const GgufFile& f);
 
 // The TOML model profile that loads back as m; `source` is recorded in its source key.
 std::string model_profile_toml(const ModelSpec& m, const std::string& source);
