@@ -7,6 +7,8 @@
 #include <filesystem>
 #include <fstream>
 #include <limits>
+#include <map>
+#include <set>
 #include <utility>
 
 #include <fmt/format.h>
@@ -19,6 +21,7 @@
 #include "edgeplan/io/toml_text.hpp"
 #include "edgeplan/io/http.hpp"
 #include "edgeplan/io/input_file.hpp"
+#include "edgeplan/io/tensors.hpp"
 #include "edgeplan/util/names.hpp"
 #include "edgeplan/io/text.hpp"
 
@@ -344,6 +347,95 @@ ModelSpec read_config(const Config& c, const std::string& name) {
   return m;
 }
 
+// The safetensors files of the checkpoint in `dir`: those model.safetensors.index.json maps tensors to, else
+// model.safetensors, else every *.safetensors file there.
+Result<std::vector<std::filesystem::path>> checkpoint_files(const std::filesystem::path& dir) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  std::set<std::string> names;
+  if (const fs::path index = dir / "model.safetensors.index.json"; fs::exists(index, ec)) {
+    const auto text = read_input(index, kMaxConfigJsonBytes, "a safetensors index");
+    if (!text) return Error{fmt::format("cannot read '{}': {}", index.string(), text.error().message)};
+    try {
+      const nlohmann::json j = nlohmann::json::parse(*text);
+      const auto map = j.find("weight_map");
+      if (!j.is_object() || map == j.end() || !map->is_object()) throw nlohmann::json::other_error::create(501, "", nullptr);
+      for (const auto& [tensor, file] : map->items()) {
+        if (!file.is_string() || file.get<std::string>().find('/') != std::string::npos) {
+          throw nlohmann::json::other_error::create(501, "", nullptr);
+        }
+        names.insert(file.get<std::string>());
+      }
+    } catch (const nlohmann::json::exception&) {
+      return Error{fmt::format("{}: expected a JSON object whose weight_map maps each tensor to a file beside it",
+                               index.string())};
+    }
+  } else if (fs::is_regular_file(dir / "model.safetensors", ec)) {
+    names.insert("model.safetensors");
+  } else {
+    for (auto it = fs::directory_iterator(dir, ec); !ec && it != fs::directory_iterator(); it.increment(ec)) {
+      if (it->path().extension() == ".safetensors") names.insert(it->path().filename().string());
+    }
+  }
+  std::vector<fs::path> out;
+  for (const std::string& n : names) out.push_back(dir / n);
+  return out;
+}
+
+// Whether a checkpoint's tensor belongs to a vision or audio tower: llama.cpp keeps those apart (an mmproj file).
+bool tower_tensor(const std::string& name) {
+  for (const std::string_view part : {"vision", "audio", "multi_modal_projector", "visual."}) {
+    if (name.find(part) != std::string::npos) return true;
+  }
+  return false;
+}
+
+// A safetensors checkpoint beside a config.json: its text model's tensors, by their headers alone, become the
+// format of their dtype (BF16, F16 or F32: the one that holds most bytes) with the checkpoint's bytes, and that
+// format the model's file format, as a GGUF file's is. Expert tensors count at used / experts of a decoded token,
+// an untied embedding at one row (as model_from_gguf counts them). No checkpoint: nothing changes.
+Result<bool> add_checkpoint(ModelSpec& m, const std::filesystem::path& dir) {
+  auto files = checkpoint_files(dir);
+  if (!files) return files.error();
+  if (files->empty()) return false;
+  std::map<std::string, double> by_dtype;
+  std::vector<SafetensorsEntry> tensors;
+  for (const std::filesystem::path& f : *files) {
+    auto entries = read_safetensors_entries(f.string());
+    if (!entries) return entries.error();
+    for (SafetensorsEntry& e : *entries) {
+      if (!tower_tensor(e.name)) tensors.push_back(std::move(e));
+    }
+  }
+  const bool tied = std::ranges::none_of(tensors, [](const SafetensorsEntry& e) { return e.name == "lm_head.weight"; });
+  double bytes = 0, active = 0;
+  for (const SafetensorsEntry& e : tensors) {
+    const double b = static_cast<double>(e.bytes);
+    by_dtype[e.dtype] += b;
+    bytes += b;
+    if (m.moe && e.name.find(".experts.") != std::string::npos && e.name.find("shared") == std::string::npos) {
+      active += b * m.moe->used / m.moe->experts;
+    } else if (!tied && e.name.ends_with("embed_tokens.weight") && !e.shape.empty() && e.shape[0] > 0) {
+      active += b / static_cast<double>(e.shape[0]);
+    } else {
+      active += b;
+    }
+  }
+  const auto most = std::ranges::max_element(by_dtype, {}, [](const auto& kv) { return kv.second; });
+  if (most == by_dtype.end()) return false;
+  if (most->first != "BF16" && most->first != "F16" && most->first != "F32") {
+    return Error{fmt::format("{}: the checkpoint's weights are mostly {} ({} of {} bytes), which no llama.cpp file "
+                             "type matches; give its config.json alone (moved away from the weights) to cost it by "
+                             "llama.cpp's rules at a --quant of your choice", dir.string(), most->first,
+                             most->second, bytes)};
+  }
+  FormatSize& size = m.formats[most->first];
+  size.bytes = bytes;
+  size.active_bytes = active;
+  m.file_format = most->first;
+  return true;
+}
+
 }  // namespace
 
 bool is_gguf_file(const std::string& path) {
@@ -403,6 +495,7 @@ Result<ProfileText> model_file_profile(const std::string& path, const std::strin
   if (!text) return Error{fmt::format("cannot read model file '{}': {}", path, text.error().message)};
   auto m = model_from_hf_config(*text, name.empty() ? model_file_name(path) : name, path);
   if (!m) return m.error();
+  if (auto read = add_checkpoint(*m, std::filesystem::path(path).parent_path()); !read) return read.error();
   return ProfileText{m->name, path, path, model_profile_toml(*m, path)};
 }
 

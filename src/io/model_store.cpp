@@ -15,6 +15,7 @@
 #include "edgeplan/io/gguf.hpp"
 #include "edgeplan/io/http.hpp"
 #include "edgeplan/io/input_file.hpp"
+#include "edgeplan/io/model_file.hpp"
 #include "edgeplan/util/names.hpp"
 
 namespace edgeplan::io {
@@ -411,6 +412,21 @@ std::vector<StoreEntry> list_stored_models() {
 }
 
 Result<std::optional<StoredModel>> find_stored_model(const std::string& arg) {
+  std::error_code ec;
+  if (!is_url(arg) && fs::is_directory(arg, ec)) {  // a model's folder: a snapshot, a download
+    std::string file;
+    if (const std::vector<std::string> ggufs = gguf_files_under(arg); !ggufs.empty()) {
+      auto picked = pick_gguf(ggufs, "", arg);
+      if (!picked) return picked.error();
+      file = *picked;
+    } else if (fs::is_regular_file(fs::path(arg) / "config.json", ec)) {
+      file = "config.json";
+    } else {
+      return Error{fmt::format("{}: a folder without a GGUF file or a config.json: no model to read", arg)};
+    }
+    const std::string path = (fs::path(arg) / file).string();
+    return std::optional<StoredModel>(StoredModel{path, model_file_name(path), path});
+  }
   if (arg.starts_with(kHfPrefix)) {
     auto m = hf_model(arg, arg.substr(kHfPrefix.size()));
     if (!m) return m.error();
@@ -425,7 +441,6 @@ Result<std::optional<StoredModel>> find_stored_model(const std::string& arg) {
   if (arg.starts_with(kOllamaPrefix)) {
     name = arg.substr(kOllamaPrefix.size());
   } else {
-    std::error_code ec;
     // A bare NAME:TAG that is no file (profile names hold no ':'; a URL is not Ollama's).
     const auto colon = arg.find(':');
     if (colon == std::string::npos || colon == 0 || is_url(arg) || arg.find("://") != std::string::npos ||

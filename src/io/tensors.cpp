@@ -227,7 +227,13 @@ Result<Tensor> npy_from(const Input& in, const std::string& display) {
                 convert(*data, 0, dims->first * dims->second, element)};
 }
 
-Result<Tensor> safetensors_from(const Input& in, const std::string& display, const std::string& name) {
+// A safetensors file's JSON header, checked against the file's size, and where its data starts.
+struct SafetensorsHeader {
+  nlohmann::json json;
+  std::uint64_t data_at = 0;
+};
+
+Result<SafetensorsHeader> safetensors_header(const Input& in, const std::string& display) {
   auto fail = [&](std::uint64_t offset, const std::string& what) {
     return Error{fmt::format("{}: byte {}: {}", display, offset, what)};
   };
@@ -245,15 +251,57 @@ Result<Tensor> safetensors_from(const Input& in, const std::string& display, con
   }
   const auto header_bytes = in.read(8, header_len);
   if (!header_bytes) return header_bytes.error();
-  nlohmann::json header;
+  SafetensorsHeader h;
   try {
-    header = nlohmann::json::parse(header_bytes->begin(), header_bytes->end());
+    h.json = nlohmann::json::parse(header_bytes->begin(), header_bytes->end());
   } catch (const nlohmann::json::parse_error& e) {
     return fail(8 + e.byte, "the header is not valid JSON");
   } catch (const nlohmann::json::out_of_range&) {  // a number past the double range: 1e999
     return fail(8, "the header is not valid JSON: a number is out of range");
   }
-  if (!header.is_object()) return fail(8, "the header is not a JSON object");
+  if (!h.json.is_object()) return fail(8, "the header is not a JSON object");
+  h.data_at = 8 + header_len;
+  return h;
+}
+
+// A tensor's entry in a safetensors header: its dtype, shape and data bytes, checked against the data section.
+Result<SafetensorsEntry> safetensors_entry(const nlohmann::json& info, const std::string& name, std::uint64_t data_at,
+                                           std::uint64_t size, const std::string& display) {
+  auto fail = [&](std::uint64_t offset, const std::string& what) {
+    return Error{fmt::format("{}: byte {}: {}", display, offset, what)};
+  };
+  const std::string where = fmt::format("tensor '{}'", clipped(name));
+  if (!info.is_object() || !info.contains("dtype") || !info.contains("shape") || !info.contains("data_offsets")) {
+    return fail(8, where + " needs dtype, shape and data_offsets");
+  }
+  if (!info["dtype"].is_string()) return fail(8, where + ": dtype is not a string");
+  SafetensorsEntry e{name, info["dtype"].get<std::string>(), {}, 0, 0};
+  if (!info["shape"].is_array()) return fail(8, where + ": shape is not an array");
+  for (const auto& d : info["shape"]) {
+    if (!d.is_number_unsigned()) return fail(8, where + ": shape holds a value that is not a whole number");
+    e.shape.push_back(d.get<std::uint64_t>());
+  }
+  const auto& offsets = info["data_offsets"];
+  if (!offsets.is_array() || offsets.size() != 2 || !offsets[0].is_number_unsigned() || !offsets[1].is_number_unsigned()) {
+    return fail(8, where + ": data_offsets must be two whole numbers [begin, end]");
+  }
+  const auto begin = offsets[0].get<std::uint64_t>(), end = offsets[1].get<std::uint64_t>();
+  const std::uint64_t data_size = size - data_at;
+  if (begin > end || end > data_size) {
+    return fail(data_at, fmt::format("{} has data_offsets [{}, {}] outside the {} data bytes", where, begin, end, data_size));
+  }
+  e.offset = begin;
+  e.bytes = end - begin;
+  return e;
+}
+
+Result<Tensor> safetensors_from(const Input& in, const std::string& display, const std::string& name) {
+  auto fail = [&](std::uint64_t offset, const std::string& what) {
+    return Error{fmt::format("{}: byte {}: {}", display, offset, what)};
+  };
+  auto h = safetensors_header(in, display);
+  if (!h) return h.error();
+  const nlohmann::json& header = h->json;
   std::vector<std::string> names;
   for (const auto& [key, value] : header.items()) {
     if (key != "__metadata__") names.push_back(key);
@@ -269,49 +317,29 @@ Result<Tensor> safetensors_from(const Input& in, const std::string& display, con
   if (!header.contains(wanted) || wanted == "__metadata__") {
     return Error{fmt::format("{}: no tensor named '{}'{}", display, clipped(wanted), util::did_you_mean(wanted, names))};
   }
-  const nlohmann::json& info = header[wanted];
+  auto entry = safetensors_entry(header[wanted], wanted, h->data_at, in.size(), display);
+  if (!entry) return entry.error();
   const std::string where = fmt::format("tensor '{}'", clipped(wanted));
-  if (!info.is_object() || !info.contains("dtype") || !info.contains("shape") || !info.contains("data_offsets")) {
-    return fail(8, where + " needs dtype, shape and data_offsets");
-  }
-  if (!info["dtype"].is_string()) return fail(8, where + ": dtype is not a string");
-  const std::string dtype = info["dtype"];
   Element element{};
-  if (dtype == "F32") {
+  if (entry->dtype == "F32") {
     element = Element::f32;
-  } else if (dtype == "F16") {
+  } else if (entry->dtype == "F16") {
     element = Element::f16;
-  } else if (dtype == "BF16") {
+  } else if (entry->dtype == "BF16") {
     element = Element::bf16;
   } else {
-    return fail(8, fmt::format("{} has dtype {} (expected F32, F16 or BF16)", where, clipped(dtype)));
+    return fail(8, fmt::format("{} has dtype {} (expected F32, F16 or BF16)", where, clipped(entry->dtype)));
   }
-  std::vector<std::uint64_t> shape;
-  if (!info["shape"].is_array()) return fail(8, where + ": shape is not an array");
-  for (const auto& d : info["shape"]) {
-    if (!d.is_number_unsigned()) return fail(8, where + ": shape holds a value that is not a whole number");
-    shape.push_back(d.get<std::uint64_t>());
-  }
-  const auto dims = matrix_shape(shape);
-  if (!dims) return fail(8, fmt::format("{} has shape {}, which holds no matrix", where, shape_text(shape)));
-  const auto& offsets = info["data_offsets"];
-  if (!offsets.is_array() || offsets.size() != 2 || !offsets[0].is_number_unsigned() || !offsets[1].is_number_unsigned()) {
-    return fail(8, where + ": data_offsets must be two whole numbers [begin, end]");
-  }
-  const auto begin = offsets[0].get<std::uint64_t>(), end = offsets[1].get<std::uint64_t>();
-  const std::uint64_t data_at = 8 + header_len;
-  const std::uint64_t data_size = size - data_at;
-  if (begin > end || end > data_size) {
-    return fail(data_at, fmt::format("{} has data_offsets [{}, {}] outside the {} data bytes", where, begin, end, data_size));
-  }
+  const auto dims = matrix_shape(entry->shape);
+  if (!dims) return fail(8, fmt::format("{} has shape {}, which holds no matrix", where, shape_text(entry->shape)));
   const std::uint64_t need = dims->first * dims->second * element_bytes(element);
-  if (end - begin != need) {
-    return fail(data_at + begin, fmt::format("{} has {} data bytes but shape {} of {} needs {}", where, end - begin,
-                                             shape_text(shape), dtype, need));
+  if (entry->bytes != need) {
+    return fail(h->data_at + entry->offset, fmt::format("{} has {} data bytes but shape {} of {} needs {}", where,
+                                                       entry->bytes, shape_text(entry->shape), entry->dtype, need));
   }
-  const auto data = in.read(data_at + begin, need);
+  const auto data = in.read(h->data_at + entry->offset, need);
   if (!data) return data.error();
-  return Tensor{wanted, dtype, dims->first, dims->second, convert(*data, 0, dims->first * dims->second, element)};
+  return Tensor{wanted, entry->dtype, dims->first, dims->second, convert(*data, 0, dims->first * dims->second, element)};
 }
 
 // The tensor `name` of a GGUF file whose header is f: only its bytes are read.
@@ -326,6 +354,22 @@ Result<Tensor> gguf_from(const Input& in, const GgufFile& f, const std::string& 
 }
 
 }  // namespace
+
+Result<std::vector<SafetensorsEntry>> read_safetensors_entries(const std::string& path) {
+  auto in = open_input(path);
+  if (!in) return Error{fmt::format("cannot read safetensors file '{}': {}", path, in.error().message)};
+  const Input input(in->stream, in->size, path);
+  auto h = safetensors_header(input, path);
+  if (!h) return h.error();
+  std::vector<SafetensorsEntry> out;
+  for (const auto& [key, value] : h->json.items()) {
+    if (key == "__metadata__") continue;
+    auto e = safetensors_entry(value, key, h->data_at, in->size, path);
+    if (!e) return e.error();
+    out.push_back(std::move(*e));
+  }
+  return out;
+}
 
 Result<Tensor> read_npy(std::span<const std::uint8_t> bytes, const std::string& display) {
   return npy_from(Input(bytes, display), display);

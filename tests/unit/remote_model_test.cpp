@@ -8,6 +8,7 @@
 #include <fstream>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include <fmt/format.h>
@@ -291,6 +292,65 @@ TEST(PickGguf, AQuantIsAWholeWordOfTheFileName) {
   EXPECT_EQ(*io::pick_gguf(std::vector<std::string>{"b.gguf", "a.gguf"}, "", "r"), "b.gguf");  // no Q4_K_M: the first
   EXPECT_EQ(io::pick_gguf(std::vector<std::string>{"mmproj-f16.gguf"}, "", "r").error().message,
             "r holds no GGUF model file");
+}
+
+}  // namespace
+}  // namespace edgeplan
+
+namespace edgeplan {
+namespace {
+
+// A safetensors file whose header lists `tensors` (name, dtype, shape) with their data a hole: the file has the
+// size the offsets need, and no byte of data written.
+void write_safetensors(const fs::path& p, const std::vector<std::tuple<std::string, std::string, std::vector<std::uint64_t>>>& tensors) {
+  io::Json header = io::Json::object();
+  std::uint64_t at = 0;
+  for (const auto& [name, dtype, shape] : tensors) {
+    std::uint64_t n = dtype == "F32" ? 4 : 2;
+    for (const std::uint64_t d : shape) n *= d;
+    header[name] = {{"dtype", dtype}, {"shape", shape}, {"data_offsets", {at, at + n}}};
+    at += n;
+  }
+  const std::string text = header.dump();
+  {
+    std::ofstream out(p, std::ios::binary);
+    const std::uint64_t len = text.size();
+    out.write(reinterpret_cast<const char*>(&len), 8);
+    out << text;
+  }
+  fs::resize_file(p, 8 + text.size() + at);
+}
+
+// Llama 3.2 1B as its model.safetensors lists it (tied embeddings, norms in BF16 too): 1,235,814,400 weights.
+TEST(HuggingFace, ASafetensorsCheckpointIsCostedFromItsTensorHeaders) {
+  const ScratchDir dir("hf_checkpoint");
+  fs::copy_file(fs::path(EDGEPLAN_SOURCE_DIR) / "tests/data/hf/Llama-3.2-1B/config.json", dir / "config.json");
+  std::vector<std::tuple<std::string, std::string, std::vector<std::uint64_t>>> t{
+      {"model.embed_tokens.weight", "BF16", {128256, 2048}}, {"model.norm.weight", "BF16", {2048}}};
+  for (int l = 0; l < 16; ++l) {
+    const std::string p = fmt::format("model.layers.{}.", l);
+    for (const auto& [name, rows, cols] : std::vector<std::tuple<std::string, std::uint64_t, std::uint64_t>>{
+             {"self_attn.q_proj", 2048, 2048}, {"self_attn.k_proj", 512, 2048}, {"self_attn.v_proj", 512, 2048},
+             {"self_attn.o_proj", 2048, 2048}, {"mlp.gate_proj", 8192, 2048}, {"mlp.up_proj", 8192, 2048},
+             {"mlp.down_proj", 2048, 8192}}) {
+      t.push_back({p + name + ".weight", "BF16", {rows, cols}});
+    }
+    t.push_back({p + "input_layernorm.weight", "BF16", {2048}});
+    t.push_back({p + "post_attention_layernorm.weight", "BF16", {2048}});
+  }
+  write_safetensors(dir / "model.safetensors", t);
+  // The folder itself names the model (a snapshot), as does its config.json.
+  for (const std::string& model : {dir.string(), (dir / "config.json").string()}) {
+    const testing_cli::CliRun run = run_cli({"decode", "--device", "phone8g", "--model", model, "--format", "json"});
+    ASSERT_EQ(run.exit_code, 0) << run.err;
+    const io::Json f = io::Json::parse(run.out)["results"]["formats"][0];
+    EXPECT_EQ(f["format"], "BF16");  // the checkpoint's own, as a GGUF file's type is
+    EXPECT_EQ(f["weights_bytes"], 2'471'628'800);  // the rules, norms in F32: 2,471,764,096
+  }
+  // A checkpoint in a type no llama.cpp format is: an error, not a guess.
+  for (auto& tensor : t) std::get<1>(tensor) = "F8_E4M3";
+  write_safetensors(dir / "model.safetensors", t);
+  EXPECT_NE(kv_error(dir.string()).find("the checkpoint's weights are mostly F8_E4M3"), std::string::npos);
 }
 
 }  // namespace

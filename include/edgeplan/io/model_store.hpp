@@ -7,6 +7,7 @@
 //   - a Hugging Face repository: `hf:ORG/REPO[/FILE|:QUANT][@REVISION]`, from the local Hugging Face cache
 //     (HF_HUB_CACHE, else HF_HOME/hub, else ~/.cache/huggingface/hub) when it holds that revision, else from the Hub
 //     (HF_ENDPOINT) as a URL whose header is read with range requests (io/http.hpp).
+// A folder (a snapshot, a download) is read as its GGUF file, picked as below, else its config.json.
 // A repository's file is picked as llama.cpp's -hf picks it: the GGUF file whose name holds QUANT (default Q4_K_M),
 // else the first GGUF file; a split set by its first shard; mmproj files (vision projectors) never.
 #pragma once

@@ -35,6 +35,18 @@ Result<Tensor> read_safetensors(std::span<const std::uint8_t> bytes, const std::
 Result<Tensor> read_gguf_tensor(std::span<const std::uint8_t> bytes, const std::string& display,
                                 const std::string& name);
 
+// One tensor of a safetensors file's header: its dtype as stated, shape, and data bytes (end - begin of its
+// data_offsets, which lie inside the file).
+struct SafetensorsEntry {
+  std::string name;
+  std::string dtype;
+  std::vector<std::uint64_t> shape;
+  std::uint64_t offset = 0;  // from the start of the data section
+  std::uint64_t bytes = 0;
+};
+// Every tensor a .safetensors file's header lists, in the header's order; only the header is read.
+Result<std::vector<SafetensorsEntry>> read_safetensors_entries(const std::string& path);
+
 // Reads `path` by its extension (.npy, .safetensors or .gguf; of a GGUF file only the header and the one
 // tensor).
 Result<Tensor> read_tensor_file(const std::string& path, const std::string& name);
