@@ -18,8 +18,11 @@
 namespace edgeplan::cli {
 namespace {
 
+// The formats fit tries for a model that has no format of its own (a profile without file_format).
+constexpr std::string_view kDefaultFormats = "Q2_K,Q3_K_M,Q4_K_M,Q5_K_M,Q6_K,Q8_0,F16";
+
 struct FitOptions {
-  std::string device, formats = "Q2_K,Q3_K_M,Q4_K_M,Q5_K_M,Q6_K,Q8_0,F16", kv_type = "f16", models;
+  std::string device, formats, kv_type = "f16", models;
   std::uint64_t min_context = 4096;
   double min_tok_per_s = 0;
   std::size_t limit = 10;
@@ -65,7 +68,10 @@ Runner setup_fit(Options& opts) {
   opts.add(Opt::context, o->min_context, "Context that must fit, tokens (takes k and M: 8k); decode is taken there")
       .show_default();
   opts.add(Opt::min_tok_per_s, o->min_tok_per_s).show_default();
-  opts.add(Opt::quant, o->formats, "Formats to consider, comma-separated").show_default();
+  opts.add(Opt::quant, o->formats,
+           fmt::format("Formats to consider, comma-separated, besides a model's own (default: a model file's own "
+                       "format, or the one a profile's model is published in (file_format), else {})",
+                       kDefaultFormats));
   opts.add(Opt::kv_type, o->kv_type, kv_type_help("KV-cache type")).show_default();
   opts.add(Opt::models, o->models,
            "Models to consider, comma-separated names or .toml paths (default: every model profile except "
@@ -84,13 +90,28 @@ Runner setup_fit(Options& opts) {
     r.inputs["min_tok_per_s"] = o->min_tok_per_s;
     r.inputs["kv_type"] = o->kv_type;
     r.inputs["allow_beyond_trained"] = o->allow_beyond_trained;
-    std::vector<const FileType*> formats;
-    for (const std::string& f : split_list(o->formats, "--quant")) formats.push_back(&need_format(f));
+    // A model's own format (a model file's type, a profile's published one) first; the formats of --quant after
+    // it, as what-ifs; without --quant, a model without a format of its own takes kDefaultFormats.
+    std::vector<const FileType*> asked;
+    if (!o->formats.empty()) {
+      for (const std::string& f : split_list(o->formats, "--quant")) asked.push_back(&need_format(f));
+    }
+    std::vector<const FileType*> defaults;
+    for (const std::string& f : split_list(std::string(kDefaultFormats), "--quant")) defaults.push_back(&need_format(f));
+    auto formats_of = [&](const ModelSpec& model) {
+      std::vector<const FileType*> out;
+      if (model.file_format) out.push_back(&need_format(*model.file_format));
+      for (const FileType* ft : out.empty() && asked.empty() ? defaults : asked) {
+        if (std::ranges::find(out, ft) == out.end()) out.push_back(ft);
+      }
+      return out;
+    };
     std::vector<Candidate> fits;
     std::size_t considered = 0, reference_left_out = 0, beyond = 0;
     std::optional<Candidate> fastest_in_memory;  // of the pairs that hold the context, whatever their rate
     for (const ModelSpec& model : candidate_models(ctx, o->models, reference_left_out)) {
       const KvCacheType kv = need_kv_type(o->kv_type, model);
+      const std::vector<const FileType*> formats = formats_of(model);
       if (!o->allow_beyond_trained && beyond_trained(model, o->min_context)) {
         considered += formats.size();
         beyond += formats.size();

@@ -355,3 +355,35 @@ TEST(HuggingFace, ASafetensorsCheckpointIsCostedFromItsTensorHeaders) {
 
 }  // namespace
 }  // namespace edgeplan
+
+namespace edgeplan {
+namespace {
+
+// fit: a model file is a row in its own format; other formats of it are what-ifs, only when --quant asks.
+TEST(FitOwnFormat, AModelFileIsARowInItsOwnFormatFirst) {
+  const std::string tiny = (fs::path(EDGEPLAN_SOURCE_DIR) / "tests/data/tiny-llama.gguf").string();
+  auto formats = [&](std::vector<std::string> extra) {
+    std::vector<std::string> args{"fit", "--device", "phone8g", "--models", tiny, "--context", "1024", "--all",
+                                  "--format", "json"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    const testing_cli::CliRun run = run_cli(args);
+    EXPECT_EQ(run.exit_code, 0) << run.err;
+    std::vector<std::string> out;
+    const io::Json doc = io::Json::parse(run.out);
+    for (const io::Json& row : doc["results"]["fits"]) out.push_back(row["format"]);
+    std::sort(out.begin(), out.end());
+    return out;
+  };
+  EXPECT_EQ(formats({}), std::vector<std::string>{"Q8_0"});  // the file's general.file_type
+  EXPECT_EQ(formats({"--quant", "Q4_K_M,Q8_0"}), (std::vector<std::string>{"Q4_K_M", "Q8_0"}));
+  // A profile published in one format (gpt-oss: MXFP4 experts) is that format unless --quant asks for others.
+  const testing_cli::CliRun oss = run_cli({"fit", "--device", "apple-m2-24g", "--models", "gpt-oss-20b", "--format", "json"});
+  ASSERT_EQ(oss.exit_code, 0) << oss.err;
+  const io::Json rows = io::Json::parse(oss.out)["results"]["fits"];
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0]["format"], "MXFP4_MOE");
+  EXPECT_NEAR(rows[0]["weights_bytes"].get<double>() / 1e9, 12.10, 0.005);  // the published file: 12.1 GB
+}
+
+}  // namespace
+}  // namespace edgeplan
