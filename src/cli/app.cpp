@@ -6,6 +6,8 @@
 #include <iostream>
 #include <string_view>
 
+#include <utility>
+
 #include <fmt/format.h>
 
 #include "cli/app.hpp"
@@ -19,6 +21,18 @@
 namespace edgeplan::cli {
 
 // The command's own gate (check) first, then the --require expressions.
+// Every model of a report costed by the generic rule says so (docs/model.md, "Generic architectures").
+void note_generic_rule(io::Report& report) {
+  for (const char* key : {"model", "draft"}) {
+    const io::Node& m = std::as_const(report.inputs)[key];
+    if (!m.is_object() || !m.contains("generic_of")) continue;
+    report.notes.push_back(fmt::format(
+        "{}: its architecture {} is costed by the generic rule: its weights from the file's tensors, KV and state from "
+        "the standard metadata keys, compute as {}'s graph of its widths (docs/model.md, \"Generic architectures\")",
+        m["name"].string(), m["generic_of"].string(), m["arch"].is_string() ? m["arch"].string() : "llama"));
+  }
+}
+
 Verdict verdict_of(const io::Report& report, const std::vector<io::Requirement>& reqs) {
   Verdict v{report.failures, report.errors};
   if (reqs.empty()) return v;  // the fields are gathered only to be looked up
@@ -166,7 +180,8 @@ int run_command_line(int argc, const char* const* argv, std::ostream& out, std::
     if (sub && sub->parsed()) {
       Verdict verdict;
       if (axes.empty()) {
-        const io::Report report = runner(Context(common));
+        io::Report report = runner(Context(common));
+        note_generic_rule(report);
         need_charts(report, format);
         verdict = verdict_of(report, reqs);
         out << io::render(report, format);

@@ -109,12 +109,17 @@ io::ProfileText Context::model_text(const std::string& name) const {
     for (const io::ProfileText& p : io::list_profiles("models", path_)) names.push_back(p.name);
     throw UsageError(found.error().message + util::did_you_mean(name, names));
   }
+  // `--set model.generic_of=ARCH` reads a GGUF file by the generic rule even when edgeplan models its architecture
+  // in detail (to compare the two; tests/llamacpp/check-generic).
+  const bool generic = std::ranges::any_of(overrides_, [](const io::Override& o) {
+    return o.profile == "model" && o.key == "generic_of";
+  });
   if (const std::optional<io::StoredModel>& stored = *found) {
-    io::ProfileText text = unwrap(io::model_file_profile(stored->path, stored->name));
+    io::ProfileText text = unwrap(io::model_file_profile(stored->path, stored->name, generic));
     text.display = stored->display;
     return text;
   }
-  return io::is_model_file(name) ? unwrap(io::model_file_profile(name)) : find("models", name);
+  return io::is_model_file(name) ? unwrap(io::model_file_profile(name, "", generic)) : find("models", name);
 }
 
 ModelSpec Context::model(const io::ProfileText& text, io::Node& inputs) const {

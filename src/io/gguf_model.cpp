@@ -69,7 +69,7 @@ StateSpec read_state(const Meta& meta, const ModelSpec& m) {
     s.layers = meta.zero_entries("attention.head_count_kv");
   }
   if (s.layers == 0 || s.layers >= m.layers) {
-    meta.fail(fmt::format("{}.attention.head_count_kv must give 0 to some layers (the state layers) and not to all", m.arch));
+    meta.fail(fmt::format("{}.attention.head_count_kv must give 0 to some layers (the state layers) and not to all", meta.arch));
   }
   if (m.arch == "lfm2" || m.arch == "lfm2moe") {
     s.kind = StateKind::shortconv;
@@ -90,28 +90,46 @@ const GgufTensor* tensor(const GgufFile& f, std::string_view name) {
   return it == f.tensors.end() ? nullptr : &*it;
 }
 
-ModelSpec read_model(const GgufFile& f, const std::string& name, const std::string& display) {
+// The base whose graph the generic rule costs an architecture by (docs/model.md, "Generic architectures"): deepseek2
+// for latent attention (attention.kv_lora_rank), granitehybrid for Mamba-2 state layers (ssm.state_size, and layers
+// whose attention.head_count_kv is 0), else llama.
+std::string generic_base(const Meta& meta) {
+  if (meta.file.find(meta.arch + ".attention.kv_lora_rank")) return "deepseek2";
+  if (meta.file.find(meta.arch + ".ssm.state_size") && meta.zero_entries("attention.head_count_kv") > 0) {
+    return "granitehybrid";
+  }
+  return "llama";
+}
+
+ModelSpec read_model(const GgufFile& f, const std::string& name, const std::string& display, bool force_generic) {
   const std::optional<std::string> arch = f.string("general.architecture");
   if (!arch) throw std::runtime_error(display + ": general.architecture is missing");
   if (f.string("general.type") == "adapter") {
     throw std::runtime_error(display + ": is a LoRA adapter, not a model (pass it to `edgeplan lora --adapter`)");
   }
   const std::vector<std::string>& known = architectures();
-  if (std::ranges::find(known, *arch) == known.end()) {
-    throw std::runtime_error(fmt::format("{}: architecture \"{}\" is not supported; supported: {}{}", display, clipped(*arch),
-                                         fmt::join(known, ", "), util::did_you_mean(*arch, known)));
+  const std::vector<std::string>& loaded = llama_cpp_architectures();
+  const bool modelled = std::ranges::find(known, *arch) != known.end();
+  if (!modelled && std::ranges::find(loaded, *arch) == loaded.end()) {
+    throw std::runtime_error(fmt::format("{}: architecture \"{}\" is not one llama.cpp loads (the release edgeplan is "
+                                         "checked against: node-llama-cpp 3.21.1){}", display, clipped(*arch),
+                                         util::did_you_mean(*arch, loaded)));
   }
   const Meta meta{f, *arch, display};
   ModelSpec m;
   m.name = name;
   m.arch = *arch;
+  if (force_generic || !modelled) {
+    m.arch = generic_base(meta);
+    m.generic_of = *arch;
+  }
   m.layers = meta.count("block_count", layers_range);
   m.hidden = meta.count("embedding_length", width_range);
   m.heads = meta.count("attention.head_count", heads_range);
   m.kv_heads = meta.optional_count("attention.head_count_kv", heads_range).value_or(m.heads);
   if (!f.find(*arch + ".attention.key_length") && m.hidden < m.heads) {
     meta.fail(fmt::format("{}.embedding_length ({}) must be at least {}.attention.head_count ({}) when "
-                          "attention.key_length is not given", m.arch, m.hidden, m.arch, m.heads));
+                          "attention.key_length is not given", meta.arch, m.hidden, meta.arch, m.heads));
   }
   m.head_dim = meta.optional_count("attention.key_length", head_dim_range).value_or(m.hidden / m.heads);
   m.ffn = meta.optional_count("feed_forward_length", width_range).value_or(0);
@@ -231,9 +249,10 @@ std::string gguf_file_type_name(const GgufFile& f) {
   return fmt::format("{} (not a file type llama.cpp defines)", id ? std::to_string(*id) : "(not a whole number)");
 }
 
-Result<ModelSpec> model_from_gguf(const GgufFile& f, const std::string& name, const std::string& display) {
+Result<ModelSpec> model_from_gguf(const GgufFile& f, const std::string& name, const std::string& display,
+                                  bool generic) {
   try {
-    return read_model(f, name, display);
+    return read_model(f, name, display, generic);
   } catch (const std::runtime_error& e) {
     return Error{e.what()};
   }

@@ -481,11 +481,11 @@ std::string model_file_name(const std::string& path) {
   return p.stem().string();
 }
 
-Result<ProfileText> model_file_profile(const std::string& path, const std::string& name) {
+Result<ProfileText> model_file_profile(const std::string& path, const std::string& name, bool generic) {
   if (is_gguf_file(path)) {
     auto file = read_gguf_model(path);
     if (!file) return file.error();
-    auto m = model_from_gguf(*file, name.empty() ? model_file_name(path) : name, path);
+    auto m = model_from_gguf(*file, name.empty() ? model_file_name(path) : name, path, generic);
     if (!m) return m.error();
     ProfileText text{m->name, path, path, model_profile_toml(*m, path)};
     if (m->file_format) text.file_tensors = std::move(m->formats.at(*m->file_format).tensors);
@@ -504,7 +504,9 @@ Result<ProfileText> model_file_profile(const std::string& path, const std::strin
 std::string model_profile_toml(const ModelSpec& m, const std::string& source) {
   TomlText t;
   t.comment(fmt::format("{} (imported by edgeplan from {}).", m.name, source));
-  t.set("description", fmt::format("{}: {} layers, hidden {}, {} / {} heads{}", m.name, m.layers, m.hidden, m.heads,
+  t.set("description", fmt::format("{}{}: {} layers, hidden {}, {} / {} heads{}", m.name,
+                                   m.generic_of ? fmt::format(" ({} by the generic rule, as {})", *m.generic_of, m.arch) : "",
+                                   m.layers, m.hidden, m.heads,
                                    m.kv_heads, m.moe ? fmt::format(", {} experts (top {})", m.moe->experts, m.moe->used) : ""));
   t.set("source", source);
   const auto& model = schema::model_schema();

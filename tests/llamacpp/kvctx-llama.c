@@ -1,8 +1,9 @@
 // Ground-truth driver for the KV-cache and split-file checks (check-kv, check-split): llama.cpp itself, through
 // the prebuilt libraries of node-llama-cpp 3.21.1 (llama.h, ggml.h, gguf.h of that release).
 //
-//   kvctx-llama write OUT.gguf LAYERS HIDDEN HEADS KV_HEADS HEAD_DIM FFN VOCAB [SHARDS]
-//       A llama-shaped model with random F16 weights (F32 norms), no vocabulary (tokenizer.ggml.model "none", llama.vocab_size),
+//   kvctx-llama write OUT.gguf LAYERS HIDDEN HEADS KV_HEADS HEAD_DIM FFN VOCAB [SHARDS [ARCH]]
+//       A llama-shaped model (its metadata keys under ARCH, default llama: another architecture that loads llama's
+//       tensors, as mistral3 does) with random F16 weights (F32 norms), no vocabulary (tokenizer.ggml.model "none", llama.vocab_size),
 //       its tensors in the order llama.cpp's tools write them (by block, then by name; weight_name_comparer).
 //       With SHARDS > 1 also writes it split as llama.cpp's gguf-split does (tools/gguf-split/gguf-split.cpp,
 //       split_strategy): OUT minus ".gguf" + "-0000i-of-0000n.gguf" (llama_split_path), every metadata key in
@@ -74,31 +75,40 @@ static int llama_order(const void* a, const void* b) {
   return llama_tensor_order(ggml_get_name(*(struct ggml_tensor* const*)a), ggml_get_name(*(struct ggml_tensor* const*)b));
 }
 
-static void set_metadata(struct gguf_context* g, int layers, int hidden, int heads, int kv_heads, int head_dim, int ffn,
-                         int vocab) {
-  gguf_set_val_str(g, "general.architecture", "llama");
+static void set_u32(struct gguf_context* g, const char* arch, const char* key, int v) {
+  char name[128];
+  snprintf(name, sizeof name, "%s.%s", arch, key);
+  gguf_set_val_u32(g, name, (uint32_t)v);
+}
+
+static void set_metadata(struct gguf_context* g, const char* arch, int layers, int hidden, int heads, int kv_heads,
+                         int head_dim, int ffn, int vocab) {
+  gguf_set_val_str(g, "general.architecture", arch);
   gguf_set_val_str(g, "general.name", "kvctx-tiny");
   gguf_set_val_u32(g, "general.file_type", 1);  // LLAMA_FTYPE_MOSTLY_F16
-  gguf_set_val_u32(g, "llama.block_count", (uint32_t)layers);
-  gguf_set_val_u32(g, "llama.context_length", 4096);
-  gguf_set_val_u32(g, "llama.embedding_length", (uint32_t)hidden);
-  gguf_set_val_u32(g, "llama.feed_forward_length", (uint32_t)ffn);
-  gguf_set_val_u32(g, "llama.attention.head_count", (uint32_t)heads);
-  gguf_set_val_u32(g, "llama.attention.head_count_kv", (uint32_t)kv_heads);
-  gguf_set_val_u32(g, "llama.attention.key_length", (uint32_t)head_dim);
-  gguf_set_val_u32(g, "llama.attention.value_length", (uint32_t)head_dim);
-  gguf_set_val_u32(g, "llama.rope.dimension_count", (uint32_t)head_dim);
-  gguf_set_val_f32(g, "llama.attention.layer_norm_rms_epsilon", 1e-5f);
-  gguf_set_val_u32(g, "llama.vocab_size", (uint32_t)vocab);  // read with tokenizer.ggml.model "none"
+  set_u32(g, arch, "block_count", layers);
+  set_u32(g, arch, "context_length", 4096);
+  set_u32(g, arch, "embedding_length", hidden);
+  set_u32(g, arch, "feed_forward_length", ffn);
+  set_u32(g, arch, "attention.head_count", heads);
+  set_u32(g, arch, "attention.head_count_kv", kv_heads);
+  set_u32(g, arch, "attention.key_length", head_dim);
+  set_u32(g, arch, "attention.value_length", head_dim);
+  set_u32(g, arch, "rope.dimension_count", head_dim);
+  char eps[128];
+  snprintf(eps, sizeof eps, "%s.attention.layer_norm_rms_epsilon", arch);
+  gguf_set_val_f32(g, eps, 1e-5f);
+  set_u32(g, arch, "vocab_size", vocab);  // read with tokenizer.ggml.model "none"
   gguf_set_val_str(g, "tokenizer.ggml.model", "none");
 }
 
 static int write_model(int argc, char** argv) {
-  if (argc < 10) return fail("write OUT.gguf LAYERS HIDDEN HEADS KV_HEADS HEAD_DIM FFN VOCAB [SHARDS]");
+  if (argc < 10) return fail("write OUT.gguf LAYERS HIDDEN HEADS KV_HEADS HEAD_DIM FFN VOCAB [SHARDS [ARCH]]");
   const char* out = argv[2];
   const int layers = atoi(argv[3]), hidden = atoi(argv[4]), heads = atoi(argv[5]), kv_heads = atoi(argv[6]);
   const int head_dim = atoi(argv[7]), ffn = atoi(argv[8]), vocab = atoi(argv[9]);
   const int shards = argc > 10 ? atoi(argv[10]) : 1;
+  const char* arch = argc > 11 ? argv[11] : "llama";
   if (layers < 1 || layers * 9 + 3 > kMaxTensors || shards < 1 || shards > layers * 9 + 3) return fail("bad shape");
 
   const size_t f16 = 2;
@@ -136,7 +146,7 @@ static int write_model(int argc, char** argv) {
 
   qsort(w.tensors, (size_t)w.n, sizeof w.tensors[0], llama_order);  // the order llama.cpp's tools write
   struct gguf_context* whole = gguf_init_empty();
-  set_metadata(whole, layers, hidden, heads, kv_heads, head_dim, ffn, vocab);
+  set_metadata(whole, arch, layers, hidden, heads, kv_heads, head_dim, ffn, vocab);
   for (int i = 0; i < w.n; ++i) gguf_add_tensor(whole, w.tensors[i]);
   if (!gguf_write_to_file(whole, out, false)) return fail("cannot write the model");
 

@@ -465,6 +465,40 @@ TEST(Hybrid, GraniteFromGgufMetadata) {
   EXPECT_EQ(m.state->heads, 8u);
 }
 
+// The generic rule: an architecture llama.cpp loads and edgeplan has no tensor list for is costed as its base, from
+// the standard keys: OLMo 2 (attention only) as llama, Jamba (Mamba-2 layers beside attention ones) as
+// granitehybrid, with the same KV and state as the base's files of the same keys; never refused.
+TEST(Hybrid, AnArchitectureWithoutATensorListIsCostedByTheGenericRule) {
+  const auto olmo = io::model_from_gguf(hybrid_gguf("olmo2", 4, {2}).f, "olmo", "olmo.gguf");
+  ASSERT_TRUE(olmo) << olmo.error().message;
+  EXPECT_EQ(olmo->arch, "llama");
+  EXPECT_EQ(olmo->generic_of, "olmo2");
+  const auto llama = io::model_from_gguf(hybrid_gguf("llama", 4, {2}).f, "llama", "llama.gguf");
+  ASSERT_TRUE(llama) << llama.error().message;
+  EXPECT_EQ(llama->generic_of, std::nullopt);
+  EXPECT_DOUBLE_EQ(kv_bytes_per_token(*olmo, f16()), kv_bytes_per_token(*llama, f16()));  // 4 x 2 x 16 x 2 x 2 B
+  EXPECT_DOUBLE_EQ(kv_bytes_per_token(*olmo, f16()), 512);
+
+  HybridGguf jamba = hybrid_gguf("jamba", 4, {0, 0, 0, 2});
+  jamba.ssm(4, 128, 16, 1, 8);
+  const ModelSpec j = gguf_hybrid(jamba.f, StateKind::mamba2, 3, 30336, 128);  // GraniteFromGgufMetadata's figures
+  EXPECT_EQ(j.arch, "granitehybrid");
+  EXPECT_EQ(j.generic_of, "jamba");
+
+  // Any architecture, asked: LFM2's short convolutions are no standard key, so the generic rule sees attention
+  // layers only (the KV of its 2 attention layers; no state).
+  const auto lfm2 = io::model_from_gguf(lfm2_gguf(), "lfm2", "lfm2.gguf", true);
+  ASSERT_TRUE(lfm2) << lfm2.error().message;
+  EXPECT_EQ(lfm2->arch, "llama");
+  EXPECT_FALSE(lfm2->state);
+
+  // What llama.cpp does not load is refused, with the nearest it does.
+  const auto none = io::model_from_gguf(hybrid_gguf("gemma5", 4, {2}).f, "x", "x.gguf");
+  ASSERT_FALSE(none);
+  EXPECT_EQ(none.error().message, "x.gguf: architecture \"gemma5\" is not one llama.cpp loads (the release edgeplan "
+                                  "is checked against: node-llama-cpp 3.21.1); did you mean gemma?");
+}
+
 // Qwen3-Next from GGUF metadata (Qwen3NextModel.set_gguf_parameters: one head_count_kv, every
 // full_attention_interval-th layer attends; qwen3next.ssm.* are the delta net's: inner = value heads x value
 // width, state = key width, groups = key heads, time_step_rank = value heads). 8 layers, interval 4: 6 delta-net

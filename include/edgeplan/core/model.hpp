@@ -115,12 +115,18 @@ struct StateSpec {
 
 // llama.cpp architecture names edgeplan has tensor lists for (general.architecture in GGUF).
 const std::vector<std::string>& architectures();
+// Every architecture the pinned llama.cpp loads: a GGUF file of one edgeplan has no tensor list for is costed by
+// the generic rule (ModelSpec::generic_of; docs/model.md, "Generic architectures").
+const std::vector<std::string>& llama_cpp_architectures();
 // How lora.hpp sizes a LoRA target: by its real shape, or as the reference chapter counts it.
 enum class LoraShapes { real, chapter };
 
 struct ModelSpec {
   std::string name;
   std::string arch = "llama";     // one of architectures()
+  // The GGUF file's own architecture when the model is costed by the generic rule: `arch` is then the base whose
+  // graph stands for it (llama, granitehybrid for state layers, deepseek2 for latent attention).
+  std::optional<std::string> generic_of;
   std::optional<double> params;   // parameter count as stated by the profile
   std::uint32_t layers = 0;       // decoder blocks
   std::uint32_t hidden = 0;       // embedding width

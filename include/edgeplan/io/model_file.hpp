@@ -26,8 +26,10 @@ bool is_gguf_file(const std::string& path);
 Result<ModelSpec> model_from_hf_config(std::string_view json_text, const std::string& name, const std::string& display);
 
 // A model from a GGUF header: shape from the metadata, and the file's tensor bytes as the size of its file
-// type (general.file_type), with expert stacks read at used / experts.
-Result<ModelSpec> model_from_gguf(const GgufFile& f, const std::string& name, const std::string& display);
+// type (general.file_type), with expert stacks read at used / experts. An architecture llama.cpp loads and edgeplan
+// has no tensor list for, or any with `generic`, is read by the generic rule (ModelSpec::generic_of).
+Result<ModelSpec> model_from_gguf(const GgufFile& f, const std::string& name, const std::string& display,
+                                  bool generic = false);
 
 // A GGUF file's general.file_type: the format llama.cpp names so (nullptr when absent or unknown), and its name for
 // people ("Q4_K_M", "not stated", "40 (not a file type llama.cpp defines)").
@@ -41,7 +43,7 @@ std::string model_profile_toml(const ModelSpec& m, const std::string& source);
 std::string model_file_name(const std::string& path);
 
 // Reads a model file and returns the equivalent profile text (display = the file's path), the model named `name`
-// where given (a store's name for it), else model_file_name(path).
-Result<ProfileText> model_file_profile(const std::string& path, const std::string& name = "");
+// where given (a store's name for it), else model_file_name(path); a GGUF file by the generic rule with `generic`.
+Result<ProfileText> model_file_profile(const std::string& path, const std::string& name = "", bool generic = false);
 
 }  // namespace edgeplan::io

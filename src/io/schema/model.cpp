@@ -129,6 +129,9 @@ void mla_needs_deepseek2(Fields& f, M& m) {
   if (m.mla.has_value() != (m.arch == "deepseek2")) {
     f.fail("arch", m.mla ? "must be \"deepseek2\" for a model with [mla]" : "\"deepseek2\" needs an [mla] section");
   }
+  if (m.generic_of && m.arch != "llama" && m.arch != "granitehybrid" && m.arch != "deepseek2") {
+    f.fail("arch", "must be a base of the generic rule (llama, granitehybrid or deepseek2) with generic_of");
+  }
 }
 
 // The hybrid architectures and their state: LFM2's short convolutions, Granite's Mamba-2, Qwen3-Next's delta nets.
@@ -306,6 +309,13 @@ Schema<M> make_model() {
         .set = [](M& m, const Value& v) { m.reference = std::get<bool>(v); },
         .get = [](const M& m) -> std::optional<Value> { return m.reference; },
         .echo = false, .written = [](const M& m) { return m.reference; }},
+      MR{.key = "generic_of", .type = Type::choice,
+        .choices = [] { return llama_cpp_architectures(); },
+        .set = [](M& m, const Value& v) { m.generic_of = text(v); },
+        .get = [](const M& m) -> std::optional<Value> {
+          if (m.generic_of) return *m.generic_of;
+          return std::nullopt;
+        }},
       MR{.key = "file_format", .type = Type::choice,
         .choices = file_type_names,
         .set = [](M& m, const Value& v) { m.file_format = text(v); },
@@ -325,7 +335,10 @@ Schema<M> make_model() {
                                  typed_weights<&FormatSize::prompt_matmuls>("prompt_weights"),
                                  typed_weights<&FormatSize::token_matmuls>("token_weights")},
                         .entries = format_entries()});
-  s.also_consistent = [](const M& m) { return m.mla.has_value() == (m.arch == "deepseek2") && state_consistent(m); };
+  s.also_consistent = [](const M& m) {
+    return m.mla.has_value() == (m.arch == "deepseek2") && state_consistent(m) &&
+           (!m.generic_of || m.arch == "llama" || m.arch == "granitehybrid" || m.arch == "deepseek2");
+  };
   return s;
 }
 
