@@ -153,12 +153,20 @@ Runner setup_stream(Options& opts) {
                               {"faults/token", "faults_per_token", 0, true},
                               {"ms/token", "ms_per_token", 1},
                               {"tok/s", "tok_per_s", 2}}, {}};
+    // Under a runtime class or a storage class, where each rate falls.
+    const bool rate_ranged = device.errors.has_value() || ranged;
+    if (rate_ranged) {
+      flash.columns.insert(flash.columns.end(), {{"tok/s low", "tok_per_s_low", 2}, {"tok/s high", "tok_per_s_high", 2}});
+    }
     for (const double f : hots) {
       for (const std::uint64_t w : paged) {
         const FlashResult fr = flash_decode(device, {weights.bytes, budget, f, w});
-        flash.add({scenario_name(f, w, storage.readahead_pages), f, static_cast<std::int64_t>(w), fr.touched_bytes,
-                   fr.resident_bytes, fr.streamed_bytes, static_cast<std::int64_t>(fr.stream.faults),
-                   fr.s_per_token * units::kMsPerS, fr.tok_per_s});
+        std::vector<io::Cell> row{scenario_name(f, w, storage.readahead_pages), f, static_cast<std::int64_t>(w),
+                                  fr.touched_bytes, fr.resident_bytes, fr.streamed_bytes,
+                                  static_cast<std::int64_t>(fr.stream.faults), fr.s_per_token * units::kMsPerS,
+                                  fr.tok_per_s};
+        if (rate_ranged) row.insert(row.end(), {fr.tok_per_s_range->low, fr.tok_per_s_range->high});
+        flash.add(std::move(row));
       }
     }
     r.tables.push_back(std::move(flash));

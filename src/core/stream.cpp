@@ -1,5 +1,7 @@
 #include "edgeplan/core/stream.hpp"
 
+#include "edgeplan/core/runtime_class.hpp"
+
 #include <algorithm>
 #include <cmath>
 
@@ -41,8 +43,14 @@ FlashResult flash_decode(const DeviceSpec& device, const FlashInputs& in) {
   r.resident_bytes = std::clamp(in.budget_bytes, 0.0, r.touched_bytes);
   r.streamed_bytes = r.touched_bytes - r.resident_bytes;
   r.stream = load_time(*device.storage, {r.streamed_bytes, 1, LoadMode::paged, in.window_pages});
-  r.s_per_token = decode(device, {r.touched_bytes, 0}).s_per_token + r.stream.total_s;
+  const double dram_s = decode(device, {r.touched_bytes, 0}).s_per_token;
+  r.s_per_token = dram_s + r.stream.total_s;
   r.tok_per_s = 1.0 / r.s_per_token;
+  if (device.errors || r.stream.total_range) {
+    const Interval dram = device.errors ? time_interval(dram_s, device.errors->decode) : Interval{dram_s, dram_s};
+    const Interval read = r.stream.total_range.value_or(Interval{r.stream.total_s, r.stream.total_s});
+    r.tok_per_s_range = Interval{1.0 / (dram.high + read.high), 1.0 / (dram.low + read.low)};
+  }
   return r;
 }
 

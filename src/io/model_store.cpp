@@ -27,11 +27,15 @@ constexpr std::string_view kOllamaPrefix = "ollama:";
 constexpr std::string_view kModelLayer = "application/vnd.ollama.image.model";
 constexpr std::uint64_t kMaxManifestBytes = 1u << 20;  // a manifest lists a handful of layers
 
+fs::path home_dir() {
+  const char* home = std::getenv("HOME");
+  return home && *home ? fs::path(home) : fs::path(".");
+}
+
 // Ollama's model directory: OLLAMA_MODELS, else ~/.ollama/models.
 fs::path ollama_root() {
   if (const char* dir = std::getenv("OLLAMA_MODELS"); dir && *dir) return dir;
-  const char* home = std::getenv("HOME");
-  return fs::path(home && *home ? home : ".") / ".ollama" / "models";
+  return home_dir() / ".ollama" / "models";
 }
 
 // The manifest path of an Ollama name: [HOST/][NAMESPACE/]MODEL[:TAG], with Ollama's defaults
@@ -122,7 +126,6 @@ Result<StoredModel> ollama_model(const std::string& name) {
   return Error{fmt::format("{}: no layer of type {} (the model's weights)", manifest.string(), kModelLayer)};
 }
 
-
 // --- Shared: picking a repository's GGUF file -------------------------------------------------------------------
 
 std::string upper(std::string s) {
@@ -170,11 +173,6 @@ std::vector<std::string> gguf_files_under(const fs::path& dir) {
 // --- LM Studio --------------------------------------------------------------------------------------------------
 
 constexpr std::string_view kLmStudioPrefix = "lmstudio:";
-
-fs::path home_dir() {
-  const char* home = std::getenv("HOME");
-  return home && *home ? fs::path(home) : fs::path(".");
-}
 
 // LM Studio's models folder: its settings.json's downloadsFolder, else ~/.lmstudio/models, else the folder of
 // versions before 0.3, ~/.cache/lm-studio/models. LM Studio's home is ~/.lmstudio unless ~/.lmstudio-home-pointer

@@ -1,3 +1,4 @@
+#include "edgeplan/core/runtime_class.hpp"
 #include "edgeplan/core/stream.hpp"
 
 #include <gtest/gtest.h>
@@ -118,6 +119,24 @@ TEST(Flash, HotFractionThatFitsStreamsNothing) {
   EXPECT_DOUBLE_EQ(r.touched_bytes, 4e9);
   EXPECT_EQ(r.streamed_bytes, 0);
   EXPECT_DOUBLE_EQ(r.tok_per_s, 68e9 * 0.85 / 4e9);
+}
+
+// Its interval: the DRAM part over the runtime class's decode band, the storage part over the storage class's range.
+TEST(Flash, ARateUnderAClassHasTheIntervalOfBothParts) {
+  DeviceSpec d = phone();
+  EXPECT_FALSE(flash_decode(d, {16e9, 6e9, 1, 32}).tok_per_s_range);  // neither class: no interval
+  d.errors = SpeedErrors{ErrorBand{-0.1, 0.2, 10, 0.05, 0.3}, std::nullopt};
+  d.storage->read_low_bytes_per_s = 34e9;   // half the typical 68 GB/s
+  d.storage->read_high_bytes_per_s = 136e9;  // twice it
+  const FlashResult r = flash_decode(d, {16e9, 6e9, 1, 32});
+  ASSERT_TRUE(r.tok_per_s_range);
+  const double dram_s = 16e9 / (68e9 * 0.85), bytes = 610352.0 * 16384, faults_s = 19074 * 25e-6;
+  const Interval dram = time_interval(dram_s, d.errors->decode);  // dram_s x (1 - 0.1) to x (1 + 0.2)
+  EXPECT_DOUBLE_EQ(dram.low, dram_s * 0.9);
+  EXPECT_DOUBLE_EQ(r.tok_per_s_range->low, 1 / (dram.high + bytes / 34e9 + faults_s));
+  EXPECT_DOUBLE_EQ(r.tok_per_s_range->high, 1 / (dram.low + bytes / 136e9 + faults_s));
+  EXPECT_LT(r.tok_per_s_range->low, r.tok_per_s);
+  EXPECT_GT(r.tok_per_s_range->high, r.tok_per_s);
 }
 
 TEST(Flash, NoBudgetStreamsEverything) {

@@ -75,6 +75,10 @@ struct FlashResult {
   LoadResult stream;               // the per-token storage read of streamed_bytes
   double s_per_token = 0;          // decode of the touched bytes from DRAM + stream.total_s
   double tok_per_s = 0;            // 1 / s_per_token
+  // Where a measured rate falls: the DRAM part over its runtime class's decode band (time_interval), the storage
+  // part over its storage class's range (LoadResult::total_range), the slow ends together and the fast ends
+  // together; none when the device has neither.
+  std::optional<Interval> tok_per_s_range;
 };
 
 // Decode with the weights partly in storage: every token reads the touched bytes from DRAM (decode.hpp)
