@@ -2,7 +2,9 @@
 // compute units ([units.npu], ...) are a table of named entries, each with the rows of a unit.
 #include <algorithm>
 #include <array>
+#include <cctype>
 #include <cmath>
+#include <string>
 #include <utility>
 
 #include <fmt/format.h>
@@ -37,15 +39,25 @@ DR section_source() {
            }};
 }
 
-// The keys of [prefill]'s per-type efficiencies, in kPrefillTypes' order: "q4_0_efficiency".
-constexpr std::array<std::string_view, kPrefillTypes.size()> kPrefillTypeKeys{
-    "q4_0_efficiency", "q4_1_efficiency", "q5_0_efficiency", "q5_1_efficiency", "q8_0_efficiency",
-    "q2_k_efficiency", "q3_k_efficiency", "q4_k_efficiency", "q5_k_efficiency", "q6_k_efficiency"};
-
-// The keys of [decode]'s one-token rates, in kPrefillTypes' order: "q4_0_gflops".
-constexpr std::array<std::string_view, kPrefillTypes.size()> kDecodeTypeKeys{
-    "q4_0_gflops", "q4_1_gflops", "q5_0_gflops", "q5_1_gflops", "q8_0_gflops",
-    "q2_k_gflops", "q3_k_gflops", "q4_k_gflops", "q5_k_gflops", "q6_k_gflops"};
+// The schema keys of the rated weight types, kPrefillTypes lower-cased with a suffix, in its order: [prefill]'s
+// per-type efficiencies ("q4_0_efficiency") and [decode]'s one-token rates ("q4_0_gflops").
+using TypeKeys = std::array<std::string, kPrefillTypes.size()>;
+TypeKeys type_keys(std::string_view suffix) {
+  TypeKeys keys;
+  for (std::size_t i = 0; i < kPrefillTypes.size(); ++i) {
+    for (const char c : kPrefillTypes[i]) keys[i] += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    keys[i] += suffix;
+  }
+  return keys;
+}
+const TypeKeys& prefill_type_keys() {
+  static const TypeKeys keys = type_keys("_efficiency");
+  return keys;
+}
+const TypeKeys& decode_type_keys() {
+  static const TypeKeys keys = type_keys("_gflops");
+  return keys;
+}
 
 // The optional figure of weight type kPrefillTypes[I] in the per-type array `member` of the optional section
 // `section`, given in units of *kUnit: [prefill]'s efficiency overriding quantized_efficiency (core/prefill.hpp),
@@ -63,15 +75,15 @@ DR type_row(std::string_view key, Range range) {
 }
 
 template <auto section, auto member, const double* kUnit, std::size_t... I>
-std::vector<DR> type_rows(const std::array<std::string_view, kPrefillTypes.size()>& keys, Range range,
+std::vector<DR> type_rows(const TypeKeys& keys, Range range,
                           std::index_sequence<I...>) {
   return {type_row<section, member, kUnit, I>(keys[I], range)...};
 }
 
 }  // namespace
 
-std::string_view prefill_type_key(std::size_t i) { return kPrefillTypeKeys.at(i); }
-std::string_view decode_type_key(std::size_t i) { return kDecodeTypeKeys.at(i); }
+std::string_view prefill_type_key(std::size_t i) { return prefill_type_keys().at(i); }
+std::string_view decode_type_key(std::size_t i) { return decode_type_keys().at(i); }
 
 namespace {
 
@@ -83,7 +95,7 @@ bool decode_complete(const D& d) {
 
 void need_decode_rate(Fields& f, D& d) {
   if (!decode_complete(d)) {
-    f.fail("decode", fmt::format("needs at least one one-token matmul rate ({})", fmt::join(kDecodeTypeKeys, ", ")));
+    f.fail("decode", fmt::format("needs at least one one-token matmul rate ({})", fmt::join(decode_type_keys(), ", ")));
   }
 }
 
@@ -302,11 +314,11 @@ Schema<D> make_device() {
         }},
   }, [](D& d) { d.prefill.emplace(); }, [](const D& d) { return d.prefill.has_value(); }});
   for (DR& row : type_rows<&D::prefill, &PrefillSpec::type_efficiency, &kAsGiven>(
-           kPrefillTypeKeys, Range::unit_interval, std::make_index_sequence<kPrefillTypes.size()>{})) {
+           prefill_type_keys(), Range::unit_interval, std::make_index_sequence<kPrefillTypes.size()>{})) {
     s.sections.back().rows.push_back(std::move(row));
   }
   s.sections.push_back({"decode", type_rows<&D::decode, &DecodeRates::type_flops, &units::kGiga>(
-                                     kDecodeTypeKeys, Range::positive, std::make_index_sequence<kPrefillTypes.size()>{}),
+                                     decode_type_keys(), Range::positive, std::make_index_sequence<kPrefillTypes.size()>{}),
                         [](D& d) { d.decode.emplace(); }, [](const D& d) { return d.decode.has_value(); },
                         need_decode_rate});
   s.sections.back().rows.push_back(
