@@ -37,7 +37,11 @@ struct Curl {
 
 Result<const Curl*> curl() {
   static const Result<Curl> loaded = []() -> Result<Curl> {
+#ifdef __APPLE__
+    void* lib = dlopen("libcurl.4.dylib", RTLD_NOW | RTLD_LOCAL);  // macOS ships it
+#else
     void* lib = dlopen("libcurl.so.4", RTLD_NOW | RTLD_LOCAL);
+#endif
     if (!lib) {
       return Error{"reading a remote model needs libcurl, which is not installed (Debian: apt-get install libcurl4)"};
     }
@@ -57,7 +61,7 @@ Result<const Curl*> curl() {
     get(c.easy_strerror, "curl_easy_strerror");
     get(c.slist_append, "curl_slist_append");
     get(c.slist_free_all, "curl_slist_free_all");
-    if (!ok) return Error{"libcurl.so.4 lacks a function edgeplan calls: reinstall libcurl4"};
+    if (!ok) return Error{"the libcurl found lacks a function edgeplan calls: reinstall it (Debian: libcurl4)"};
     if (c.global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) return Error{"libcurl failed to initialise"};
     return c;
   }();
