@@ -98,12 +98,18 @@ std::optional<double> Fields::optional_number(std::string_view key, Range range)
   }
   if (!std::isfinite(v)) fail(key, "must be a finite number (got " + show(v) + ")");
   if (std::abs(v) > kMaxMagnitude) fail(key, fmt::format("must be at most {:g} in magnitude (got {})", kMaxMagnitude, v));
+  if (v != 0 && !std::isnormal(v)) fail(key, fmt::format("must be 0 or a normal number (got {}, a denormal)", v));
+  if ((range == Range::positive || range == Range::unit_interval) && v > 0 && v < kMinPositive) {
+    fail(key, fmt::format("must be at least {:g} (got {})", kMinPositive, v));
+  }
   if (!in_range(v, range)) fail(key, "must be " + range_text(range) + " (got " + show(v) + ")");
   return v;
 }
 
 bool number_acceptable(double v, Range range) {
-  return std::isfinite(v) && std::abs(v) <= kMaxMagnitude && in_range(v, range);
+  return std::isfinite(v) && std::abs(v) <= kMaxMagnitude && (v == 0 || std::isnormal(v)) &&
+         !((range == Range::positive || range == Range::unit_interval) && v > 0 && v < kMinPositive) &&
+         in_range(v, range);
 }
 
 double Fields::number(std::string_view key, Range range) {

@@ -454,18 +454,27 @@ Result<GgufFile> read_gguf_model(const std::string& path) {
   auto first = read_gguf_file(path);
   if (!first) return first;
   const GgufValue* count_key = first->find("split.count");
-  const std::optional<std::uint64_t> count = count_key ? count_key->as_uint() : std::nullopt;
-  if (!count || *count <= 1) return first;
+  if (!count_key) return first;
+  const std::optional<std::uint64_t> count = count_key->as_uint();
+  if (!count || count_key->type == GgufType::boolean) {
+    return Error{fmt::format("{}: split.count must be a whole number (gguf-split writes a u16)", path)};
+  }
+  if (*count <= 1) return first;
   const auto paths = gguf_split_paths(path);
   if (!paths || paths->size() != *count) {
     return Error{fmt::format("{}: split.count is {} but the name is not llama.cpp's PREFIX-0000i-of-{:05}.gguf, so "
                              "the other shards cannot be found", path, *count, *count)};
   }
+  // One model: each shard's split.no its place and split.count the set's, split.tensors.count the same in every
+  // shard, the model's architecture the same where a shard states it, and every tensor name once in the set.
   GgufFile whole;
   std::uint64_t tensors_expected = 0;
+  std::optional<std::string> arch;
+  std::set<std::string> names;
   for (std::size_t i = 0; i < paths->size(); ++i) {
     const std::string& shard = (*paths)[i];
-    if (!is_url(shard) && !std::filesystem::exists(shard)) {
+    std::error_code ec;
+    if (!is_url(shard) && !std::filesystem::is_regular_file(shard, ec)) {
       return Error{fmt::format("{}: shard {} of {} of this split model is missing: {}", path, i + 1, *count, shard)};
     }
     auto f = shard == path ? std::move(first) : read_gguf_file(shard);
@@ -476,18 +485,38 @@ Result<GgufFile> read_gguf_model(const std::string& path) {
       return Error{fmt::format("{}: split.no and split.count must be {} and {} in shard {} of {}", shard, i, *count,
                                i + 1, *count)};
     }
+    const GgufValue* t = f->find("split.tensors.count");
+    const std::optional<std::uint64_t> stated = t ? t->as_uint() : std::nullopt;
+    if (!stated) {
+      return Error{fmt::format("{}: split.tensors.count (a whole number) is missing in shard {} of {}", shard, i + 1,
+                               *count)};
+    }
+    if (i > 0 && *stated != tensors_expected) {
+      return Error{fmt::format("{}: shard {} of {} is of another set: its split.tensors.count is {}, shard 1's {}", shard,
+                               i + 1, *count, *stated, tensors_expected)};
+    }
+    if (const std::optional<std::string> a = f->string("general.architecture")) {
+      if (arch && *a != *arch) {
+        return Error{fmt::format("{}: shard {} of {} is of another model: its general.architecture is {}, shard 1's {}",
+                                 shard, i + 1, *count, clipped(*a), clipped(*arch))};
+      }
+      arch = a;
+    }
+    for (GgufTensor& tensor : f->tensors) {
+      if (!names.insert(tensor.name).second) {
+        return Error{fmt::format("{}: tensor {} of shard {} of {} is in an earlier shard too", shard,
+                                 clipped(tensor.name), i + 1, *count)};
+      }
+      tensor.shard = static_cast<std::uint32_t>(i);
+    }
     if (i == 0) {
-      const GgufValue* t = f->find("split.tensors.count");
-      tensors_expected = t && t->as_uint() ? *t->as_uint() : 0;
+      tensors_expected = *stated;
       whole = std::move(*f);
       whole.shards = static_cast<std::uint32_t>(*count);
       continue;
     }
     whole.file_bytes += f->file_bytes;
-    for (GgufTensor& t : f->tensors) {
-      t.shard = static_cast<std::uint32_t>(i);
-      whole.tensors.push_back(std::move(t));
-    }
+    for (GgufTensor& tensor : f->tensors) whole.tensors.push_back(std::move(tensor));
   }
   if (whole.tensors.size() != tensors_expected) {
     return Error{fmt::format("{}: the {} shards hold {} tensors but split.tensors.count is {}", path, *count,

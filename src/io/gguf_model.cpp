@@ -90,6 +90,20 @@ const GgufTensor* tensor(const GgufFile& f, std::string_view name) {
   return it == f.tensors.end() ? nullptr : &*it;
 }
 
+// A tensor the architecture's list names (by its name within a block) must have the shape the metadata gives it:
+// a file whose tensors contradict its own header is refused rather than costed by either.
+void check_shape(const Meta& meta, std::span<const TensorShape> listed, const TensorShape& file, const GgufTensor& t) {
+  const std::string_view part = in_block(file.name);
+  for (const TensorShape& s : listed) {
+    if ((s.layer < 0) != (file.layer < 0) || in_block(s.name) != part) continue;
+    if (s.row_length != file.row_length || s.rows != file.rows) {
+      meta.fail(fmt::format("tensor {} is [{}] but the metadata ({}.*) makes it {} x {}", clipped(t.name),
+                            fmt::join(t.dims, ", "), meta.arch, s.row_length, s.rows));
+    }
+    return;
+  }
+}
+
 // The base whose graph the generic rule costs an architecture by (docs/model.md, "Generic architectures"): deepseek2
 // for latent attention (attention.kv_lora_rank), granitehybrid for Mamba-2 state layers (ssm.state_size, and layers
 // whose attention.head_count_kv is 0), else llama.
@@ -217,6 +231,7 @@ ModelSpec read_model(const GgufFile& f, const std::string& name, const std::stri
     const double b = static_cast<double>(t.bytes);
     *size.bytes += b;
     TensorShape shape = file_tensor_shape(m, listed, t.name, t.dims);
+    if (!m.generic_of) check_shape(meta, listed, shape, t);
     *size.active_bytes += b * active_fraction(m, shape);
     // read_gguf gives every tensor its type; a GgufFile made another way may leave it out (metadata alone).
     if (t.type && !t.dims.empty()) size.tensors.push_back({std::move(shape), t.type, b, t.shard});

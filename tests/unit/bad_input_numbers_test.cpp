@@ -60,6 +60,15 @@ std::vector<BadCase> numbers_cases() {
       {"set-layers-4e9", "", "", {"kv", "--device", "phone8g", "--model", "ref-8b", "--set", "model.layers=4000000000"},
        "builtin:models/ref-8b.toml (--set model.layers=4000000000): model.layers must be at most 65536 "
        "(got 4000000000)"},
+      // A rate of a denormal (or below 1e-12) made decode print inf and -nan.
+      {"set-bandwidth-denormal", "", "",
+       {"decode", "--device", "phone8g", "--model", "ref-8b", "--set", "device.bandwidth_gbps=1e-320"},
+       "builtin:devices/phone8g.toml (--set device.bandwidth_gbps=1e-320): device.bandwidth_gbps must be 0 or a "
+       "normal number (got 1e-320, a denormal)"},
+      {"set-bandwidth-tiny", "", "",
+       {"decode", "--device", "phone8g", "--model", "ref-8b", "--set", "device.bandwidth_gbps=1e-13"},
+       "builtin:devices/phone8g.toml (--set device.bandwidth_gbps=1e-13): device.bandwidth_gbps must be at least "
+       "1e-12 (got 1e-13)"},
       {"device-page-huge", "d.toml",
        full_device("[storage]\nread_gbps = 1\npage_kib = 4000000000\npage_fault_us = 1\nreadahead_kib = 4\n"), kKv,
        "{file}:8:12: device.storage.page_kib must be at most 1048576 (got 4000000000)"},

@@ -364,5 +364,48 @@ TEST(GgufSplit, AnyShardReadsTheWholeModel) {
             "PREFIX-0000i-of-00003.gguf, so the other shards cannot be found");
 }
 
+// A file whose tensors contradict its own metadata is refused: tiny-llama.gguf with feed_forward_length 96, its
+// FFN tensors 64 wide.
+TEST(GgufModel, TensorsThatContradictTheMetadataAreRefused) {
+  std::ifstream in(std::filesystem::path(EDGEPLAN_SOURCE_DIR) / "tests/data/tiny-llama.gguf", std::ios::binary);
+  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string key = "llama.feed_forward_length";
+  const std::size_t at = bytes.find(key) + key.size() + 4;  // after the key and its value type
+  ASSERT_EQ(bytes[at], 64);
+  bytes[at] = 96;
+  std::vector<std::byte> raw(bytes.size());
+  std::memcpy(raw.data(), bytes.data(), bytes.size());
+  const auto f = read_gguf(raw, "lying.gguf");
+  ASSERT_TRUE(f.ok()) << f.error().message;
+  EXPECT_EQ(model_from_gguf(*f, "lying", "lying.gguf").error().message,
+            "lying.gguf: tensor blk.0.ffn_gate.weight is [32, 64] but the metadata (llama.*) makes it 32 x 96");
+}
+
+// A set is one model: a tensor twice, a shard of another set, or a split.count that is no number is an error
+// naming the shard, never a model counted wrong.
+TEST(GgufSplit, ASetIsOneModel) {
+  const testing_dir::ScratchDir dir("gguf_split_one");
+  auto path = [&](int i) { return dir / fmt::format("tiny-{:05}-of-00002.gguf", i); };
+  const std::vector<std::pair<std::string, std::uint64_t>> a{{"token_embd.weight", 16}, {"blk.0.attn_q.weight", 32}};
+  write_file(path(1), split_shard(0, 2, 3, a));
+  write_file(path(2), split_shard(1, 2, 3, {{"blk.0.attn_q.weight", 32}}));  // shard 1's tensor again
+  EXPECT_EQ(read_gguf_model(path(1).string()).error().message,
+            path(2).string() + ": tensor blk.0.attn_q.weight of shard 2 of 2 is in an earlier shard too");
+  write_file(path(2), split_shard(1, 2, 5, {{"output.weight", 16}}));  // of a set of 5 tensors
+  EXPECT_EQ(read_gguf_model(path(1).string()).error().message,
+            path(2).string() + ": shard 2 of 2 is of another set: its split.tensors.count is 5, shard 1's 3");
+  // split.count as a string: before, shard 1 was read alone as the whole model.
+  Builder b;
+  b.u64(1).u64(3);
+  b.kv_string("general.architecture", "llama");
+  b.kv_string("split.count", "2");
+  b.str("split.no").u32(2).raw("\0\0", 2);
+  b.tensor("token_embd.weight", {32, 16}, 0, 0);
+  b.pad_to((b.size() + 31) / 32 * 32 + 128 * 16);
+  write_file(path(1), b.bytes());
+  EXPECT_EQ(read_gguf_model(path(1).string()).error().message,
+            path(1).string() + ": split.count must be a whole number (gguf-split writes a u16)");
+}
+
 }  // namespace
 }  // namespace edgeplan::io

@@ -27,6 +27,11 @@ struct FieldError : std::runtime_error {
 // GiB, rates as GB/s and TFLOPS), and small enough that unit conversions and the planners' products of
 // such numbers stay finite.
 inline constexpr double kMaxMagnitude = 1e15;
+// The smallest value of a number that must be greater than 0 (a rate, a size, an efficiency: what planners divide
+// by), for the same reason the other way: a bandwidth of 1e-320 GB/s (a denormal) made decode's time infinite and
+// its rate NaN. Far below every real figure (profiles state time in ms and us, prices per million tokens). Other
+// numbers may be 0 or any normal double (a fit's residual of 5e-14 %).
+inline constexpr double kMinPositive = 1e-12;
 
 // Allowed values of a number.
 enum class Range {
