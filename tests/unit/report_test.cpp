@@ -51,6 +51,33 @@ TEST(Report, Json) {
   EXPECT_TRUE(j["results"]["rows"][1]["size_bytes"].is_null());
 }
 
+// Names are data, never code: CSV fields a spreadsheet would run as formulas (OWASP's =, +, -, @) are quoted after a
+// single quote; Markdown shows '<' as &lt; (GitHub passes raw HTML through); the HTML page's JSON data script
+// holds no '<' at all, so no name ("<!--<script>") keeps it from closing.
+TEST(Report, NamesAreNeitherFormulasNorMarkup) {
+  Report r;
+  r.command = "demo";
+  r.title = "demo: <b>title</b>";
+  Table t{"rows", {{"name", "name"}, {"n", "n"}}, {}};
+  for (const char* name : {"=HYPERLINK(\"http://x\")", "+1", "-2", "@SUM(A1)", "a-b", "<!--<script>"}) {
+    t.add({std::string(name), 1.0});
+  }
+  r.tables.push_back(t);
+  r.charts.push_back(Chart{"chart", "rows", "bar", "name", "n"});
+  EXPECT_EQ(render(r, format("csv")),
+            "name,n\n\"'=HYPERLINK(\"\"http://x\"\")\",1\n\"'+1\",1\n\"'-2\",1\n\"'@SUM(A1)\",1\na-b,1\n<!--<script>,1\n");
+  const std::string md = render(r, format("md"));
+  EXPECT_EQ(md.find('<'), std::string::npos) << md;
+  EXPECT_NE(md.find("| &lt;!--&lt;script> |"), std::string::npos) << md;
+  const std::string html = render(r, format("html"));
+  const std::string open = "<script type=\"application/json\" id=\"spec\">";
+  const std::size_t from = html.find(open) + open.size(), to = html.find("</script>", from);
+  ASSERT_NE(to, std::string::npos);
+  EXPECT_EQ(html.substr(from, to - from).find('<'), std::string::npos);
+  EXPECT_NE(html.substr(from, to - from).find("\\u003c!--\\u003cscript>"), std::string::npos);
+  EXPECT_EQ(Json::parse(html.substr(from, to - from))["datasets"]["rows"][5]["name"], "<!--<script>");
+}
+
 // render_rows writes what render writes for the same rows, in every format, also when the rows span many
 // blocks and threads and some items have no rows.
 TEST(Report, RenderRowsEqualsRender) {

@@ -119,8 +119,30 @@ bool plain_field(std::string_view text) {
   return true;
 }
 
+// Whether a spreadsheet would run `text` as a formula: it starts with '=', '+', '-' or '@' (a tab or a carriage
+// return, OWASP's other two, are written escaped as \t and \r). OWASP, "CSV Injection"
+// (https://owasp.org/www-community/attacks/CSV_Injection): such a field is written quoted, after a single quote.
+bool formula_like(std::string_view text) {
+  return !text.empty() && (text.front() == '=' || text.front() == '+' || text.front() == '-' || text.front() == '@');
+}
+
+// `text` escaped and quoted, its quotes doubled, after `lead` ("'" before a formula, or nothing).
+void put_quoted(FieldWriter& out, std::string_view text, std::string_view lead) {
+  out.put('"');
+  out.put(lead);
+  for (char ch : escaped(text)) {
+    if (ch == '"') out.put('"');
+    out.put(ch);
+  }
+  out.put('"');
+}
+
 void put_csv_field(FieldWriter& out, const Cell& c) {
   if (const std::string* text = std::get_if<std::string>(&c)) {
+    if (formula_like(*text)) {
+      put_quoted(out, *text, "'");
+      return;
+    }
     if (plain_field(*text)) {
       out.put(*text);
       return;
@@ -130,13 +152,7 @@ void put_csv_field(FieldWriter& out, const Cell& c) {
       append_escaped(out.text(), *text);
       return;
     }
-    const std::string s = escaped(*text);
-    out.put('"');
-    for (char ch : s) {
-      if (ch == '"') out.put('"');
-      out.put(ch);
-    }
-    out.put('"');
+    put_quoted(out, *text, "");
   } else if (std::holds_alternative<double>(c)) {
     put_number(out, std::get<double>(c));
   } else if (std::holds_alternative<std::int64_t>(c)) {

@@ -49,7 +49,7 @@ void append_row(std::string& out, const Row& row, const std::vector<Column>& col
   out += "</tr>\n";
 }
 
-// A script's text made safe inside <script>: "</script" (any case) would end it early; "<\/script" reads the same
+// A script's code made safe inside <script> (the inlined Vega scripts): "</script" (any case) would end it early; "<\/script" reads the same
 // in JavaScript's strings and regular expressions and in JSON's strings. Nothing else is touched (a "</" elsewhere
 // is code: the end of a regular expression /</).
 std::string in_script(std::string_view text) {
@@ -60,6 +60,22 @@ std::string in_script(std::string_view text) {
     std::string word(text.substr(i + 2, 6));
     for (char& ch : word) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
     if (word == "script") out += '\\';
+  }
+  return out;
+}
+
+// JSON text made safe inside <script>, completely: every '<' written as \u003c, which JSON reads as the same
+// character and which leaves no "</script", "<!--" or "<script" for the HTML parser to act on (a name holding
+// "<!--<script" kept the data script from closing, and the page lost its charts). JSON has '<' only in strings.
+std::string json_in_script(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (const char ch : text) {
+    if (ch == '<') {
+      out += "\\u003c";
+    } else {
+      out += ch;
+    }
   }
   return out;
 }
@@ -115,7 +131,7 @@ class HtmlRenderer final : public Renderer {
       out << "</ul>\n";
     }
     spec_->end(spec_text_);
-    out << "<script type=\"application/json\" id=\"spec\">" << in_script(spec_text_.str()) << "</script>\n";
+    out << "<script type=\"application/json\" id=\"spec\">" << json_in_script(spec_text_.str()) << "</script>\n";
     std::string licenses;
     for (const EmbeddedFile& f : embedded_scripts()) {
       if (f.path.starts_with("LICENSE")) {

@@ -1,10 +1,17 @@
 // Markdown, for pull-request comments: the title as a heading, header lines, each table as a GitHub-flavoured
-// table (numbers right-aligned, '|' in text escaped), notes.
+// table (numbers right-aligned, '|' in text escaped), notes; '<' as &lt; everywhere, so no name is taken for HTML.
 #include "edgeplan/io/render/renderer.hpp"
 #include "edgeplan/io/text.hpp"
 
 namespace edgeplan::io {
 namespace {
+
+// Text as Markdown shows it, not as HTML it would run: GitHub-flavoured Markdown passes raw HTML through, so every
+// '<' is written as &lt; (a device named "<img src=x onerror=...>" stays text).
+std::string md_text(std::string text) {
+  for (std::size_t at = text.find('<'); at != std::string::npos; at = text.find('<', at + 4)) text.replace(at, 1, "&lt;");
+  return text;
+}
 
 void measure_right(const Row& row, std::vector<bool>& right) {
   for (std::size_t i = 0; i < row.size() && i < right.size(); ++i) right[i] = right[i] || is_number(row[i]);
@@ -13,7 +20,7 @@ void measure_right(const Row& row, std::vector<bool>& right) {
 std::string titles(const std::vector<Column>& columns, const std::vector<bool>& right) {
   std::string head = "|", rule = "|";
   for (std::size_t i = 0; i < columns.size(); ++i) {
-    head += " " + columns[i].title + " |";
+    head += " " + md_text(columns[i].title) + " |";
     rule += right[i] ? " ---: |" : " --- |";
   }
   return head + "\n" + rule + "\n";
@@ -22,7 +29,7 @@ std::string titles(const std::vector<Column>& columns, const std::vector<bool>& 
 std::string markdown_row(const Row& row, const std::vector<Column>& columns) {
   std::string out = "|";
   for (std::size_t i = 0; i < columns.size(); ++i) {
-    std::string text = i < row.size() ? format_cell_text(row[i], columns[i]) : format_cell_text({}, columns[i]);
+    std::string text = md_text(i < row.size() ? format_cell_text(row[i], columns[i]) : format_cell_text({}, columns[i]));
     for (std::size_t at = text.find('|'); at != std::string::npos; at = text.find('|', at + 2)) text.replace(at, 1, "\\|");
     out += " " + text + " |";
   }
@@ -39,8 +46,8 @@ class MarkdownRenderer final : public Renderer {
     for (const Row& row : block) measure_right(row, rights_[worker]);
   }
   void begin(std::ostream& out) override {
-    out << "### " << escaped(head_.title) << "\n";
-    for (const std::string& line : head_.header) out << escaped(line) << "  \n";
+    out << "### " << md_text(escaped(head_.title)) << "\n";
+    for (const std::string& line : head_.header) out << md_text(escaped(line)) << "  \n";
     if (head_.tables.empty()) return;
     std::vector<bool> right(width(), false);
     for (const auto& each : rights_) {
@@ -60,7 +67,7 @@ class MarkdownRenderer final : public Renderer {
       for (const Row& row : table.rows) out << markdown_row(row, table.columns);
     }
     if (!head_.notes.empty()) out << "\n";
-    for (const std::string& line : head_.notes) out << escaped(line) << "  \n";
+    for (const std::string& line : head_.notes) out << md_text(escaped(line)) << "  \n";
   }
 
  private:
