@@ -241,6 +241,14 @@ namespace {
 // CLI11 reads "-1" into an unsigned option as a huge number, a value past 2^64 as 2^64 - 1, and "nan", "inf" or
 // 1e300 into a double: every numeric option gets a check that refuses them before conversion. Whole numbers are
 // bounded by their row (io::kMaxMagnitude when it sets none), other numbers like profile numbers.
+// A file to write: an empty path would be taken for no file at all (`--trace-out ''` wrote nothing, silently).
+const CLI::Validator& path_check() {
+  static const CLI::Validator path(
+      [](std::string& text) -> std::string { return text.empty() ? "an empty path: name the file to write" : ""; },
+      "FILE");
+  return path;
+}
+
 const CLI::Validator& finite_check() {
   static const CLI::Validator finite(
       [](std::string& text) -> std::string {
@@ -335,6 +343,7 @@ CLI::Option* add_binding(CLI::App& app, const Binding& b) {
       o->check(whole_check(row.max != 0 ? row.max : static_cast<std::uint64_t>(io::kMaxMagnitude)));
       break;
     case Kind::number: o->check(finite_check()); break;
+    case Kind::output: o->check(path_check()); break;
     default: break;
   }
   if (b.required) o->required();

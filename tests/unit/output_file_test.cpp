@@ -4,7 +4,11 @@
 #include "edgeplan/io/output_file.hpp"
 
 #include <gtest/gtest.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
 #include <unistd.h>
+
+#include <csignal>
 
 #include <cerrno>
 #include <filesystem>
@@ -74,6 +78,55 @@ TEST_F(OutputFileTest, FailedRunLeavesNoFile) {
     f->stream() << "partial";
   }  // not committed: an error happened
   EXPECT_EQ(files(), 0u);
+}
+
+// Without --force, a file that appeared while the run wrote (another run's) is kept, not replaced: the last step
+// refuses an existing name instead of checking first. Four concurrent runs all exited 0 before.
+TEST_F(OutputFileTest, AFileThatAppearedMeanwhileIsKept) {
+  {
+    auto file = OutputFile::open({path("out.csv"), "--trace-out", false}, {});
+    ASSERT_TRUE(file.ok()) << file.error().message;
+    file->stream() << "mine";
+    write("out.csv", "theirs");
+    const std::optional<Error> e = file->commit();
+    ASSERT_TRUE(e);
+    EXPECT_EQ(e->message, "--trace-out " + path("out.csv") +
+                              ": the file was created while this run wrote it (by another run?); pass --force to replace it");
+  }
+  EXPECT_EQ(read_file(path("out.csv")), "theirs");
+  EXPECT_EQ(files(), 1u);  // the failed run's temporary file is gone
+}
+
+// A legal name of 250 bytes is written: the temporary name stays within the 255-byte limit too.
+TEST_F(OutputFileTest, ALongNameIsWritten) {
+  const std::string name(246, 'n');
+  ASSERT_FALSE(write_output({path(name + ".csv"), "--trace-out", false}, {}, "text"));
+  EXPECT_EQ(read_file(path(name + ".csv")), "text");
+  EXPECT_EQ(files(), 1u);
+}
+
+// A signal that ends the process while it writes leaves no temporary file: each catchable one, in a child.
+TEST_F(OutputFileTest, ASignalLeavesNoTemporaryFile) {
+  for (const int sig : {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE}) {
+    struct sigaction now {};
+    ::sigaction(sig, nullptr, &now);
+    if (now.sa_handler == SIG_IGN) continue;  // ignored by whoever started the tests: edgeplan leaves it so too
+    const pid_t child = ::fork();
+    ASSERT_GE(child, 0);
+    if (child == 0) {
+      const rlimit no_core{0, 0};
+      ::setrlimit(RLIMIT_CORE, &no_core);
+      auto file = OutputFile::open({path("out.csv"), "--trace-out", true}, {});
+      if (!file) ::_exit(3);
+      file->stream() << "partial" << std::flush;
+      ::raise(sig);
+      ::_exit(4);  // not reached: the signal ends the child
+    }
+    int status = 0;
+    ASSERT_EQ(::waitpid(child, &status, 0), child);
+    EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == sig) << "signal " << sig << ", status " << status;
+    EXPECT_EQ(files(), 0u) << "signal " << sig;
+  }
 }
 
 TEST_F(OutputFileTest, WriteErrorsAreErrors) {
