@@ -96,7 +96,9 @@ Runner setup_bench(Options& opts) {
     if (!o->storage.empty()) storage = unwrap(io::measure_file_read(o->storage));
     const io::HostMemory memory = unwrap(io::read_meminfo());
     const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
-    const unsigned threads = o->threads > 0 ? o->threads : cores;
+    std::string capped;
+    const unsigned threads = thread_count(o->threads, capped);
+    if (!capped.empty()) r.notes.push_back(capped);
     const std::uint64_t buffer_bytes = o->buffer_bytes;
     if (static_cast<double>(buffer_bytes) > memory.available_bytes / 2) {
       throw UsageError(fmt::format("--buffer {:.0f}MiB: more than half of the {:.0f} MiB available; choose a smaller "

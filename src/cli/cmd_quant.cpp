@@ -108,7 +108,9 @@ Runner setup_quant(Options& opts) {
     const std::vector<float> x = random_normal(o->inputs * cols, o->synthetic.seed + 1);
     const MatrixView w{values, rows, cols};
     const MatrixView inputs{x, o->inputs, cols};
-    const unsigned threads = o->threads > 0 ? o->threads : std::max(1u, std::thread::hardware_concurrency());
+    std::string capped;
+    const unsigned threads = thread_count(o->threads, capped);
+    if (!capped.empty()) r.notes.push_back(capped);
     r.inputs["inputs"] = o->inputs;
     r.inputs["inputs_seed"] = o->synthetic.seed + 1;
 

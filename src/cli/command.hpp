@@ -254,6 +254,10 @@ double need_cost(double v, const std::string& what);          // >= 0
 // Parses "a,b,c" into its items, trimming blanks; a usage error names the option when an item is empty.
 std::vector<std::string> split_list(const std::string& text, const std::string& option);
 
+// The threads a command starts for --threads `asked` (0: one per hardware thread): never more than the machine
+// has (`--threads 4096` on 2 cores drove the load average to 870). A larger request is capped, and `note` says so.
+unsigned thread_count(unsigned asked, std::string& note);
+
 // The files a command reads: the source of every profile recorded in `inputs`, and `paths` (options naming
 // files); what an output file must not be.
 std::vector<std::string> input_files(const io::Node& inputs, std::vector<std::string> paths);

@@ -7,6 +7,7 @@
 #include <fmt/ranges.h>
 
 #include "cli/command.hpp"
+#include "edgeplan/util/parallel.hpp"
 #include "edgeplan/core/limits.hpp"
 #include "edgeplan/io/inputs.hpp"
 #include "edgeplan/io/model_file.hpp"
@@ -132,6 +133,14 @@ std::vector<std::string> split_list(const std::string& text, const std::string& 
   std::optional<std::vector<std::string>> items = util::split_list(text);
   if (!items) throw UsageError(fmt::format("{} '{}': empty item in the list", option, text));
   return std::move(*items);
+}
+
+unsigned thread_count(unsigned asked, std::string& note) {
+  const unsigned hardware = util::worker_count();
+  if (asked == 0) return hardware;
+  if (asked <= hardware) return asked;
+  note = fmt::format("--threads {}: this machine runs {} hardware threads; {} are used", asked, hardware, hardware);
+  return hardware;
 }
 
 std::string with_thousands(std::uint64_t v) { return io::group_digits(std::to_string(v)); }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <exception>
+#include <system_error>
 #include <thread>
 #include <vector>
 
@@ -21,9 +22,19 @@ void parallel_for(std::uint64_t n, const std::function<void(unsigned, std::uint6
       errors[w] = std::current_exception();
     }
   };
+  // A thread the system cannot start (a small address-space limit, a thread limit) leaves its part and those after
+  // it to the calling thread, after part 0: the same parts, each run once, on fewer threads.
   std::vector<std::thread> threads;
-  for (unsigned w = 1; w < workers; ++w) threads.emplace_back(part, w);
+  unsigned started = 1;
+  for (; started < workers; ++started) {
+    try {
+      threads.emplace_back(part, started);
+    } catch (const std::system_error&) {
+      break;
+    }
+  }
   part(0);
+  for (unsigned w = started; w < workers; ++w) part(w);
   for (std::thread& t : threads) t.join();
   for (const std::exception_ptr& e : errors) {
     if (e) std::rethrow_exception(e);

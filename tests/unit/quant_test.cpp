@@ -4,7 +4,9 @@
 
 #include <cmath>
 
+#include "cli_run.hpp"
 #include "edgeplan/core/float16.hpp"
+#include "edgeplan/util/parallel.hpp"
 
 namespace edgeplan {
 namespace {
@@ -246,6 +248,18 @@ TEST(Synthetic, SeededAndFixed) {
   double sum_sq = 0;
   for (float v : plain) sum_sq += static_cast<double>(v) * v;
   EXPECT_NEAR(std::sqrt(sum_sq / static_cast<double>(plain.size())), 0.02, 0.0005);
+}
+
+// --threads past the machine's hardware threads is capped, and the output says so (4096 on 2 cores drove the load
+// average to 870).
+TEST(QuantCli, ThreadsPastTheMachineAreCappedAndSaidSo) {
+  const testing_cli::CliRun run = testing_cli::run_cli({"quant", "--threads", "4096", "--rows", "8", "--cols", "64"});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const unsigned hardware = util::worker_count();
+  if (hardware >= 4096) GTEST_SKIP() << "a machine of 4096 hardware threads";
+  EXPECT_NE(run.out.find("--threads 4096: this machine runs " + std::to_string(hardware) + " hardware threads; " +
+                         std::to_string(hardware) + " are used"),
+            std::string::npos) << run.out;
 }
 
 }  // namespace
