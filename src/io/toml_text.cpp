@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "edgeplan/io/text.hpp"
 #include "edgeplan/io/toml_parse.hpp"
 
 namespace edgeplan::io {
@@ -44,8 +45,13 @@ std::size_t offset_of(std::string_view text, const std::vector<std::size_t>& sta
   return i;
 }
 
+// TOML text is UTF-8 throughout: text that is not (a path of bytes, x\xFF.gguf) is written with those bytes as
+// \xNN (io/text.hpp, escaped), for people to read; what the file names is read from the path itself.
+std::string as_utf8(std::string_view text) { return is_valid_utf8(text) ? std::string(text) : escaped(text); }
+
 // "# text": control characters (a newline too) escaped, so it stays one line.
-std::string comment_text(std::string_view text) {
+std::string comment_text(std::string_view raw) {
+  const std::string text = as_utf8(raw);
   std::string out = "# ";
   for (const char c : text) {
     const auto u = static_cast<unsigned char>(c);
@@ -105,7 +111,7 @@ TomlText& TomlText::set(std::string_view key, const toml::node& value, std::stri
 }
 
 TomlText& TomlText::set(std::string_view key, std::string_view value, std::string_view comment) {
-  return set(key, toml::value<std::string>(std::string(value)), comment);
+  return set(key, toml::value<std::string>(as_utf8(value)), comment);
 }
 TomlText& TomlText::set(std::string_view key, double value, std::string_view comment) {
   return set(key, toml::value<double>(value), comment);

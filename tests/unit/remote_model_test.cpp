@@ -387,3 +387,20 @@ TEST(FitOwnFormat, AModelFileIsARowInItsOwnFormatFirst) {
 
 }  // namespace
 }  // namespace edgeplan
+
+namespace edgeplan {
+namespace {
+
+// A path is bytes: a model whose path is not UTF-8 is read (its name shown with the byte as \xFF), not refused
+// as "invalid TOML".
+TEST(ModelPath, APathThatIsNotUtf8IsRead) {
+  const ScratchDir dir("non_utf8_path");
+  const fs::path file = dir / "x\xff.gguf";
+  fs::copy_file(fs::path(EDGEPLAN_SOURCE_DIR) / "tests/data/tiny-llama.gguf", file);
+  const testing_cli::CliRun run = run_cli({"kv", "--device", "phone8g", "--model", file.string()});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_EQ(run.out.rfind("kv: x\\xFF (Q8_0) on phone8g\n", 0), 0u) << run.out;
+}
+
+}  // namespace
+}  // namespace edgeplan
