@@ -1,5 +1,7 @@
 #include "edgeplan/io/input_file.hpp"
 
+#include <cerrno>
+
 #include <sys/stat.h>
 
 #include <fmt/format.h>
@@ -28,8 +30,12 @@ Error too_large(std::uint64_t size, std::uint64_t max_bytes, const std::string& 
 }  // namespace
 
 Result<std::uint64_t> regular_file_size(const std::filesystem::path& path) {
+  // A NUL ends the name the system sees: "mydev.toml\0x/y" would read mydev.toml while naming another.
+  if (path.native().find('\0') != std::string::npos) return Error{"a path cannot hold a NUL byte"};
   struct stat st {};
-  if (::stat(path.c_str(), &st) != 0) return Error{"no such file"};
+  if (::stat(path.c_str(), &st) != 0) {
+    return Error{errno == ELOOP ? "a loop of symbolic links" : errno == ENAMETOOLONG ? "the name is too long" : "no such file"};
+  }
   if (!S_ISREG(st.st_mode)) return Error{"not a regular file (" + what_it_is(st.st_mode) + ")"};
   return static_cast<std::uint64_t>(st.st_size);
 }

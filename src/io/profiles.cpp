@@ -78,7 +78,7 @@ Result<ProfileText> find_profile(const std::string& kind, const std::string& nam
   if (name_or_path.empty()) return Error{"empty " + singular(kind) + " name"};
   if (looks_like_path(name_or_path)) {
     auto text = read_profile_text(name_or_path);
-    if (!text) return Error{fmt::format("cannot read {} profile '{}': {}", singular(kind), name_or_path, text.error().message)};
+    if (!text) return Error{fmt::format("cannot read {} profile {}: {}", singular(kind), quoted(name_or_path, 4096), text.error().message)};
     return ProfileText{fs::path(name_or_path).stem().string(), name_or_path, name_or_path, std::move(*text)};
   }
   const std::string wanted = kind + "/" + name_or_path + ".toml";
@@ -89,7 +89,7 @@ Result<ProfileText> find_profile(const std::string& kind, const std::string& nam
     std::error_code ec;
     if (!fs::exists(file, ec)) continue;
     auto text = read_profile_text(file);
-    if (!text) return Error{fmt::format("cannot read {} profile '{}': {}", singular(kind), file.string(), text.error().message)};
+    if (!text) return Error{fmt::format("cannot read {} profile {}: {}", singular(kind), quoted(file.string(), 4096), text.error().message)};
     const bool shadows = i < path.user_dirs && builtin != embedded_profiles().end();
     return ProfileText{name_or_path, file.string(), path.dirs[i], std::move(*text), shadows ? "builtin:" + wanted : ""};
   }

@@ -235,5 +235,22 @@ TEST(Report, AFigureAndATableOfOneNameIsABug) {
   EXPECT_THROW(io::full_results(r), std::logic_error);
 }
 
+// A path is read as the name it holds or refused: a NUL inside a plan's path (mydev.toml\0x/y read mydev.toml before)
+// and a loop of symbolic links are errors that say so, the path shown escaped.
+TEST(CheckCli, APathWithANulOrALoopIsRefusedAsSuch) {
+  const ScratchDir dir("plan_nul");
+  fs::copy_file(fs::path(EDGEPLAN_SOURCE_DIR) / "profiles/devices/phone8g.toml", dir / "mydev.toml");
+  std::ofstream(dir / "p.toml") << "[[check]]\ndevice = \"mydev.toml\\u0000x/y\"\nmodel = \"ref-8b\"\n"
+                                   "require = [\"fits == true\"]\n";
+  const CliRun run = run_cli({"check", (dir / "p.toml").string()});
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_EQ(run.err, "edgeplan: error: cannot read device profile '" + (dir / "mydev.toml").string() +
+                         "\\x00x/y': a path cannot hold a NUL byte\n");
+  fs::create_symlink("loop.toml", dir / "loop.toml");
+  const CliRun loop = run_cli({"kv", "--device", (dir / "loop.toml").string(), "--model", "ref-8b"});
+  EXPECT_EQ(loop.err, "edgeplan: error: cannot read device profile '" + (dir / "loop.toml").string() +
+                          "': a loop of symbolic links\n");
+}
+
 }  // namespace
 }  // namespace edgeplan
