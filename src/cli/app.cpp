@@ -4,6 +4,7 @@
 #include <cerrno>
 #include <cstring>
 #include <iostream>
+#include <new>
 #include <string_view>
 
 #include <utility>
@@ -210,6 +211,8 @@ int run_command_line(int argc, const char* const* argv, std::ostream& out, std::
 int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
   try {
     return run_command_line(argc, argv, out, err);
+  } catch (const std::bad_alloc&) {  // the machine's limit (ulimit -v, a full memory), not a bug
+    err << "edgeplan: error: out of memory: the command needs more than this process may allocate (ulimit -v?)\n";
   } catch (const std::exception& e) {  // a bug: say so instead of aborting
     err << "edgeplan: internal error: " << io::escaped(e.what()) << "\n";
   } catch (...) {

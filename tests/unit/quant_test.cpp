@@ -1,6 +1,9 @@
 #include "edgeplan/core/quant.hpp"
 
 #include <gtest/gtest.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <cmath>
 
@@ -260,6 +263,43 @@ TEST(QuantCli, ThreadsPastTheMachineAreCappedAndSaidSo) {
   EXPECT_NE(run.out.find("--threads 4096: this machine runs " + std::to_string(hardware) + " hardware threads; " +
                          std::to_string(hardware) + " are used"),
             std::string::npos) << run.out;
+}
+
+// Memory the process may not have (ulimit -v) is an error that says so, not "internal error: std::bad_alloc". In a
+// child under RLIMIT_AS; not under AddressSanitizer, whose shadow memory needs the address space.
+#if defined(__SANITIZE_ADDRESS__)
+#define EDGEPLAN_QUANT_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define EDGEPLAN_QUANT_ASAN 1
+#endif
+#endif
+TEST(QuantCli, OutOfMemoryIsAnErrorThatSaysSo) {
+#ifdef EDGEPLAN_QUANT_ASAN
+  GTEST_SKIP() << "AddressSanitizer cannot run under an address-space limit";
+#else
+  int pipe_fds[2];
+  ASSERT_EQ(::pipe(pipe_fds), 0);
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    const rlimit as{400ull << 20, 400ull << 20};  // 400 MiB; the matrix alone is 1 GiB of FP32
+    if (::setrlimit(RLIMIT_AS, &as) != 0) ::_exit(9);
+    const testing_cli::CliRun run = testing_cli::run_cli({"quant", "--rows", "16384", "--cols", "16384", "--threads", "1"});
+    if (::write(pipe_fds[1], run.err.data(), run.err.size()) < 0) ::_exit(8);
+    ::_exit(run.exit_code);
+  }
+  ::close(pipe_fds[1]);
+  std::string err;
+  char buf[512];
+  for (ssize_t n; (n = ::read(pipe_fds[0], buf, sizeof buf)) > 0;) err.append(buf, static_cast<std::size_t>(n));
+  ::close(pipe_fds[0]);
+  int status = 0;
+  ASSERT_EQ(::waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFEXITED(status)) << "status " << status;
+  EXPECT_EQ(WEXITSTATUS(status), 2);
+  EXPECT_EQ(err, "edgeplan: error: out of memory: the command needs more than this process may allocate (ulimit -v?)\n");
+#endif
 }
 
 }  // namespace
