@@ -1,6 +1,8 @@
 #include "edgeplan/core/quant.hpp"
 
 #include <gtest/gtest.h>
+
+#include "sanitizer.hpp"
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -267,15 +269,8 @@ TEST(QuantCli, ThreadsPastTheMachineAreCappedAndSaidSo) {
 
 // Memory the process may not have (ulimit -v) is an error that says so, not "internal error: std::bad_alloc". In a
 // child under RLIMIT_AS; not under AddressSanitizer, whose shadow memory needs the address space.
-#if defined(__SANITIZE_ADDRESS__)
-#define EDGEPLAN_QUANT_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define EDGEPLAN_QUANT_ASAN 1
-#endif
-#endif
 TEST(QuantCli, OutOfMemoryIsAnErrorThatSaysSo) {
-#ifdef EDGEPLAN_QUANT_ASAN
+#ifdef EDGEPLAN_UNDER_ASAN
   GTEST_SKIP() << "AddressSanitizer cannot run under an address-space limit";
 #else
   int pipe_fds[2];

@@ -1,5 +1,7 @@
 // The util layer: name tables, text reading and the one parallel loop.
 #include <gtest/gtest.h>
+
+#include "sanitizer.hpp"
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -126,15 +128,8 @@ TEST(UtilParallel, AnExceptionOfAPartIsRethrownAfterAllFinish) {
 // Threads the system cannot start (here: an address space too small for their stacks) leave their parts to the
 // calling thread: every part still runs once. Before, the process died in std::terminate. In a child, as the limit
 // is the process's; not under AddressSanitizer, whose shadow memory needs the address space.
-#if defined(__SANITIZE_ADDRESS__)
-#define EDGEPLAN_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define EDGEPLAN_ASAN 1
-#endif
-#endif
 TEST(UtilParallel, ThreadsThatCannotStartLeaveTheirPartsToTheCaller) {
-#ifdef EDGEPLAN_ASAN
+#ifdef EDGEPLAN_UNDER_ASAN
   GTEST_SKIP() << "AddressSanitizer cannot run under an address-space limit";
 #else
   const pid_t child = ::fork();
