@@ -17,6 +17,8 @@
 #include <curl/curl.h>
 #include <fmt/format.h>
 
+#include "edgeplan/util/names.hpp"
+
 namespace edgeplan::io {
 namespace {
 
@@ -248,12 +250,8 @@ fs::path cache_dir() {
   return fs::path(home && *home ? home : ".") / ".cache" / "edgeplan" / "headers";
 }
 
-// FNV-1a, 64 bits: the cache file of a URL.
-fs::path cache_file(const std::string& url) {
-  std::uint64_t h = 1469598103934665603ull;
-  for (const char ch : url) h = (h ^ static_cast<unsigned char>(ch)) * 1099511628211ull;
-  return cache_dir() / fmt::format("{:016x}.bin", h);
-}
+// The cache file of a URL: its hash.
+fs::path cache_file(const std::string& url) { return cache_dir() / fmt::format("{:016x}.bin", util::name_hash(url)); }
 
 constexpr std::string_view kCacheMagic = "edgeplan header cache 1";
 

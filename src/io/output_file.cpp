@@ -14,6 +14,8 @@
 
 #include <fmt/format.h>
 
+#include "edgeplan/util/names.hpp"
+
 namespace edgeplan::io {
 
 namespace fs = std::filesystem;
@@ -91,9 +93,9 @@ fs::path temp_path_for(const fs::path& final_path) {
     temp += suffix;
     return temp;
   }
-  std::uint64_t h = 1469598103934665603ull;  // FNV-1a of the name: two long names in one folder differ
-  for (const char ch : final_path.filename().string()) h = (h ^ static_cast<unsigned char>(ch)) * 1099511628211ull;
-  return final_path.parent_path() / fmt::format(".edgeplan-{}-{:016x}.tmp", ::getpid(), h);
+  // The name's hash: two long names in one folder differ.
+  return final_path.parent_path() /
+         fmt::format(".edgeplan-{}-{:016x}.tmp", ::getpid(), util::name_hash(final_path.filename().string()));
 }
 
 // Moves `from` onto `to`; without `replace`, fails with EEXIST when `to` exists at that moment (another run wrote it

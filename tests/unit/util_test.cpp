@@ -152,6 +152,12 @@ TEST(UtilParallel, ThreadsThatCannotStartLeaveTheirPartsToTheCaller) {
 #endif
 }
 
+// FNV-1a 64 (http://www.isthe.com/chongo/tech/comp/fnv/): its published values of "" and "a".
+TEST(UtilNames, NameHashIsFnv1a) {
+  static_assert(util::name_hash("") == 0xcbf29ce484222325ull);
+  EXPECT_EQ(util::name_hash("a"), 0xaf63dc4c8601ec8cull);
+}
+
 TEST(UtilUnits, PrefixesAreExact) {
   EXPECT_EQ(units::kGiga, 1e9);
   EXPECT_EQ(units::kTera, 1e12);

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <algorithm>
+#include <cstdint>
 #include <optional>
 #include <ranges>
 #include <span>
@@ -48,6 +49,14 @@ auto lookup_or_suggest(const Table& table, std::string_view name, NameOf name_of
     -> Result<decltype(std::ranges::data(table))> {
   if (const auto found = find_named(table, name, name_of)) return found;
   return Error{"unknown " + std::string(what) + " '" + std::string(name) + "'" + did_you_mean(name, names_of(table, name_of))};
+}
+
+// FNV-1a, 64 bits, of `name`: a short, stable stand-in for a long name (the file of a URL's cached header, the
+// temporary file of an output whose name is near the file-name limit). Not a secure hash.
+constexpr std::uint64_t name_hash(std::string_view name) {
+  std::uint64_t h = 14695981039346656037ull;  // the offset basis
+  for (const char ch : name) h = (h ^ static_cast<unsigned char>(ch)) * 1099511628211ull;
+  return h;
 }
 
 }  // namespace edgeplan::util
