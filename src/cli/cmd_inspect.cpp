@@ -29,29 +29,42 @@ struct TypeTotal {
   double bytes = 0;
 };
 
-// One tensor, or one in each of `tensors` layers, as the type table counts it.
-struct Counted {
-  std::string_view type;
-  double params, bytes, active_bytes;
-  std::int64_t tensors = 1;
+// The type table's totals: by type, and over every type.
+struct Totals {
+  std::map<std::string_view, TypeTotal> by_type;
+  double params = 0, bytes = 0, active = 0;
+
+  // One tensor, or one in each of `tensors` layers.
+  void add(std::string_view type, double tensor_params, double tensor_bytes, double active_bytes,
+           std::int64_t tensors) {
+    TypeTotal& total = by_type[type];
+    total.tensors += tensors;
+    total.params += tensor_params;
+    total.bytes += tensor_bytes;
+    params += tensor_params;
+    bytes += tensor_bytes;
+    active += active_bytes;
+  }
 };
 
-std::vector<Counted> from_rules(const ModelSpec& m, const FileType& ft) {
-  std::vector<Counted> out;
-  for (const TypedTensor& t : typed_tensors(m, ft)) {
-    out.push_back({t.type->name, tensor_weights(t.shape), t.bytes, t.bytes * active_fraction(m, t.shape),
-                   t.shape.layer_count});
+// m's tensors under llama.cpp's rules for ft (one per layer class, standing for its layers).
+Totals from_rules(const ModelSpec& m, const FileType& ft) {
+  Totals out;
+  for (const auto tensors = typed_tensors(m, ft); const TypedTensor& t : *tensors) {
+    out.add(t.type->name, tensor_weights(t.shape), t.bytes, t.bytes * active_fraction(m, t.shape),
+            t.shape.layer_count);
   }
   return out;
 }
 
-std::vector<Counted> from_gguf(const ModelSpec& m, const io::GgufFile& f) {
-  std::vector<Counted> out;
+// A GGUF file's own tensors, as it stores them (whatever its file type says).
+Totals from_gguf(const ModelSpec& m, const io::GgufFile& f) {
+  Totals out;
   const std::vector<TensorShape> listed = llama_tensors(m);
   for (const io::GgufTensor& t : f.tensors) {
     const double bytes = static_cast<double>(t.bytes);
-    out.push_back({t.type->name, static_cast<double>(t.dims[0]) * t.rows(), bytes,
-                   bytes * active_fraction(m, file_tensor_shape(m, listed, t.name, t.dims))});
+    out.add(t.type->name, static_cast<double>(t.dims[0]) * t.rows(), bytes,
+            bytes * active_fraction(m, file_tensor_shape(m, listed, t.name, t.dims)), 1);
   }
   return out;
 }
@@ -117,15 +130,15 @@ Runner setup_inspect(Options& opts) {
                                    "a model in a store: ollama:, lmstudio:, hf:)", o->file));
     }
     const ModelSpec m = ctx.model(text, r.inputs);
-    std::vector<Counted> tensors;
     std::string size_rule;
+    Totals totals;
     if (io::is_gguf_file(file)) {
       if (!o->quant.empty()) {
         throw UsageError(fmt::format("--quant: {} is a GGUF file: inspect shows its own tensor types (for a what-if in "
                                      "another format, give --quant to kv or decode)", o->file));
       }
       const io::GgufFile f = unwrap(io::read_gguf_model(file));
-      tensors = from_gguf(m, f);
+      totals = from_gguf(m, f);
       const std::string type_name = io::gguf_file_type_name(f);
       size_rule = fmt::format("the file's tensors (GGUF v{}, {} tensors, file type {}, data at byte {}{})", f.version,
                               f.tensors.size(), type_name, f.data_offset,
@@ -142,21 +155,10 @@ Runner setup_inspect(Options& opts) {
       const FileType& ft = need_format(o->quant.empty() ? "Q4_K_M" : o->quant);
       r.inputs["quant"] = ft.name;
       unwrap(weight_size(m, ft));  // a file type llama.cpp refuses for this shape is an error, not a table
-      tensors = from_rules(m, ft);
+      totals = from_rules(m, ft);
       size_rule = fmt::format("{} under llama.cpp's rules", ft.name);
     }
-
-    std::map<std::string_view, TypeTotal> by_type;
-    double params = 0, bytes = 0, active = 0;
-    for (const Counted& t : tensors) {
-      TypeTotal& total = by_type[t.type];
-      total.tensors += t.tensors;
-      total.params += t.params;
-      total.bytes += t.bytes;
-      params += t.params;
-      bytes += t.bytes;
-      active += t.active_bytes;
-    }
+    const auto& [by_type, params, bytes, active] = totals;
     io::Table table{"types", {{"type", "type"},
                               {"tensors", "tensors", 0},
                               io::counted({"params", "params", 0, true}),

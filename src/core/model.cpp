@@ -355,10 +355,10 @@ const FormatSize* stated_size(const ModelSpec& m, const FileType& ft) {
 
 bool file_tensors(const ModelSpec& m, const FileType& ft) {
   const FormatSize* size = stated_size(m, ft);
-  return size && !size->tensors.empty();
+  return size && size->tensors && !size->tensors->empty();
 }
 
-std::vector<TypedTensor> typed_tensors(const ModelSpec& m, const FileType& ft) {
+std::shared_ptr<const std::vector<TypedTensor>> typed_tensors(const ModelSpec& m, const FileType& ft) {
   if (file_tensors(m, ft)) return stated_size(m, ft)->tensors;
   const MixContext mix = mix_of(m);
   std::vector<TypedTensor> out;
@@ -368,8 +368,17 @@ std::vector<TypedTensor> typed_tensors(const ModelSpec& m, const FileType& ft) {
     const double bytes = type ? static_cast<double>(*tensor_bytes(*type, t.row_length, t.rows)) * t.layer_count : 0;
     out.push_back({std::move(t), type, bytes});
   }
-  return out;
+  return std::make_shared<const std::vector<TypedTensor>>(std::move(out));
 }
+
+namespace {
+
+// typed_tensors(m, ft), or no tensors for a model without a vocabulary (a profile that states its sizes).
+std::shared_ptr<const std::vector<TypedTensor>> typed_or_none(const ModelSpec& m, const FileType& ft) {
+  return m.vocab ? typed_tensors(m, ft) : std::make_shared<const std::vector<TypedTensor>>();
+}
+
+}  // namespace
 
 bool row_lookup(const ModelSpec& m, std::string_view tensor_name) {
   return tensor_name == "per_layer_token_embd.weight" || (tensor_name == "token_embd.weight" && !m.tied_embeddings);
@@ -410,13 +419,13 @@ std::vector<TypedWeights> matmul_weights(const ModelSpec& m, const FileType& ft,
 }
 
 std::vector<TypedWeights> matmul_weights(const ModelSpec& m, const FileType& ft) {
-  return matmul_weights(m, ft, m.vocab ? typed_tensors(m, ft) : std::vector<TypedTensor>());
+  return matmul_weights(m, ft, *typed_or_none(m, ft));
 }
 
 std::vector<TypedWeights> token_matmul_weights(const ModelSpec& m, const FileType& ft) {
   if (const FormatSize* size = stated_size(m, ft); size && !size->token_matmuls.empty()) return size->token_matmuls;
   std::vector<TypedWeights> out;
-  for (const TypedTensor& t : typed_tensors(m, ft)) {
+  for (const auto tensors = typed_tensors(m, ft); const TypedTensor& t : *tensors) {
     if (t.type && t.shape.rows > 1 && !row_lookup(m, t.shape.name)) {
       add_weights(out, t.type, tensor_weights(t.shape) * active_fraction(m, t.shape));
     }
@@ -488,7 +497,8 @@ const char* to_string(SizeSource s) {
 
 Result<WeightSize> weight_size(const ModelSpec& m, const FileType& ft) {
   // The tensor list under ft's rules, made once (a sweep over model numbers sizes every combination).
-  const std::vector<TypedTensor> typed = m.vocab ? typed_tensors(m, ft) : std::vector<TypedTensor>();
+  const std::shared_ptr<const std::vector<TypedTensor>> typed_list = typed_or_none(m, ft);
+  const std::vector<TypedTensor>& typed = *typed_list;
   std::vector<TypedWeights> matmuls = matmul_weights(m, ft, typed);
   std::optional<double> params = m.params;  // param_count(m)
   if (m.vocab) {
@@ -554,7 +564,7 @@ double llama2_7b_bits_per_weight(const FileType& ft) {
   for (const TensorShape& t : llama_tensors(llama2_7b)) {
     if (t.rows > 1) matrix_weights += tensor_weights(t);
   }
-  return tensor_rule_bytes(llama2_7b, typed_tensors(llama2_7b, ft), true).first * 8 / matrix_weights;
+  return tensor_rule_bytes(llama2_7b, *typed_tensors(llama2_7b, ft), true).first * 8 / matrix_weights;
 }
 
 }  // namespace

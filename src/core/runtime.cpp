@@ -153,9 +153,9 @@ WeightBuffers weight_buffers(const ModelSpec& m, const FileType& ft, RepackIsa i
   // last block last, by name (the blocks between keep their norms in the CPU buffer, as those two do, so the span
   // ends inside those two).
   const bool file_order = file_tensors(m, ft);
-  const std::vector<TypedTensor> tensors = typed_tensors(m, ft);  // Placed names point into it
+  const std::shared_ptr<const std::vector<TypedTensor>> tensors = typed_tensors(m, ft);  // Placed names point into it
   std::vector<Placed> order, last;  // in the file's order; the rules' list: outside the blocks, and the last block
-  for (const TypedTensor& t : tensors) {
+  for (const TypedTensor& t : *tensors) {
     bool moved = false;
     const double amx = isa == RepackIsa::x86_amx ? amx_bytes(t) : 0;
     if (amx > 0) {

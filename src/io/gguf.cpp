@@ -23,7 +23,19 @@ namespace {
 
 constexpr std::uint32_t kMagic = 0x46554747;  // "GGUF" read as a little-endian u32
 constexpr int kMaxArrayDepth = 4;             // arrays of arrays of ... deeper than this are rejected
-constexpr std::uint32_t kMaxDims = 4;
+
+// The first tensor (in order) whose name an earlier one has, or nullopt: by the names' order, 8 bytes a tensor
+// where a set would copy every name.
+std::optional<std::size_t> first_repeated_name(const std::vector<GgufTensor>& tensors) {
+  std::vector<std::size_t> order(tensors.size());
+  std::iota(order.begin(), order.end(), std::size_t{0});
+  std::ranges::stable_sort(order, {}, [&](std::size_t i) -> std::string_view { return tensors[i].name; });
+  std::optional<std::size_t> first;
+  for (std::size_t k = 1; k < order.size(); ++k) {
+    if (tensors[order[k]].name == tensors[order[k - 1]].name) first = std::min(first.value_or(order[k]), order[k]);
+  }
+  return first;
+}
 
 // Where the bytes come from: memory (tests, fuzzers) or a file read on demand.
 class Source {
@@ -167,13 +179,12 @@ class Parser {
     }
     f.tensors.reserve(static_cast<std::size_t>(tensor_count));
     std::vector<std::uint64_t> tensor_at;
-    std::set<std::string> names;
     for (std::uint64_t i = 0; i < tensor_count; ++i) {
       tensor_at.push_back(pos_);
       f.tensors.push_back(tensor());
-      if (!names.insert(f.tensors.back().name).second) {
-        fail(tensor_at.back(), fmt::format("duplicate tensor {}", clipped(f.tensors.back().name)));
-      }
+    }
+    if (const std::optional<std::size_t> i = first_repeated_name(f.tensors)) {
+      fail(tensor_at[*i], fmt::format("duplicate tensor {}", clipped(f.tensors[*i].name)));
     }
     f.data_offset = (pos_ + f.alignment - 1) / f.alignment * f.alignment;
     for (std::size_t i = 0; i < f.tensors.size(); ++i) {
@@ -329,8 +340,8 @@ class Parser {
     t.name = str("a tensor name");
     const std::uint64_t dims_at = pos_;
     const std::uint32_t n_dims = u32("a dimension count");
-    if (n_dims == 0 || n_dims > kMaxDims) {
-      fail(dims_at, fmt::format("tensor {}: {} dimensions (expected 1 to {})", clipped(t.name), n_dims, kMaxDims));
+    if (n_dims == 0 || n_dims > kGgufMaxDims) {
+      fail(dims_at, fmt::format("tensor {}: {} dimensions (expected 1 to {})", clipped(t.name), n_dims, kGgufMaxDims));
     }
     std::uint64_t elements = 1;
     for (std::uint32_t d = 0; d < n_dims; ++d) {
@@ -377,6 +388,15 @@ std::optional<std::uint64_t> GgufValue::as_uint() const {
   if (const auto* u = std::get_if<std::uint64_t>(&value)) return *u;
   if (const auto* i = std::get_if<std::int64_t>(&value); i && *i >= 0) return static_cast<std::uint64_t>(*i);
   return std::nullopt;
+}
+
+TensorDims::TensorDims(std::initializer_list<std::uint64_t> dims) {
+  for (const std::uint64_t d : dims) push_back(d);
+}
+
+void TensorDims::push_back(std::uint64_t d) {
+  if (size_ == kGgufMaxDims) throw std::length_error("a tensor has at most 4 dimensions");
+  dims_[size_++] = d;
 }
 
 double GgufTensor::rows() const {
@@ -470,7 +490,6 @@ Result<GgufFile> read_gguf_model(const std::string& path) {
   GgufFile whole;
   std::uint64_t tensors_expected = 0;
   std::optional<std::string> arch;
-  std::set<std::string> names;
   for (std::size_t i = 0; i < paths->size(); ++i) {
     const std::string& shard = (*paths)[i];
     std::error_code ec;
@@ -502,13 +521,7 @@ Result<GgufFile> read_gguf_model(const std::string& path) {
       }
       arch = a;
     }
-    for (GgufTensor& tensor : f->tensors) {
-      if (!names.insert(tensor.name).second) {
-        return Error{fmt::format("{}: tensor {} of shard {} of {} is in an earlier shard too", shard,
-                                 clipped(tensor.name), i + 1, *count)};
-      }
-      tensor.shard = static_cast<std::uint32_t>(i);
-    }
+    for (GgufTensor& tensor : f->tensors) tensor.shard = static_cast<std::uint32_t>(i);
     if (i == 0) {
       tensors_expected = *stated;
       whole = std::move(*f);
@@ -517,6 +530,12 @@ Result<GgufFile> read_gguf_model(const std::string& path) {
     }
     whole.file_bytes += f->file_bytes;
     for (GgufTensor& tensor : f->tensors) whole.tensors.push_back(std::move(tensor));
+  }
+  // A shard holds each name once (read_gguf), so a name seen twice is in two shards, the later one named.
+  if (const std::optional<std::size_t> i = first_repeated_name(whole.tensors)) {
+    const GgufTensor& t = whole.tensors[*i];
+    return Error{fmt::format("{}: tensor {} of shard {} of {} is in an earlier shard too", (*paths)[t.shard],
+                             clipped(t.name), t.shard + 1, *count)};
   }
   if (whole.tensors.size() != tensors_expected) {
     return Error{fmt::format("{}: the {} shards hold {} tensors but split.tensors.count is {}", path, *count,

@@ -222,6 +222,8 @@ ModelSpec read_model(const GgufFile& f, const std::string& name, const std::stri
   // or a mix of its own, may depart from the rules), for the prompt's and a token's compute and the runtime's
   // buffers, in the file's order (by shard, then by their data offsets: the runtime's mapped spans).
   FormatSize size{std::nullopt, 0.0, 0.0};
+  std::vector<TypedTensor> typed;
+  typed.reserve(f.tensors.size());
   const std::vector<TensorShape> listed = llama_tensors(m);
   std::vector<const GgufTensor*> in_order;
   for (const GgufTensor& t : f.tensors) in_order.push_back(&t);
@@ -234,13 +236,14 @@ ModelSpec read_model(const GgufFile& f, const std::string& name, const std::stri
     if (!m.generic_of) check_shape(meta, listed, shape, t);
     *size.active_bytes += b * active_fraction(m, shape);
     // read_gguf gives every tensor its type; a GgufFile made another way may leave it out (metadata alone).
-    if (t.type && !t.dims.empty()) size.tensors.push_back({std::move(shape), t.type, b, t.shard});
+    if (t.type && !t.dims.empty()) typed.push_back({std::move(shape), t.type, b, t.shard});
   }
+  if (!typed.empty()) size.tensors = std::make_shared<const std::vector<TypedTensor>>(std::move(typed));
   if (const FileType* ft = gguf_file_type(f)) {
     FormatSize& stated = m.formats.emplace(std::string(ft->name), std::move(size)).first->second;
     m.file_format = std::string(ft->name);
     // By type, as a profile states them (model_profile_toml writes them): the file's tensors counted as the rules'.
-    if (!stated.tensors.empty()) {
+    if (stated.tensors) {
       stated.prompt_matmuls = matmul_weights(m, *ft);
       stated.token_matmuls = token_matmul_weights(m, *ft);
     }

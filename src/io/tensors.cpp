@@ -143,7 +143,8 @@ Result<GgufPick> pick_gguf(const GgufFile& f, const std::string& display, const 
     return Error{fmt::format("{}: tensor '{}' is {} (expected F32, F16 or BF16: quantize from the unquantized weights)",
                              display, clipped(t->name), t->type->name)};
   }
-  std::vector<std::uint64_t> shape(t->dims.rbegin(), t->dims.rend());  // dims[0] is the row length
+  std::vector<std::uint64_t> shape(t->dims.begin(), t->dims.end());
+  std::ranges::reverse(shape);  // outermost first: dims[0], the row length, last
   const auto dims = matrix_shape(shape);
   if (!dims) return Error{fmt::format("{}: tensor '{}' holds no matrix", display, clipped(t->name))};
   p.rows = dims->first;

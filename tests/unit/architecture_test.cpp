@@ -283,7 +283,8 @@ TEST(ModelFile, GgufTensorsGiveTheRuntimeBuffersTheFilesTypes) {
   const auto m = io::load_model(*text, {});
   ASSERT_TRUE(m.ok()) << m.error().message;
   const FileType& q4_0 = *find_file_type("Q4_0");
-  const std::vector<TypedTensor> file = typed_tensors(*m, q4_0);
+  const std::shared_ptr<const std::vector<TypedTensor>> listed = typed_tensors(*m, q4_0);
+  const std::vector<TypedTensor>& file = *listed;
   ASSERT_EQ(file.size(), 1 + 2 * 9 + 2u);  // token_embd, 9 a block, output_norm and output, in the file's order
   const auto down =
       std::ranges::find(file, std::string("blk.0.ffn_down.weight"), [](const TypedTensor& t) { return t.shape.name; });
@@ -304,7 +305,22 @@ TEST(ModelFile, GgufTensorsGiveTheRuntimeBuffersTheFilesTypes) {
   EXPECT_DOUBLE_EQ(own.unmapped_bytes, 0);
   EXPECT_DOUBLE_EQ(ruled.unmapped_bytes, 1152);
   // Another format is a what-if under the rules.
-  EXPECT_EQ(typed_tensors(*m, *find_file_type("Q8_0")).size(), typed_tensors(rules, *find_file_type("Q8_0")).size());
+  EXPECT_EQ(typed_tensors(*m, *find_file_type("Q8_0"))->size(), typed_tensors(rules, *find_file_type("Q8_0"))->size());
+}
+
+// A GGUF file's tensor list is read once and shared, not copied, by the loaded model, its copies, a second load
+// and typed_tensors: a file may hold a million tensors (inspect of one peaked at 774 MiB with four copies).
+TEST(ModelFile, ItsTensorListIsSharedNotCopied) {
+  const auto text = io::model_file_profile(std::string(EDGEPLAN_SOURCE_DIR) + "/tests/data/tiny-llama-mixed.gguf");
+  ASSERT_TRUE(text.ok()) << text.error().message;
+  const auto m = io::load_model(*text, {});
+  ASSERT_TRUE(m.ok()) << m.error().message;
+  const ModelSpec copy = *m;
+  const std::vector<TypedTensor>* list = m->formats.at("Q4_0").tensors.get();
+  ASSERT_NE(list, nullptr);
+  EXPECT_EQ(copy.formats.at("Q4_0").tensors.get(), list);
+  EXPECT_EQ(typed_tensors(copy, *find_file_type("Q4_0")).get(), list);
+  EXPECT_EQ(io::load_model(*text, {})->formats.at("Q4_0").tensors.get(), list);  // read again: the kept one
 }
 
 // A split model's shards each map their own span (llama.cpp maps each file from the first to the last byte of the
@@ -318,11 +334,12 @@ TEST(ModelFile, EachShardOfASplitModelMapsItsOwnSpan) {
   ASSERT_TRUE(m.ok()) << m.error().message;
   const FileType& q4_0 = *find_file_type("Q4_0");
   EXPECT_DOUBLE_EQ(weight_buffers(*m, q4_0, RepackIsa::x86_avx512).unmapped_bytes, 0);
-  std::vector<TypedTensor>& tensors = m->formats.at("Q4_0").tensors;
+  std::vector<TypedTensor> tensors = *m->formats.at("Q4_0").tensors;
   const auto up = std::ranges::find(tensors, std::string("blk.1.ffn_up.weight"),
                                     [](const TypedTensor& t) { return t.shape.name; });
   ASSERT_NE(up, tensors.end());
   for (auto t = up + 1; t != tensors.end(); ++t) t->file = 1;
+  m->formats.at("Q4_0").tensors = std::make_shared<const std::vector<TypedTensor>>(std::move(tensors));
   EXPECT_DOUBLE_EQ(weight_buffers(*m, q4_0, RepackIsa::x86_avx512).unmapped_bytes, 3 * 1152);
 }
 

@@ -40,7 +40,7 @@ TEST(Gguf, ReadsMetadataAndTensorInfos) {
   EXPECT_EQ(f->find("missing"), nullptr);
   ASSERT_EQ(f->tensors.size(), 2u);
   EXPECT_EQ(f->tensors[1].name, "blk.0.attn_q.weight.lora_b");
-  EXPECT_EQ(f->tensors[1].dims, (std::vector<std::uint64_t>{4, 64}));
+  EXPECT_EQ(f->tensors[1].dims, (io::TensorDims{4, 64}));
   EXPECT_EQ(f->tensors[1].type->name, "F16");
   EXPECT_EQ(f->tensors[1].bytes, 512u);
   EXPECT_EQ(f->data_offset % 32, 0u);

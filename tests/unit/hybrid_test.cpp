@@ -174,7 +174,7 @@ TEST(Hybrid, Lfm2MoeProfileIsItsConfig) {
 TEST(Hybrid, AttnVRulesCountAttentionLayers) {
   const ModelSpec m = imported("LFM2-1.2B");
   std::uint32_t q6 = 0;
-  for (const TypedTensor& t : typed_tensors(m, *find_file_type("Q4_K_M"))) {
+  for (const auto tensors = typed_tensors(m, *find_file_type("Q4_K_M")); const TypedTensor& t : *tensors) {
     if (t.shape.role != TensorRole::attn_v) continue;
     EXPECT_EQ(t.type->name == "Q6_K", t.shape.layer == 2 || t.shape.layer == 5) << t.shape.name;
     if (t.type->name == "Q6_K") q6 += t.shape.layer_count;

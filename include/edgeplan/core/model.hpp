@@ -12,6 +12,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -67,8 +68,9 @@ struct FormatSize {
   // A GGUF file's tensors as it stores them, one per tensor (file_tensor_shape) in the file's order (by shard, then
   // by their data offsets), read from the file itself: a profile does not carry them. typed_tensors gives them for
   // this format in place of the rules' list (so the runtime's repack and AMX buffers take the file's types, and its
-  // mapped spans the file's order). Empty: llama.cpp's tensor rules.
-  std::vector<TypedTensor> tensors = {};
+  // mapped spans the file's order). Null: llama.cpp's tensor rules. Shared: a model is copied freely (a sweep, a
+  // what-if), and a file may hold a million tensors.
+  std::shared_ptr<const std::vector<TypedTensor>> tensors = {};
 };
 
 // Mixture of experts: routed experts stacked per layer, of which `used` run per token.
@@ -172,8 +174,9 @@ bool has_qk_norm(const ModelSpec& m);
 bool is_sliding_layer(const ModelSpec& m, std::uint32_t layer);
 
 // m's tensors with their types under file type ft: a GGUF file's own where m was read from a file of format ft
-// (FormatSize::tensors, in the file's order), else llama.cpp's per-tensor rules. Requires vocab.
-std::vector<TypedTensor> typed_tensors(const ModelSpec& m, const FileType& ft);
+// (FormatSize::tensors, in the file's order, shared with m: not copied), else llama.cpp's per-tensor rules. Requires
+// vocab.
+std::shared_ptr<const std::vector<TypedTensor>> typed_tensors(const ModelSpec& m, const FileType& ft);
 // Whether typed_tensors(m, ft) gives a GGUF file's own tensors.
 bool file_tensors(const ModelSpec& m, const FileType& ft);
 

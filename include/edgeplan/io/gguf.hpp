@@ -5,8 +5,11 @@
 // Layout: https://github.com/ggml-org/ggml/blob/master/docs/gguf.md.
 #pragma once
 
+#include <algorithm>
+#include <array>
 #include <cstddef>
 #include <cstdint>
+#include <initializer_list>
 #include <optional>
 #include <span>
 #include <string>
@@ -23,6 +26,7 @@ namespace edgeplan::io {
 constexpr std::uint64_t kGgufMaxName = 65535;         // bytes in a metadata key or a tensor name (the spec's bound)
 constexpr std::uint64_t kGgufMaxString = 1ull << 26;  // bytes in a string value (64 MiB)
 constexpr std::uint64_t kGgufMaxArray = 1ull << 26;   // elements in an array (64 Mi)
+constexpr std::uint32_t kGgufMaxDims = 4;              // dimensions of a tensor (ggml's GGML_MAX_DIMS)
 
 // GGUF metadata value types, with their ids in the file.
 enum class GgufType : std::uint32_t {
@@ -51,9 +55,29 @@ struct GgufValue {
   std::optional<std::uint64_t> as_uint() const;  // any integer type holding a value >= 0
 };
 
+// A tensor's dimensions, held in place (a file may hold a million tensors); dims[0] is the contiguous row length.
+class TensorDims {
+ public:
+  TensorDims() = default;
+  TensorDims(std::initializer_list<std::uint64_t> dims);
+  void push_back(std::uint64_t d);  // at most kGgufMaxDims
+  std::size_t size() const { return size_; }
+  bool empty() const { return size_ == 0; }
+  std::uint64_t operator[](std::size_t i) const { return dims_[i]; }
+  std::uint64_t back() const { return dims_[size_ - 1]; }
+  const std::uint64_t* begin() const { return dims_.data(); }
+  const std::uint64_t* end() const { return dims_.data() + size_; }
+  operator std::span<const std::uint64_t>() const { return {begin(), end()}; }
+  bool operator==(const TensorDims& other) const { return std::ranges::equal(*this, other); }
+
+ private:
+  std::array<std::uint64_t, kGgufMaxDims> dims_{};
+  std::uint32_t size_ = 0;
+};
+
 struct GgufTensor {
   std::string name;
-  std::vector<std::uint64_t> dims;  // dims[0] is the contiguous row length
+  TensorDims dims;
   const GgmlType* type = nullptr;
   std::uint64_t offset = 0;         // from the start of the data section (of its shard's file)
   std::uint64_t bytes = 0;          // size of its data

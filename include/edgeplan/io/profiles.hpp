@@ -35,7 +35,7 @@ struct ProfileText {
   std::string shadows{};  // the built-in profile a file in a user's directory hides ("builtin:devices/x.toml"), or ""
   // A GGUF file's tensors with their types (model_file_profile), which the text does not carry: load_model gives
   // them to the model's file_format (FormatSize::tensors).
-  std::vector<TypedTensor> file_tensors{};
+  std::shared_ptr<const std::vector<TypedTensor>> file_tensors{};
 };
 
 // `kind` is the sub-directory: "devices", "models", ...
