@@ -71,7 +71,7 @@ Runner setup_bench(Options& opts) {
       .range(16 * units::kMiB, 0x1p40);
   opts.add(Opt::threads, o->threads, "Threads of the memory read and matmul tests (default: all cores)").range(1, 4096);
   opts.add(Opt::repeats, o->repeats).show_default().range(1, 1000);
-  opts.add(Opt::sizes, o->sizes).show_default().range(1, 16384);
+  opts.add(Opt::sizes, o->sizes).show_default().range(1, 8192);  // one pass of 8192: 1.1 TFLOP
   opts.add(Opt::model, o->model,
            "Model (profile, GGUF or config.json) whose shapes are measured: a prompt's layer matmuls and a decoded "
            "token's matrices")

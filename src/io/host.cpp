@@ -163,8 +163,8 @@ double kept_s(std::span<const double> runs, Timing timing) {
                                 : std::accumulate(runs.begin(), runs.end(), 0.0) / static_cast<double>(runs.size());
 }
 
-// The wall time of `repeats` runs (at least one) of a matmul after one warm-up, `threads` threads sharing its rows
-// (RowShare): their best or their mean (kept_s).
+// The wall time of `repeats` runs (at least one; fewer past kRepeatBudgetS) of a matmul after one warm-up, `threads`
+// threads sharing its rows (RowShare): their best or their mean (kept_s).
 template <class Matmul>
 double matmul_s(Matmul& mm, unsigned threads, unsigned repeats, Timing timing) {
   RowShare<Matmul> share(mm, threads);
@@ -172,13 +172,19 @@ double matmul_s(Matmul& mm, unsigned threads, unsigned repeats, Timing timing) {
     share.reset();
     return timed_on_threads(threads, [&](unsigned t) { share.run(t); });
   };
-  once();
-  std::vector<double> runs(std::max(1u, repeats));
-  for (double& run : runs) run = once();
-  return kept_s(runs, timing);
+  return kept_s(bounded_passes(repeats, once(), once), timing);
 }
 
 }  // namespace
+
+std::vector<double> bounded_passes(unsigned repeats, double spent_s, const std::function<double()>& pass) {
+  std::vector<double> runs;
+  do {
+    runs.push_back(pass());
+    spent_s += runs.back();
+  } while (runs.size() < repeats && spent_s < kRepeatBudgetS);
+  return runs;
+}
 
 ReadRate measure_read_bandwidth(std::uint64_t buffer_bytes, unsigned threads, unsigned repeats) {
   const std::size_t words = buffer_bytes / sizeof(std::uint64_t);
@@ -192,11 +198,12 @@ ReadRate measure_read_bandwidth(std::uint64_t buffer_bytes, unsigned threads, un
   std::vector<std::uint64_t> sums(threads);  // stored, so the reads cannot be optimised away
   ReadRate rate;
   const double cpu_before = process_cpu_s();
-  for (unsigned r = 0; r < repeats; ++r) {
-    const double s = timed_on_threads(threads, [&](unsigned t) {
-      auto [begin, end] = range(t);
-      sums[t] += read_slice(buffer.data() + begin, end - begin);
-    });
+  for (const double s : bounded_passes(repeats, 0, [&] {
+         return timed_on_threads(threads, [&](unsigned t) {
+           auto [begin, end] = range(t);
+           sums[t] += read_slice(buffer.data() + begin, end - begin);
+         });
+       })) {
     rate.wall_s += s;
     rate.bytes_per_s = std::max(rate.bytes_per_s, static_cast<double>(words * sizeof(std::uint64_t)) / s);
   }
@@ -393,8 +400,12 @@ TokenRun measure_token_layers(QuantKind kind, const ModelSpec& m, std::uint64_t 
   // Each repeat runs the token twice, its matrices alone and then with the element-wise nodes, one right after the
   // other, so that both meet the same machine.
   std::vector<double> alone(std::max(1u, repeats) + 1), whole(alone.size());  // the first of each a warm-up
+  // Rounds to run: fewer once they pass kRepeatBudgetS (thread 0 decides after a round; the barrier after it shows
+  // every thread the same count).
+  std::atomic<std::size_t> rounds = alone.size();
+  const auto begin = Clock::now();
   timed_on_threads(threads, [&](unsigned t) {
-    for (std::size_t r = 0; r < alone.size(); ++r) {
+    for (std::size_t r = 0; r < rounds.load(std::memory_order_relaxed); ++r) {
       for (const bool with_nodes : {false, true}) {
         if (t == 0) {
           for (auto& layer : matrix) {
@@ -422,10 +433,13 @@ TokenRun measure_token_layers(QuantKind kind, const ModelSpec& m, std::uint64_t 
         }
         if (t == 0) (with_nodes ? whole : alone)[r] = seconds_since(start);
       }
+      if (t == 0 && r >= 1 && seconds_since(begin) >= kRepeatBudgetS) rounds.store(r + 1, std::memory_order_relaxed);
+      barrier.wait();
     }
   });
-  run.matrices_seconds = kept_s(std::span(alone).subspan(1), Timing::mean);
-  run.seconds = kept_s(std::span(whole).subspan(1), Timing::mean);
+  const std::size_t timed = rounds.load() - 1;
+  run.matrices_seconds = kept_s(std::span(alone).subspan(1, timed), Timing::mean);
+  run.seconds = kept_s(std::span(whole).subspan(1, timed), Timing::mean);
   return run;
 }
 
@@ -438,6 +452,7 @@ Result<FileRead> measure_file_read(const std::string& path) {
   const auto start = Clock::now();
   while (in.read(buf.data(), static_cast<std::streamsize>(buf.size())) || in.gcount() > 0) {
     r.bytes += static_cast<double>(in.gcount());
+    if (seconds_since(start) >= kFileReadBudgetS) break;
   }
   r.seconds = seconds_since(start);
   if (r.bytes == 0) return Error{fmt::format("--storage: '{}' is empty", path)};

@@ -12,6 +12,20 @@
 namespace edgeplan::io {
 namespace {
 
+// A measurement's passes stop at --repeats or once they (and the warm-up before them) reach kRepeatBudgetS: `bench
+// --repeats 1000` on a slow machine is bounded, and one pass of any length is still taken.
+TEST(Host, PassesStopAtTheirTimeBudget) {
+  const auto passes = [](unsigned repeats, double warm_up_s, double each_s) {
+    return io::bounded_passes(repeats, warm_up_s, [&] { return each_s; }).size();
+  };
+  ASSERT_DOUBLE_EQ(io::kRepeatBudgetS, 2.0);
+  EXPECT_EQ(passes(1000, 0, 0.5), 4u);
+  EXPECT_EQ(passes(1000, 1.0, 0.5), 2u);
+  EXPECT_EQ(passes(3, 0, 0.1), 3u);
+  EXPECT_EQ(passes(1000, 0, 30), 1u);
+  EXPECT_EQ(passes(5, 30, 30), 1u);
+}
+
 TEST(Host, ParsesMeminfo) {
   auto m = parse_meminfo("MemTotal:       16384000 kB\nMemFree:         1000 kB\nMemAvailable:    8192000 kB\n");
   ASSERT_TRUE(m.ok());

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <span>
 #include <string>
@@ -23,6 +24,16 @@
 #include "edgeplan/util/result.hpp"
 
 namespace edgeplan::io {
+
+// Every measurement's time is bounded: it stops repeating once its passes (its warm-up among them) have taken
+// kRepeatBudgetS, after at least one timed pass, so `repeats` is a most; a pass itself is not cut (--sizes bounds the
+// largest). A storage read stops after kFileReadBudgetS, its rate the bytes read so far over their time.
+constexpr double kRepeatBudgetS = 2.0;
+constexpr double kFileReadBudgetS = 10.0;
+
+// The times of up to `repeats` calls of pass() (each returning its seconds), at least one, ending once they and
+// `spent_s` before them (a warm-up's) reach kRepeatBudgetS.
+std::vector<double> bounded_passes(unsigned repeats, double spent_s, const std::function<double()>& pass);
 
 // Best read bandwidth over `repeats` passes of `threads` threads over a buffer of `buffer_bytes`, bytes/s, with
 // the CPU time this process spent and the wall time of those passes (for busy_reason).
@@ -146,7 +157,8 @@ struct TokenRun {
 };
 TokenRun measure_token_layers(QuantKind kind, const ModelSpec& m, std::uint64_t max_bytes, unsigned threads,
                                 unsigned repeats);
-// One sequential read of the whole file: bytes read and seconds taken. Fails when the file cannot be read.
+// One sequential read of the file, whole or for kFileReadBudgetS: bytes read and seconds taken. Fails when the file
+// cannot be read.
 struct FileRead {
   double bytes = 0;
   double seconds = 0;
