@@ -37,8 +37,8 @@ int create_exclusive(const fs::path& path) {
   return EEXIST;
 }
 
-// The temporary files being written, for the signal handler: a signal that ends the process (SIGINT, SIGTERM,
-// SIGHUP, SIGQUIT, SIGPIPE) removes them first, then ends it as the signal would have. Fixed buffers: the handler
+// The temporary files being written, for the signal handler: a catchable signal whose default ends the process
+// (kEndingSignals) removes them first, then ends it as the signal would have. Fixed buffers: the handler
 // may only call async-signal-safe functions (unlink, signal, raise).
 constexpr std::size_t kSlots = 4;
 std::array<std::array<char, PATH_MAX>, kSlots> g_temps{};
@@ -52,9 +52,14 @@ extern "C" void remove_temps_and_die(int sig) {
   std::raise(sig);
 }
 
+// POSIX's asynchronous signals whose default action ends the process (the faults, SIGSEGV and the like, are a bug's,
+// and a sanitizer's to report). SIGXFSZ is ignored instead (install_handlers).
+constexpr std::array kEndingSignals{SIGHUP, SIGINT, SIGQUIT, SIGPIPE, SIGTERM, SIGALRM,
+                                    SIGUSR1, SIGUSR2, SIGVTALRM, SIGPROF, SIGXCPU};
+
 void install_handlers() {
   static const bool installed = [] {
-    for (const int sig : {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE}) {
+    for (const int sig : kEndingSignals) {
       struct sigaction old {};
       if (::sigaction(sig, nullptr, &old) == 0 && old.sa_handler == SIG_DFL) std::signal(sig, remove_temps_and_die);
     }
