@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "edgeplan/util/names.hpp"
+#include "edgeplan/util/text.hpp"
 #include "edgeplan/io/json.hpp"
 #include "edgeplan/io/text.hpp"
 
@@ -27,6 +28,8 @@ Node parse_bound(const std::string& v) {
   const char* end = v.data() + v.size();
   auto [ptr, ec] = std::from_chars(v.data(), end, d);
   if (ec == std::errc() && ptr == end && std::isfinite(d)) return d;
+  // A token count as --context takes it: 8k, 32k, 1M.
+  if (const std::optional<std::uint64_t> tokens = util::parse_tokens(v)) return static_cast<double>(*tokens);
   if (v.size() >= 2 && (v.front() == '"' || v.front() == '\'') && v.back() == v.front()) {
     return v.substr(1, v.size() - 2);
   }

@@ -29,6 +29,16 @@ TEST(Require, Parses) {
             "--require 'fits': expected 'FIELD OP VALUE' with OP one of < <= > >= == !=, for example 'fits == true'");
 }
 
+// A bound takes a token count as --context does: 8k is 8,192, 1M 1,048,576 (it was refused: "cannot compare").
+TEST(Require, ABoundTakesTokenSuffixes) {
+  EXPECT_EQ(parse_requirement("max_context >= 8k")->bound, Node(8192.0));
+  EXPECT_EQ(parse_requirement("max_context < 1M")->bound, Node(1048576.0));
+  EXPECT_TRUE(check("max_context >= 16k").empty());
+  EXPECT_EQ(check("max_context >= 32k"),
+            std::vector<std::string>{"requirement failed: max_context >= 32k (got max_context = 19431)"});
+  EXPECT_EQ(parse_requirement("device == 8kb")->bound, Node(std::string("8kb")));  // text stays text
+}
+
 TEST(Require, Evaluates) {
   EXPECT_TRUE(check("fits == true").empty());
   EXPECT_TRUE(check("max_context >= 8192").empty());
