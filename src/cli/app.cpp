@@ -84,7 +84,7 @@ int run_command_line(int argc, const char* const* argv, std::ostream& out, std::
     return kExitOk;
   }
   CLI::App app{"edgeplan: capacity planner for running large language models on edge devices", "edgeplan"};
-  app.set_version_flag("--version", "edgeplan " + std::string(io::version()) + " (commit " + EDGEPLAN_COMMIT + ")");
+  app.set_version_flag("-V,--version", "edgeplan " + std::string(io::version()) + " (commit " + EDGEPLAN_COMMIT + ")");
   app.require_subcommand(1);
   app.footer("Run 'edgeplan COMMAND --help' for a command's options. Exit codes: 0 ok, 1 a --require failed, "
              "2 bad usage or input.");

@@ -330,14 +330,16 @@ CLI::Option* add_binding(CLI::App& app, const Binding& b) {
   if (const std::string t = type_name(row.kind); !t.empty()) o->type_name(t);
   if (row.kind == Kind::wholes) o->delimiter(',');
   if (row.kind == Kind::tokens || row.kind == Kind::bytes) o->transform(with_suffix(row.kind));
+  // The range checks say nothing in --help (CLI11 would print "TOKENS:UINT in [1 - 16777216]"); their errors
+  // name the range.
   if (b.low) {
     if (row.kind == Kind::number) {
-      o->check(CLI::Range(*b.low, *b.high));
+      o->check(CLI::Range(*b.low, *b.high).description(""));
     } else {
-      o->check(CLI::Range(static_cast<std::uint64_t>(*b.low), static_cast<std::uint64_t>(*b.high)));
+      o->check(CLI::Range(static_cast<std::uint64_t>(*b.low), static_cast<std::uint64_t>(*b.high)).description(""));
     }
   }
-  if (b.positive) o->check(CLI::PositiveNumber);
+  if (b.positive) o->check(CLI::PositiveNumber.description(""));
   switch (row.kind) {
     case Kind::whole: case Kind::tokens: case Kind::bytes: case Kind::wholes:
       o->check(whole_check(row.max != 0 ? row.max : static_cast<std::uint64_t>(io::kMaxMagnitude)));
