@@ -7,6 +7,8 @@
 #include <fmt/format.h>
 
 #include "cli/app.hpp"
+#include "edgeplan/core/formats.hpp"
+#include "edgeplan/core/kv.hpp"
 #include "edgeplan/io/render/renderer.hpp"
 
 namespace edgeplan::cli {
@@ -34,9 +36,11 @@ struct Table {
 bool takes_value(const OptionRow& row) { return row.kind != Kind::flag; }
 bool positional(const OptionRow& row) { return !row.name.starts_with("-"); }
 
-std::string format_list() {
+// The names of a table's entries, blank-separated.
+template <class Entries>
+std::string names_of(const Entries& entries) {
   std::string out;
-  for (const io::Format& f : io::formats()) out += (out.empty() ? "" : " ") + std::string(f.name);
+  for (const auto& e : entries) out += (out.empty() ? "" : " ") + std::string(e.name);
   return out;
 }
 
@@ -60,7 +64,9 @@ struct Values {
 
 Values values_of(const OptionRow& row) {
   Values v{profile_kind(row.complete), row.complete == Complete::file || row.kind == Kind::output, ""};
-  if (row.complete == Complete::format) v.words = format_list();
+  if (row.complete == Complete::format) v.words = names_of(io::formats());
+  if (row.complete == Complete::weight_format) v.words = names_of(file_types());
+  if (row.complete == Complete::kv_type) v.words = names_of(kv_types());
   if (row.complete == Complete::choices) v.words = std::string(row.choices);
   v.stores = v.files = row.complete == Complete::model;
   return v;

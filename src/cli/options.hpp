@@ -54,8 +54,9 @@ enum class Kind {
   output,  // a file the command writes (io::OutputPath); comes with --force
 };
 
-// What a shell completes after the option.
-enum class Complete { none, device, model, cloud, file, format, choices };
+// What a shell completes after an option: profile names of a kind, a model (a profile, a stored model or a file),
+// files, output formats, weight formats (file_types), KV-cache types (kv_types), or the row's fixed choices.
+enum class Complete { none, device, model, cloud, file, format, weight_format, kv_type, choices };
 
 struct OptionRow {
   Opt id;

@@ -62,6 +62,9 @@ cp "$(dirname "$0")/../data/tiny-llama.gguf" "$scratch/files/tiny.gguf"
 HOME=$scratch/home expect "stored models" "lmstudio:pub/Tiny-GGUF/Tiny-Q8_0.gguf ref-8b" "$bin" kv --model ""
 expect "model files" "$scratch/files/tiny.gguf" "$bin" kv --model "$scratch/files/t"
 expect "formats" "table json csv md" "$bin" kv --format ""
+expect "weight formats" "Q4_K_M Q8_0 MXFP4_MOE" "$bin" decode --quant ""
+expect "weight formats by prefix" "Q4_K_M Q4_0" "$bin" decode --quant Q4
+expect "KV-cache types" "f16 q8_0 q4_0" "$bin" kv --kv-type ""
 expect "help's commands" "kv calibrate" "$bin" help ""
 refuse "no value offered for a number" "--device" "$bin" kv --context ""
 cd "$scratch" && touch plan-a.toml && expect "files after a file argument" "plan-a.toml" "$bin" check plan-
