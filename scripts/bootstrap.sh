@@ -10,7 +10,7 @@ preset=${1:-dev}
 # The tests need googletest and jsonschema.
 packages="cmake g++ make pkg-config libcli11-dev nlohmann-json3-dev libtomlplusplus-dev libfmt-dev libcurl4-openssl-dev"
 case $preset in
-  release) packages="$packages help2man" ;;  # the man page
+  release) ;;  # the binary alone: no tests
   asan) packages="$packages libgtest-dev python3 python3-jsonschema clang libclang-rt-14-dev" ;;  # clang's sanitizers, libFuzzer
   *) packages="$packages libgtest-dev python3 python3-jsonschema" ;;
 esac

@@ -71,7 +71,66 @@ void print_warnings(std::ostream& err) {
   for (const std::string& w : io::take_warnings()) err << "edgeplan: warning: " << w << "\n";
 }
 
+constexpr std::string_view kDescription = "capacity planner for running large language models on edge devices";
+constexpr std::string_view kExitCodes = "0 ok, 1 a --require failed, 2 bad usage or input";
+
+// The top-level parser: description, version, footer; the commands are added by the caller.
+void set_up(CLI::App& app) {
+  app.description(fmt::format("edgeplan: {}", kDescription));
+  app.name("edgeplan");
+  app.set_version_flag("-V,--version", "edgeplan " + std::string(io::version()) + " (commit " + EDGEPLAN_COMMIT + ")");
+  app.require_subcommand(1);
+  app.footer(fmt::format("Run 'edgeplan COMMAND --help' for a command's options. Exit codes: {}.", kExitCodes));
+}
+
+// Text for roff: a backslash as \e, every '-' as \- (an option pasted from the page stays ASCII), a line that
+// would start with a control character ('.' or an apostrophe) behind \&.
+std::string roff(std::string_view text) {
+  std::string out;
+  bool line_start = true;
+  for (const char c : text) {
+    if (line_start && (c == '.' || c == '\'')) out += "\\&";
+    if (c == '\\') {
+      out += "\\e";
+    } else if (c == '-') {
+      out += "\\-";
+    } else {
+      out += c;
+    }
+    line_start = c == '\n';
+  }
+  return out;
+}
+
+// The man page: the top-level help, then every command's --help as the parser prints it (so the option table is
+// its one source), each in its own section.
+std::string man_page() {
+  std::string page = fmt::format(".TH EDGEPLAN 1 \"\" \"edgeplan {}\" \"User Commands\"\n.SH NAME\nedgeplan \\- {}\n"
+                                 ".SH SYNOPSIS\n.B edgeplan\n\\fICOMMAND\\fR [\\fIOPTIONS\\fR]\n.SH DESCRIPTION\n.nf\n",
+                                 io::version(), kDescription);
+  {
+    CLI::App app;
+    set_up(app);
+    for (const Command& c : commands()) app.add_subcommand(c.name, c.description);
+    page += roff(app.help()) + ".fi\n.SH COMMANDS\n";
+  }
+  for (const Command& c : commands()) {
+    CLI::App app;
+    set_up(app);
+    CommonOptions common;
+    CLI::App* sub = app.add_subcommand(c.name, c.description);
+    add_command(*sub, c, common);
+    page += fmt::format(".SS {}\n.nf\n{}.fi\n", c.name, roff(sub->help("edgeplan")));
+  }
+  return page + fmt::format(".SH EXIT STATUS\n{}.\n", kExitCodes);
+}
+
 int run_command_line(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
+  // `edgeplan man`: the man page (not listed in the help; the build writes it as edgeplan.1).
+  if (argc == 2 && std::string_view(argv[1]) == "man") {
+    out << man_page();
+    return kExitOk;
+  }
   // `edgeplan completion SHELL`: the shell's completion script (not listed in the help; cmake --install
   // installs the three scripts).
   if (argc > 1 && std::string_view(argv[1]) == "completion") {
@@ -83,11 +142,8 @@ int run_command_line(int argc, const char* const* argv, std::ostream& out, std::
     out << *script;
     return kExitOk;
   }
-  CLI::App app{"edgeplan: capacity planner for running large language models on edge devices", "edgeplan"};
-  app.set_version_flag("-V,--version", "edgeplan " + std::string(io::version()) + " (commit " + EDGEPLAN_COMMIT + ")");
-  app.require_subcommand(1);
-  app.footer("Run 'edgeplan COMMAND --help' for a command's options. Exit codes: 0 ok, 1 a --require failed, "
-             "2 bad usage or input.");
+  CLI::App app;
+  set_up(app);
   CommonOptions common;
   // Only the command named on the command line is built, with its options (`edgeplan help COMMAND`: that one):
   // building every command's parser is most of the work of a short run. Without one, every command is a name in

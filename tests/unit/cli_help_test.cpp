@@ -27,6 +27,25 @@ TEST(CliHelp, BareAndHelpPrintTheHelp) {
   EXPECT_NE(kv.out.find("--context"), std::string::npos);
 }
 
+// The man page holds every command's --help (it was the top-level help alone, 2 KB), in roff: '-' as \-, so an
+// option copied from the page is ASCII.
+TEST(CliHelp, ManPageHasEveryCommandsOptions) {
+  const CliRun man = run_cli({"man"});
+  EXPECT_EQ(man.exit_code, 0);
+  EXPECT_TRUE(man.out.starts_with(".TH EDGEPLAN 1 ")) << man.out.substr(0, 80);
+  const auto roff = [](std::string text) {
+    for (std::size_t at = text.find('-'); at != std::string::npos; at = text.find('-', at + 2)) text.insert(at, "\\");
+    return text;
+  };
+  for (const cli::Command& c : cli::commands()) {
+    EXPECT_NE(man.out.find(".SS " + std::string(c.name) + "\n"), std::string::npos) << c.name;
+  }
+  const std::string kv_help = run_cli({"kv", "--help"}).out;
+  EXPECT_NE(man.out.find(roff(kv_help)), std::string::npos);
+  EXPECT_NE(man.out.find(roff("--kv-type TEXT=f16")), std::string::npos);
+  EXPECT_GT(man.out.size(), 20000u);
+}
+
 TEST(CliHelp, HelpOfAnUnknownCommandSuggests) {
   const CliRun run = run_cli({"help", "kx"});
   EXPECT_EQ(run.exit_code, 2);
