@@ -328,6 +328,7 @@ const Help& help() {
     }
     out.by_command["help"] = run_cli({"help"}).out;  // `edgeplan help [COMMAND]`, beside the commands
     out.by_command["completion"] = "bash zsh fish";  // `edgeplan completion SHELL`, which the help does not list
+    out.by_command["man"] = "";  // `edgeplan man`, which the help does not list either
     return out;
   }();
   return h;
