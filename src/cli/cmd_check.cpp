@@ -60,7 +60,7 @@ Runner setup_check(Options& opts) {
     const std::vector<CheckEntry> entries = load_plan(text, ctx.overrides());
     r.inputs["plan"] = {{"name", text.name}, {"source", text.display}};
     io::Table t{"checks", {{"check", "check", 0}, {"device", "device"}, {"model", "model"}, {"quant", "quant"},
-                           {"requirement", "requirement"}, {"value", "value", -1}, {"passed", "passed"}}, {}};
+                           {"requirement", "requirement"}, {"value", "value", 3}, {"passed", "passed"}}, {}};
     std::int64_t index = 0, failed = 0;
     for (const CheckEntry& e : entries) {
       ++index;
