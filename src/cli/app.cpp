@@ -10,6 +10,7 @@
 #include <utility>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "cli/app.hpp"
 #include "edgeplan_commit.hpp"  // generated at build time: EDGEPLAN_COMMIT (cmake/Commit.cmake)
@@ -234,6 +235,14 @@ int run_command_line(int argc, const char* const* argv, std::ostream& out, std::
       axes.push_back({name, split_list(o->results().front(), std::string("--") + name)});
     }
     for (const std::string& s : common.sweeps) axes.push_back(unwrap(io::parse_sweep(sweep_in_units(s))));
+    if (!axes.empty() && command && !command->sweeps) {
+      std::vector<std::string> modelling;
+      for (const Command& c : commands()) {
+        if (c.sweeps) modelling.emplace_back(c.name);
+      }
+      throw UsageError(fmt::format("--sweep: {} has no figure a sweep could vary; these commands take one: {}",
+                                   command->name, fmt::join(modelling, ", ")));
+    }
     if (sub && sub->parsed()) {
       Verdict verdict;
       if (axes.empty()) {

@@ -178,6 +178,9 @@ struct Command {
   bool measures = false;
   // The command's report carries charts (io::Chart), so --format vega-lite and html draw it; a sweep of it has one.
   bool charts = false;
+  // Its figures follow the profiles' numbers and its options, so --sweep means something (not so a listing, or a
+  // report of a file's contents): a sweep of a command without it is a usage error.
+  bool sweeps = true;
 };
 
 std::span<const Command> commands();

@@ -39,15 +39,16 @@ constexpr std::array kCommands{
     Command{"check", "CI gate: requirements on device/model pairs from a plan file; exit 1 when any fails", setup_check},
     Command{"fit", "Which known models and formats run on a device within constraints, ranked, Pareto front", setup_fit,
             false, true},
-    Command{"profiles", "List the device and model profiles and where each comes from", setup_profiles},
-    Command{"models", "List the models in this machine's stores (Ollama, LM Studio, Hugging Face cache)", setup_models},
+    Command{"profiles", "List the device and model profiles and where each comes from", setup_profiles, false, false, false},
+    Command{"models", "List the models in this machine's stores (Ollama, LM Studio, Hugging Face cache)", setup_models, false, false, false},
     Command{"inspect", "What a model file holds: architecture, parameters, bytes by tensor type, context, KV",
-            setup_inspect},
-    Command{"import", "Write the TOML model profile equivalent to a model file (GGUF or config.json)", setup_import},
+            setup_inspect, false, false, false},
+    Command{"import", "Write the TOML model profile equivalent to a model file (GGUF or config.json)", setup_import,
+            false, false, false},
     Command{"quant", "Weight quantization error (MAE, max, RMSE, cosine of W.x) and bytes per method", setup_quant},
     Command{"bench", "Measure this machine: memory read bandwidth, matmul GFLOPS, storage read rate", setup_bench, true},
     Command{"calibrate", "Fit a device's utilization, per-token overhead and prefill efficiency to llama-bench results",
-            setup_calibrate},
+            setup_calibrate, false, false, false},
 };
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include <string_view>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "cli/app.hpp"
 #include "edgeplan/io/render/renderer.hpp"
@@ -134,6 +135,18 @@ Runner parse_command(const Command& command, const std::vector<std::string>& arg
 
 // The columns of a sweep's command lines together (a device without [prefill] gives decode fewer columns than
 // one with it): the first line's columns in order, a column new to a later line placed after the one before it.
+// The swept keys and their values, for the title: "device = phone8g, apple-m2-24g x context = 1024 ... 32768 (32
+// values)" (four values at most are listed).
+std::string axes_text(const std::vector<io::SweepAxis>& axes) {
+  std::vector<std::string> parts;
+  for (const io::SweepAxis& a : axes) {
+    const std::vector<std::string>& v = a.values;
+    parts.push_back(v.size() <= 4 ? fmt::format("{} = {}", a.key, fmt::join(v, ", "))
+                                  : fmt::format("{} = {} ... {} ({} values)", a.key, v.front(), v.back(), v.size()));
+  }
+  return fmt::format("{}", fmt::join(parts, " x "));
+}
+
 // maps[j][k] is where line j's column k goes; a column titled differently by two lines ("fits 2048", "fits 8192")
 // is titled by its key.
 struct SweepColumns {
@@ -450,7 +463,8 @@ Verdict run_sweep(const Command& command, const std::vector<std::string>& args, 
   auto columns = std::make_shared<const SweepColumns>(sweep_columns(line_columns));
   io::Report head;
   head.command = first.command;
-  head.title = fmt::format("sweep of {} ({} combinations): {}", first.command, n, first.title);
+  head.title = fmt::format("sweep of {} over {} ({} combinations); the first: {}", first.command, axes_text(axes), n,
+                           first.title);
   head.inputs = first.inputs;
   if (format.name == "json") {  // only JSON prints the inputs
     io::Node sweeps = io::Node::array();

@@ -67,6 +67,28 @@ void expect_sweep_equals_runs(const std::vector<std::string>& command, const std
   EXPECT_EQ(next, rows.size());
 }
 
+// A listing or a file's report has nothing to sweep: `profiles --sweep` ran the same listing once per value.
+TEST(SweepCli, ACommandWithNothingToSweepRefusesASweep) {
+  for (const char* command : {"profiles", "models"}) {
+    const CliRun run = run_cli({command, "--sweep", "device.bandwidth_gbps=1,2"});
+    EXPECT_EQ(run.exit_code, 2) << command;
+    EXPECT_EQ(run.out, "") << command;
+    EXPECT_TRUE(run.err.starts_with(std::string("edgeplan: error: --sweep: ") + command +
+                                    " has no figure a sweep could vary; these commands take one: decode, kv,"))
+        << run.err;
+  }
+}
+
+// The title names every swept key and its values, not the first combination's pair alone.
+TEST(SweepCli, TheTitleNamesTheSweptValues) {
+  const CliRun run = run_cli({"decode", "--device", "phone8g,iphone-15-pro", "--model", "ref-8b", "--quant", "Q4_K_M",
+                              "--sweep", "context=1k:8k:1k"});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_TRUE(run.out.starts_with("sweep of decode over device = phone8g, iphone-15-pro x context = 1024 ... 8192 (8 "
+                                  "values) (16 combinations); the first: decode: ref-8b on phone8g\n"))
+      << run.out.substr(0, 200);
+}
+
 TEST(SweepCli, DeviceNumbersOnDecodeEqualOneRunPerCombination) {
   expect_sweep_equals_runs({"decode", "--device", "phone8g", "--model", "ref-8b", "--quant", "Q4_K_M,Q8_0,F16",
                             "--context", "4096", "--spec", "alpha=0.75,gamma=4,cost=0.15"},
