@@ -50,15 +50,17 @@ std::string counted_as(const KvCacheType& t) {
   return t.k == t.v || t.k->counted_as == t.v->counted_as ? std::string(t.k->counted_as) : "mixed";
 }
 
-// The types table: one row per cache type.
-void kv_rows(std::uint64_t context, const std::vector<KvTypePlan>& points, const std::vector<io::Cell>& prefix,
-             Rows& rows) {
+// The types table: one row per cache type; with `trained` (the model states its trained context), what the memory
+// alone allows beside the capped max context.
+void kv_rows(std::uint64_t context, bool trained, const std::vector<KvTypePlan>& points,
+             const std::vector<io::Cell>& prefix, Rows& rows) {
   for (const KvTypePlan& p : points) {
-    std::vector<io::Cell>& row = start_row(rows, prefix, 6);
+    std::vector<io::Cell>& row = start_row(rows, prefix, 7);
     row.emplace_back(p.type.name());  // each cell made in place: a list of cells would be copied in
     row.emplace_back(counted_as(p.type));
     row.emplace_back(p.bytes_per_token);
     row.emplace_back(static_cast<std::int64_t>(p.max_context));
+    if (trained) row.emplace_back(static_cast<std::int64_t>(p.memory_max_context));
     if (context > 0) {
       row.emplace_back(p.at_context.fits);
       row.emplace_back(p.at_context.headroom_bytes);
@@ -115,7 +117,8 @@ Runner setup_kv(Options& opts) {
             DeviceSpec copy;
             const DeviceSpec& swept = with_ubatch(in->runtime, d, copy);
             const RuntimeFit fit = kv_fit(*in, swept, m, *bytes, ro);
-            kv_rows(in->context, plan_kv(swept, m, fit.fixed_bytes, in->context, in->primary), prefix, rows);
+            kv_rows(in->context, in->model.context_tokens.has_value(),
+                    plan_kv(swept, m, fit.fixed_bytes, in->context, in->primary), prefix, rows);
           },
           [weight_bytes](const DeviceSpec&, const ModelSpec& m, std::uint64_t model_id) {
             return weight_bytes(m, model_id) != nullptr;
@@ -144,16 +147,20 @@ Runner setup_kv(Options& opts) {
                           {"counted as", "counted_as"},
                           io::counted({"bytes/token", "bytes_per_token", 0}),
                           io::counted({"max context (tokens)", "max_context", 0, true})}, {}};
+    if (model.context_tokens) {
+      t.columns.push_back(io::counted({"memory allows (tokens)", "memory_max_context", 0, true}));
+    }
     if (o->context > 0) {
       t.columns.push_back({fmt::format("fits {}", o->context), "fits"});
       t.columns.push_back(io::counted({"headroom (GiB)", "headroom_bytes", 2, false, units::kGiB}));
     }
     const std::vector<KvTypePlan> points = plan_kv(device, model, fit.fixed_bytes, in.context, in.primary);
-    kv_rows(in.context, points, {}, t.rows);
+    kv_rows(in.context, model.context_tokens.has_value(), points, {}, t.rows);
     for (const KvTypePlan& p : points) {
       if (p.type != in.primary) continue;
       r.results["bytes_per_token"] = io::Node::count(p.bytes_per_token);
       r.results["max_context"] = io::Node::count(p.max_context);
+      if (model.context_tokens) r.results["memory_max_context"] = io::Node::count(p.memory_max_context);
       if (o->context > 0) {
         r.results["cache_bytes"] =
             io::Node::count(sequences_cache_bytes(model, p.type, o->context, device.kv_cache, ro.parallel));
@@ -204,6 +211,10 @@ Runner setup_kv(Options& opts) {
                                      device.memory_bytes / units::kGiB, device.reserved_bytes / units::kGiB,
                                      weights.bytes / units::kGiB, budget / units::kGiB));
     }
+    if (model.context_tokens) {
+      r.header.push_back(fmt::format("trained context {} tokens: max context stops there, the memory alone allows "
+                                     "what the next column says", with_thousands(*model.context_tokens)));
+    }
     if (budget <= 0) r.notes.push_back("the weights alone do not fit: no room for a KV cache");
     if (model.state) {
       r.notes.push_back(fmt::format("{} of {} layers keep a constant {} state instead of KV: {} B (F32) held at any "
@@ -217,9 +228,10 @@ Runner setup_kv(Options& opts) {
       r.notes.push_back(fmt::format("context {} is beyond the {} tokens {} was trained for: memory is not the limit, "
                                     "the model is", with_thousands(o->context), with_thousands(*model.context_tokens),
                                     model.name));
-    } else if (beyond_trained(model, r.results["max_context"].get<std::uint64_t>())) {
-      r.notes.push_back(fmt::format("the model was trained for {} tokens: contexts beyond that fit but are not supported",
-                                    with_thousands(*model.context_tokens)));
+    } else if (std::ranges::any_of(points, [](const KvTypePlan& p) { return p.memory_max_context > p.max_context; })) {
+      r.notes.push_back(fmt::format("max context stops at the {} tokens {} was trained for (as fit takes it): the "
+                                    "memory allows more, which the model does not support",
+                                    with_thousands(*model.context_tokens), model.name));
     }
     if (o->context > 0) {
       r.results["recompute_ratio"] = kv_recompute_ratio(o->context);

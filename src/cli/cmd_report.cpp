@@ -156,7 +156,10 @@ void figures(const ReportOptions& o, const DeviceSpec& device, const ModelSpec& 
   }
   for (const KvTypePlan& k : plan.kv) {
     line(text("max context ", k.type.name()), text(Grouped{k.max_context}, " tokens"),
-         text(Fixed{k.bytes_per_token, 0}, " B/token"));
+         k.memory_max_context > k.max_context
+             ? text(Fixed{k.bytes_per_token, 0}, " B/token; the trained context (memory allows ",
+                    Grouped{k.memory_max_context}, ")")
+             : text(Fixed{k.bytes_per_token, 0}, " B/token"));
   }
 
   // Cold load from storage.

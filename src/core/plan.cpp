@@ -135,8 +135,9 @@ std::vector<KvTypePlan> plan_kv(const DeviceSpec& device, const ModelSpec& m, do
   out.reserve(kv_types().size() + 1);  // a kv sweep plans once per combination: one allocation, not one per doubling
   auto add = [&](const KvCacheType& type) {
     const double cache = kv_cache_bytes(m, type, context_tokens, device.kv_cache);
-    out.push_back({type, kv_bytes_per_token(m, type), max_context(m, type, budget, device.kv_cache), cache,
-                   memory_fit(device.memory_bytes, device.reserved_bytes, fixed_bytes, cache)});
+    const std::uint64_t longest = max_context(m, type, budget, device.kv_cache);
+    out.push_back({type, kv_bytes_per_token(m, type), trained_cap(m, longest), cache,
+                   memory_fit(device.memory_bytes, device.reserved_bytes, fixed_bytes, cache), longest});
   };
   for (const KvType& type : kv_types()) {
     if (!kv_cache_refusal(m, type)) add(type);

@@ -92,12 +92,18 @@ TEST(PlanCli, ReportCountsTheBuffersKvCounts) {
     EXPECT_EQ(report["kv_budget_bytes"], kv["budget_bytes"]);
     EXPECT_GT(report["compute_bytes"].get<double>(), 0);
     EXPECT_EQ(report["ubatch"], 256);
-    // fit's longest context is kv's, for the same options.
-    const CliRun fit = run_cli({"fit", "--device", "galaxy-s24-ultra", "--models", "llama-3.2-1b", "--quant", "Q4_0",
-                                "--ubatch", "256", "--parallel", parallel, "--no-mmap", "--allow-beyond-trained",
-                                "--format", "json"});
-    ASSERT_EQ(fit.exit_code, 0) << fit.err;
-    EXPECT_EQ(io::Json::parse(fit.out)["results"]["fits"][0]["max_context"], kv["max_context"]) << "--parallel " << parallel;
+    // fit's longest context is kv's, for the same options: capped at the trained context as kv caps it, and what the
+    // memory allows with --allow-beyond-trained.
+    for (const bool beyond : {false, true}) {
+      std::vector<std::string> args{"fit", "--device", "galaxy-s24-ultra", "--models", "llama-3.2-1b", "--quant", "Q4_0",
+                                    "--ubatch", "256", "--parallel", parallel, "--no-mmap", "--format", "json"};
+      if (beyond) args.push_back("--allow-beyond-trained");
+      const CliRun fit = run_cli(args);
+      ASSERT_EQ(fit.exit_code, 0) << fit.err;
+      EXPECT_EQ(io::Json::parse(fit.out)["results"]["fits"][0]["max_context"],
+                kv[beyond ? "memory_max_context" : "max_context"])
+          << "--parallel " << parallel << (beyond ? " --allow-beyond-trained" : "");
+    }
   }
   const CliRun page = run_cli({"report", "--device", "galaxy-s24-ultra", "--model", "llama-3.2-1b"});
   ASSERT_EQ(page.exit_code, 0) << page.err;

@@ -136,9 +136,10 @@ Result<std::vector<FormatPlan>> plan_decode(const DeviceSpec& device, const Deco
 struct KvTypePlan {
   KvCacheType type;
   double bytes_per_token = 0;
-  std::uint64_t max_context = 0;  // tokens
+  std::uint64_t max_context = 0;  // tokens: the longest the memory holds, at most the trained context (trained_cap)
   double cache_bytes = 0;         // the cache at the context asked for (kv_cache_bytes)
   MemoryFit at_context;           // at the context asked for (the whole budget as headroom at context 0)
+  std::uint64_t memory_max_context = 0;  // tokens: the longest the memory holds, trained context or not
 };
 
 // Every cache type m can use (kv_types() order, K and V alike), then `chosen` when its K and V differ; fixed_bytes
