@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 
 #include "cli/command.hpp"
+#include "edgeplan/core/plan.hpp"
 #include "edgeplan/core/kv.hpp"
 #include "edgeplan/core/lora.hpp"
 #include "edgeplan/util/units.hpp"
@@ -12,8 +13,10 @@ namespace edgeplan::cli {
 namespace {
 
 struct LoraOptions {
-  std::string device, model, quant, targets = "q,k,v,o,gate,up,down", dtype = "F16", adapter;
+  std::string device, model, quant, targets = "q,k,v,o,gate,up,down", dtype = "F16", adapter, kv_type = "f16";
   std::optional<std::uint32_t> rank;
+  std::uint64_t context = 4096;  // as report's
+  RuntimeFlags runtime;
 };
 
 std::vector<LoraTarget> parse_targets(const std::string& text) {
@@ -50,11 +53,16 @@ Runner setup_lora(Options& opts) {
   opts.add(Opt::targets, o->targets).show_default();
   opts.add(Opt::adapter, o->adapter, "A LoRA adapter in GGUF, instead of --rank").excludes(Opt::rank).excludes(Opt::targets);
   opts.add(Opt::dtype, o->dtype).show_default();
+  opts.add(Opt::context, o->context, "Context whose KV cache stays resident beside the adapters (takes k and M: 8k)")
+      .show_default();
+  opts.add(Opt::kv_type, o->kv_type, kv_type_help("KV-cache type at --context")).show_default();
+  add_runtime_options(opts, o->runtime);
   return [o](const Context& ctx) {
     io::Report r;
     r.command = "lora";
     if (!o->rank && o->adapter.empty()) throw UsageError("lora needs --rank R (with --targets) or --adapter FILE.gguf");
-    const DeviceSpec device = ctx.device(o->device, r.inputs);
+    DeviceSpec device = ctx.device(o->device, r.inputs);
+    const RuntimeOptions ro = runtime_options(o->runtime, device);
     if (!device.lora) {
       throw UsageError(fmt::format("device '{}' has no [lora] section: add swap_fixed_us (docs/profiles.md)",
                                    device.name));
@@ -110,9 +118,15 @@ Runner setup_lora(Options& opts) {
     }
     r.tables.push_back(std::move(t));
 
+    // What the adapters share: the memory beside the weights, llama.cpp's buffers and the cache at --context, as
+    // report counts it.
     const WeightSize weights = unwrap(weight_size(model, ft));
-    const double budget = kv_budget_bytes(device.memory_bytes, device.reserved_bytes, weights.bytes);
+    const KvCacheType kv_type = need_kv_type(o->kv_type, model);
+    const ContextFit fit = unwrap(context_fit(device, model, ft, weights.bytes, kv_type, o->context, ro));
+    const double budget = lora_budget_bytes(fit.memory, ro.parallel);
     const LoraResult plan = unwrap(lora_plan(device, {adapter, budget}));
+    r.inputs["context_tokens"] = o->context;
+    r.inputs["kv_type"] = kv_type.name();
 
     r.results["adapter_bytes"] = io::Node::count(adapter.adapter_bytes);
     r.results["adapter_mib"] = adapter.adapter_bytes / units::kMiB;
@@ -137,9 +151,15 @@ Runner setup_lora(Options& opts) {
     r.notes.push_back(fmt::format("hot swap: unload + load {:.1f} us + fixed {:g} us = {:.1f} us",
                                   plan.unload_load_s * units::kUsPerS, device.lora->swap_fixed_s * units::kUsPerS,
                                   plan.swap_s * units::kUsPerS));
-    r.notes.push_back(fmt::format("beside the {} weights ({:.2f} GiB free): {} adapters resident (one slot kept free "
-                                  "to stage a swap); {}",
-                                  ft.name, budget / units::kGiB, plan.resident_adapters,
+    std::string beside = std::string(ft.name) + " weights";
+    if (device.runtime.buffers) beside += ", llama.cpp's buffers";
+    beside += o->context == 0 ? " and no KV cache (--context 0)"
+                              : fmt::format(" and {} {} cache of {} tokens",
+                                            ro.parallel == 1 ? "a" : fmt::format("{} sequences'", ro.parallel),
+                                            kv_type.name(), with_thousands(o->context));
+    r.notes.push_back(fmt::format("beside the {} ({:.2f} GiB free): {} adapters resident (one slot kept free to stage "
+                                  "a swap); {}",
+                                  beside, budget / units::kGiB, plan.resident_adapters,
                                   plan.merged_copies > 0
                                       ? fmt::format("{} merged copies fit", plan.merged_copies)
                                       : std::string("a merged copy does not fit")));

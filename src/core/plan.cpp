@@ -97,6 +97,18 @@ Result<RuntimeFit> runtime_fit(const DeviceSpec& device, const ModelSpec& m, con
   return f;
 }
 
+Result<ContextFit> context_fit(const DeviceSpec& device, const ModelSpec& m, const FileType& ft, double weight_bytes,
+                               const KvCacheType& t, std::uint64_t context_tokens, const RuntimeOptions& o) {
+  Result<RuntimeFit> runtime = runtime_fit(device, m, ft, weight_bytes, t, context_tokens, o);
+  if (!runtime) return runtime.error();
+  const double cache = kv_cache_bytes(m, t, context_tokens, device.kv_cache);
+  return ContextFit{*runtime, memory_fit(device.memory_bytes, device.reserved_bytes, runtime->fixed_bytes, cache)};
+}
+
+double lora_budget_bytes(const MemoryFit& at_context, std::uint32_t parallel) {
+  return std::max(0.0, at_context.headroom_bytes * parallel);
+}
+
 Result<std::vector<FormatPlan>> plan_decode(const DeviceSpec& device, const DecodePlanInputs& in) {
   const ModelSpec& m = *in.model;
   const double kv_bytes = kv_cache_bytes(m, in.kv_type, in.context_tokens, device.kv_cache);
@@ -110,11 +122,11 @@ Result<std::vector<FormatPlan>> plan_decode(const DeviceSpec& device, const Deco
     FormatPlan& f = out.emplace_back();
     f.format = in.formats[i];
     f.weights = in.sizes[i];
-    Result<RuntimeFit> runtime = runtime_fit(device, m, *f.format, f.weights.bytes, in.kv_type, in.context_tokens,
-                                             in.runtime);
-    if (!runtime) return runtime.error();
-    f.runtime = *runtime;
-    f.memory = memory_fit(device.memory_bytes, device.reserved_bytes, f.runtime.fixed_bytes, kv_bytes);
+    Result<ContextFit> fit = context_fit(device, m, *f.format, f.weights.bytes, in.kv_type, in.context_tokens,
+                                         in.runtime);
+    if (!fit) return fit.error();
+    f.runtime = fit->runtime;
+    f.memory = fit->memory;
     const double compute_s =  // the one-token rates where given, else the prefill rate's; 0 when not derived
         device.decode    ? decode_compute_s(*device.decode, m, *f.format, in.context_tokens)
         : device.prefill ? prefill(*device.prefill, in.token_flops, token_attention, f.weights.matmuls, 1).seconds
@@ -237,7 +249,7 @@ Result<PlanResult> plan(const DeviceSpec& device, const ModelSpec& model, const 
   } else if (parts.load) {
     r.load = Error{"device profile has no [storage]: no storage class (class) or read rate (read_gbps), and no page size"};
   }
-  if (parts.lora) r.lora = plan_lora(device, model, in, r.kv_budget_bytes);
+  if (parts.lora) r.lora = plan_lora(device, model, in, lora_budget_bytes(r.chosen().memory, in.runtime.parallel));
   if (parts.place) r.place = plan_place(device, model, in);
   if (parts.route) r.route = plan_route(device, model, in, weights);
   return r;

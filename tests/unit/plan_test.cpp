@@ -73,6 +73,27 @@ TEST(PlanCli, ReportFiguresAreTheSingleCommands) {
   EXPECT_EQ(report["device_share"], route["to_device"].get<double>() / route["request_count"].get<double>());
 }
 
+// lora and report count the same resident adapters on every shipped device for both Llama 3 models, beside the same
+// weights, buffers and 4k KV cache (lora counted beside the weights alone: 138 on an M2 where report said 135, and 2
+// on an iPhone 15 Pro whose 4k cache does not fit).
+TEST(PlanCli, LoraAndReportCountTheSameAdapters) {
+  int compared = 0;
+  for (const io::ProfileText& device : io::list_profiles("devices", {})) {
+    for (const char* model : {"llama-3.2-1b", "llama-3.1-8b"}) {
+      const CliRun page = run_cli({"report", "--device", device.name, "--model", model, "--format", "json"});
+      ASSERT_EQ(page.exit_code, 0) << device.name << " " << model << ": " << page.err;
+      const io::Json adapters = io::Json::parse(page.out)["results"]["lora_resident_adapters"];
+      if (adapters.is_null()) continue;  // no [lora] in the profile
+      EXPECT_EQ(adapters, json_of({"lora", "--device", device.name, "--model", model, "--rank", "16"})["resident_adapters"])
+          << device.name << " " << model;
+      ++compared;
+    }
+  }
+  EXPECT_GT(compared, 20);
+  EXPECT_EQ(json_of({"lora", "--device", "iphone-15-pro", "--model", "llama-3.1-8b", "--rank", "16"})["resident_adapters"],
+            0);
+}
+
 // On a device that counts llama.cpp's buffers, report shows and counts the buffers kv counts, with the same
 // runtime options; check and fit take the same options (a check plan's figures are report's).
 TEST(PlanCli, ReportCountsTheBuffersKvCounts) {

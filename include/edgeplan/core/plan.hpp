@@ -101,6 +101,19 @@ struct RuntimeFit {
 Result<RuntimeFit> runtime_fit(const DeviceSpec& device, const ModelSpec& m, const FileType& ft, double weight_bytes,
                                const KvCacheType& t, std::uint64_t context_tokens, const RuntimeOptions& o);
 
+// runtime_fit, and one sequence's cache at the context within its share (memory_fit): what decode, kv, lora and
+// report take as the memory at a context.
+struct ContextFit {
+  RuntimeFit runtime;
+  MemoryFit memory;
+};
+Result<ContextFit> context_fit(const DeviceSpec& device, const ModelSpec& m, const FileType& ft, double weight_bytes,
+                               const KvCacheType& t, std::uint64_t context_tokens, const RuntimeOptions& o);
+
+// What LoRA adapters may hold beside the weights, llama.cpp's buffers and every sequence's cache at the context (the
+// headroom of each of `parallel` shares); 0 when the cache does not fit.
+double lora_budget_bytes(const MemoryFit& at_context, std::uint32_t parallel);
+
 // Decode figures of one weight format on one device.
 struct FormatPlan {
   const FileType* format = nullptr;
