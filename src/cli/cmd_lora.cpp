@@ -124,7 +124,7 @@ Runner setup_lora(Options& opts) {
     const KvCacheType kv_type = need_kv_type(o->kv_type, model);
     const ContextFit fit = unwrap(context_fit(device, model, ft, weights.bytes, kv_type, o->context, ro));
     const double budget = lora_budget_bytes(fit.memory, ro.parallel);
-    const LoraResult plan = unwrap(lora_plan(device, {adapter, budget}));
+    const LoraResult plan = unwrap(lora_plan(device, {adapter, budget, matmul_bits_per_weight(weights)}));
     r.inputs["context_tokens"] = o->context;
     r.inputs["kv_type"] = kv_type.name();
 
@@ -132,6 +132,7 @@ Runner setup_lora(Options& opts) {
     r.results["adapter_mib"] = adapter.adapter_bytes / units::kMiB;
     r.results["merged_bytes"] = io::Node::count(adapter.merged_bytes);
     r.results["merged_gib"] = adapter.merged_bytes / units::kGiB;
+    r.results["merged_copy_bytes"] = io::Node::count(plan.merged_copy_bytes);
     r.results["unload_load_us"] = plan.unload_load_s * units::kUsPerS;
     r.results["swap_fixed_us"] = device.lora->swap_fixed_s * units::kUsPerS;
     r.results["swap_us"] = plan.swap_s * units::kUsPerS;
@@ -144,9 +145,9 @@ Runner setup_lora(Options& opts) {
 
     r.title = fmt::format("lora: {} on {}", model.name, device.name);
     r.header.push_back("adapter: " + what);
-    r.notes.push_back(fmt::format("adapter {} B = {:.1f} MiB; merged copy {:.2f} GiB; memory ratio {:.2f}%",
+    r.notes.push_back(fmt::format("adapter {} B = {:.1f} MiB; merged deltas {:.2f} GiB in {}; memory ratio {:.2f}%",
                                   rounded_with_thousands(adapter.adapter_bytes),
-                                  adapter.adapter_bytes / units::kMiB, adapter.merged_bytes / units::kGiB,
+                                  adapter.adapter_bytes / units::kMiB, adapter.merged_bytes / units::kGiB, dtype.name,
                                   plan.memory_ratio * 100));
     r.notes.push_back(fmt::format("hot swap: unload + load {:.1f} us + fixed {:g} us = {:.1f} us",
                                   plan.unload_load_s * units::kUsPerS, device.lora->swap_fixed_s * units::kUsPerS,
@@ -158,11 +159,12 @@ Runner setup_lora(Options& opts) {
                                             ro.parallel == 1 ? "a" : fmt::format("{} sequences'", ro.parallel),
                                             kv_type.name(), with_thousands(o->context));
     r.notes.push_back(fmt::format("beside the {} ({:.2f} GiB free): {} adapters resident (one slot kept free to stage "
-                                  "a swap); {}",
+                                  "a swap); {} (the adapted matrices merged, in {}: {:.2f} GiB)",
                                   beside, budget / units::kGiB, plan.resident_adapters,
                                   plan.merged_copies > 0
                                       ? fmt::format("{} merged copies fit", plan.merged_copies)
-                                      : std::string("a merged copy does not fit")));
+                                      : std::string("a merged copy does not fit"),
+                                  ft.name, plan.merged_copy_bytes / units::kGiB));
     return r;
   };
 }

@@ -66,13 +66,14 @@ LoraAdapter lora_adapter(const ModelSpec& m, std::uint32_t rank, const std::vect
     adapter += static_cast<double>(rank * (a.d_in + a.d_out));
     merged += static_cast<double>(d.d_in * d.d_out);
   }
-  return {adapter * m.layers * bytes_per_weight, merged * m.layers * bytes_per_weight};
+  return {adapter * m.layers * bytes_per_weight, merged * m.layers * bytes_per_weight, merged * m.layers};
 }
 
 LoraAdapter lora_adapter(const std::vector<LoraMatrix>& matrices, double merged_bytes_per_weight) {
   LoraAdapter a;
   for (const LoraMatrix& m : matrices) {
     a.adapter_bytes += m.adapter_bytes;
+    a.merged_weights += static_cast<double>(m.shape.d_in * m.shape.d_out);
     a.merged_bytes += static_cast<double>(m.shape.d_in * m.shape.d_out) * merged_bytes_per_weight;
   }
   return a;
@@ -101,8 +102,9 @@ Result<LoraResult> lora_plan(const DeviceSpec& device, const LoraInputs& in) {
   r.swap_s = r.unload_load_s + device.lora->swap_fixed_s;
   r.memory_ratio = in.adapter.adapter_bytes / in.adapter.merged_bytes;
   const std::optional<std::uint64_t> slots = floor_div(in.budget_bytes, in.adapter.adapter_bytes);
-  const std::optional<std::uint64_t> copies = floor_div(in.budget_bytes, in.adapter.merged_bytes);
-  if (!slots || !copies) {
+  r.merged_copy_bytes = in.adapter.merged_weights * in.base_bits_per_weight / 8;
+  const std::optional<std::uint64_t> copies = floor_div(in.budget_bytes, r.merged_copy_bytes);
+  if (!slots || !copies || !(in.adapter.merged_bytes > 0)) {
     return Error{"LoRA: the adapter or merged size is not a positive number of bytes, or the memory budget holds "
                  "2^63 or more of them: check the adapter and the device's memory"};
   }

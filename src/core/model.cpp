@@ -495,6 +495,15 @@ const char* to_string(SizeSource s) {
   return "";
 }
 
+double matmul_bits_per_weight(const WeightSize& w) {
+  double weights = 0, bits = 0;
+  for (const TypedWeights& t : w.matmuls) {
+    weights += t.weights;
+    bits += t.weights * t.type->bits_per_weight();
+  }
+  return weights > 0 ? bits / weights : w.bits_per_weight;
+}
+
 Result<WeightSize> weight_size(const ModelSpec& m, const FileType& ft) {
   // The tensor list under ft's rules, made once (a sweep over model numbers sizes every combination).
   const std::shared_ptr<const std::vector<TypedTensor>> typed_list = typed_or_none(m, ft);

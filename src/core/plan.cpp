@@ -161,14 +161,14 @@ std::vector<KvTypePlan> plan_kv(const DeviceSpec& device, const ModelSpec& m, do
 namespace {
 
 Result<LoraPlan> plan_lora(const DeviceSpec& device, const ModelSpec& model, const PlanInputs& in,
-                           double budget_bytes) {
+                           double budget_bytes, double base_bits_per_weight) {
   if (!in.lora_rank) return Error{"no LoRA rank asked for"};
   if (!device.lora) return Error{"device profile has no [lora]"};
   const std::vector<LoraTarget> all(lora_targets().begin(), lora_targets().end());
   LoraPlan p;
   p.rank = *in.lora_rank;
   p.adapter = lora_adapter(model, p.rank, all, in.lora_bytes_per_weight);
-  auto r = lora_plan(device, {p.adapter, budget_bytes});
+  auto r = lora_plan(device, {p.adapter, budget_bytes, base_bits_per_weight});
   if (!r) return r.error();
   p.result = *r;
   return p;
@@ -249,7 +249,10 @@ Result<PlanResult> plan(const DeviceSpec& device, const ModelSpec& model, const 
   } else if (parts.load) {
     r.load = Error{"device profile has no [storage]: no storage class (class) or read rate (read_gbps), and no page size"};
   }
-  if (parts.lora) r.lora = plan_lora(device, model, in, lora_budget_bytes(r.chosen().memory, in.runtime.parallel));
+  if (parts.lora) {
+    r.lora = plan_lora(device, model, in, lora_budget_bytes(r.chosen().memory, in.runtime.parallel),
+                       matmul_bits_per_weight(weights));
+  }
   if (parts.place) r.place = plan_place(device, model, in);
   if (parts.route) r.route = plan_route(device, model, in, weights);
   return r;

@@ -62,34 +62,47 @@ TEST(Lora, MatricesFromAFile) {
   const LoraAdapter a = lora_adapter(ms, 2);
   EXPECT_EQ(a.adapter_bytes, 1664);
   EXPECT_EQ(a.merged_bytes, (64.0 * 64 + 64 * 16) * 2);
+  EXPECT_EQ(a.merged_weights, 64.0 * 64 + 64 * 16);
 }
 
 TEST(Lora, ChapterPlan) {
   const LoraAdapter a = lora_adapter(ref_8b(LoraShapes::chapter), 16, all(), 2);
   const double budget = kv_budget_bytes(8 * 1073741824.0, 0.8 * 1073741824.0, 5.184e9);
-  const LoraResult r = *lora_plan(phone(), {a, budget});
+  const LoraResult r = *lora_plan(phone(), {a, budget, 4.5});
   EXPECT_NEAR(r.unload_load_s * 1e6, 1727.1, 0.05);
   EXPECT_NEAR(r.swap_s * 1e6, 1977.1, 0.05);
   EXPECT_NEAR(r.memory_ratio * 100, 0.45, 0.005);
   EXPECT_EQ(r.resident_adapters, 42u);  // floor(2.37 GiB / 56 MiB) = 43, one slot kept free
+  // The merged copy in the base's format: the adapted matrices (12.06 GiB in F16) at 4.5 bits, 3.39 GiB: no room.
+  EXPECT_NEAR(r.merged_copy_bytes / 1073741824.0, 12.0625 * 4.5 / 16, 1e-9);
   EXPECT_EQ(r.merged_copies, 0u);
 }
 
+// The merged copy costs the base's bits per weight, not the adapter's type: a Q4_K_M base of a 1.4 GB F16 delta
+// holds ~0.4 GB (it was costed in F16, and "does not fit" on every device).
+TEST(Lora, AMergedCopyIsInTheBasesFormat) {
+  const LoraAdapter a{100, 2000, 1000};  // 1000 weights, F16 deltas
+  EXPECT_EQ(lora_plan(phone(), {a, 2000, 16})->merged_copies, 1u);
+  EXPECT_EQ(lora_plan(phone(), {a, 2000, 4})->merged_copies, 4u);
+  EXPECT_EQ(lora_plan(phone(), {a, 2000, 4})->merged_copy_bytes, 500);
+}
+
 TEST(Lora, NoRoomMeansNoAdapters) {
-  const LoraAdapter a{100, 1000};
-  EXPECT_EQ(lora_plan(phone(), {a, -5})->resident_adapters, 0u);
-  EXPECT_EQ(lora_plan(phone(), {a, 99})->resident_adapters, 0u);
-  EXPECT_EQ(lora_plan(phone(), {a, 100})->resident_adapters, 0u);  // one slot: the staging slot
-  EXPECT_EQ(lora_plan(phone(), {a, 250})->resident_adapters, 1u);
-  EXPECT_EQ(lora_plan(phone(), {a, 2000})->merged_copies, 2u);
+  const LoraAdapter a{100, 1000, 500};
+  EXPECT_EQ(lora_plan(phone(), {a, -5, 16})->resident_adapters, 0u);
+  EXPECT_EQ(lora_plan(phone(), {a, 99, 16})->resident_adapters, 0u);
+  EXPECT_EQ(lora_plan(phone(), {a, 100, 16})->resident_adapters, 0u);  // one slot: the staging slot
+  EXPECT_EQ(lora_plan(phone(), {a, 250, 16})->resident_adapters, 1u);
+  EXPECT_EQ(lora_plan(phone(), {a, 2000, 16})->merged_copies, 2u);
 }
 
 // A rank-0 adapter (0 bytes) reached an infinity-to-integer cast; a count past 2^63 is an error too.
 TEST(Lora, PlanRefusesCountsThatAreNotCounts) {
-  EXPECT_FALSE(lora_plan(phone(), {LoraAdapter{0, 1000}, 1e9}).ok());
-  EXPECT_FALSE(lora_plan(phone(), {LoraAdapter{100, 0}, 1e9}).ok());
-  EXPECT_FALSE(lora_plan(phone(), {LoraAdapter{1, 1}, 1e24}).ok());
-  EXPECT_EQ(lora_plan(phone(), {LoraAdapter{1, 1}, 1e18})->merged_copies, 1000000000000000000u);
+  EXPECT_FALSE(lora_plan(phone(), {LoraAdapter{0, 1000, 500}, 1e9, 16}).ok());
+  EXPECT_FALSE(lora_plan(phone(), {LoraAdapter{100, 0, 0}, 1e9, 16}).ok());
+  EXPECT_FALSE(lora_plan(phone(), {LoraAdapter{100, 1000, 500}, 1e9, 0}).ok());  // no base bits: no merged copy size
+  EXPECT_FALSE(lora_plan(phone(), {LoraAdapter{1, 1, 0.5}, 1e24, 16}).ok());
+  EXPECT_EQ(lora_plan(phone(), {LoraAdapter{1, 1, 0.5}, 1e18, 16})->merged_copies, 1000000000000000000u);
 }
 
 }  // namespace

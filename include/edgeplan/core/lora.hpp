@@ -39,8 +39,9 @@ MatrixShape lora_merged_shape(const ModelSpec& m, LoraTarget t);
 
 // An adapter's size, however it was obtained (from rank and targets, or read from a GGUF file).
 struct LoraAdapter {
-  double adapter_bytes = 0;  // A and B of every target in every layer
-  double merged_bytes = 0;   // the full deltas of the same targets, in the merged copy's type
+  double adapter_bytes = 0;   // A and B of every target in every layer
+  double merged_bytes = 0;    // the full deltas of the same targets, in the adapter's type (the chapter's "merged")
+  double merged_weights = 0;  // the weights of those deltas (of the adapted matrices)
 };
 
 // Sizes of a rank-r adapter on `targets` in every layer, `bytes_per_weight` per stored value (2 for f16).
@@ -68,7 +69,8 @@ std::vector<LoraMatrixGroup> group_lora_matrices(const std::vector<LoraMatrix>& 
 
 struct LoraInputs {
   LoraAdapter adapter;
-  double budget_bytes = 0;   // memory left beside the weights (kv_budget_bytes)
+  double budget_bytes = 0;       // memory left beside the weights, buffers and KV cache (lora_budget_bytes)
+  double base_bits_per_weight = 0;  // the base's matrices (matmul_bits_per_weight): a merged copy is stored so
 };
 
 struct LoraResult {
@@ -76,11 +78,12 @@ struct LoraResult {
   double swap_s = 0;                   // unload_load_s + the device's fixed cost
   double memory_ratio = 0;             // adapter bytes / merged bytes
   std::uint64_t resident_adapters = 0; // floor(budget / adapter) - 1, at least 0
-  std::uint64_t merged_copies = 0;     // floor(budget / merged): 0 means a merged copy does not fit
+  double merged_copy_bytes = 0;        // the adapted matrices merged, in the base's format: merged weights x its bits
+  std::uint64_t merged_copies = 0;     // floor(budget / merged copy): 0 means a merged copy does not fit
 };
 
-// Requires device.lora. Fails when the adapter or merged size is not a positive finite number of bytes, or the
-// budget holds 2^63 or more of them.
+// Requires device.lora. Fails when the adapter, merged or merged-copy size is not a positive finite number of bytes,
+// or the budget holds 2^63 or more of them.
 Result<LoraResult> lora_plan(const DeviceSpec& device, const LoraInputs& in);
 
 }  // namespace edgeplan

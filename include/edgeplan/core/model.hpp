@@ -239,6 +239,10 @@ struct WeightSize {
   std::vector<TypedWeights> matmuls;  // matmul_weights(m, ft): the types prefill runs the prompt's matrices at
 };
 
+// The mean bits per weight of the matrices a prompt token multiplies (WeightSize::matmuls, each at its type): what a
+// copy of those matrices costs in the format; the whole file's bits per weight where the types are not known.
+double matmul_bits_per_weight(const WeightSize& w);
+
 // Weight bytes of model m stored as file type ft. Fails when the model states neither a size for ft,
 // nor a vocabulary, nor a parameter count.
 Result<WeightSize> weight_size(const ModelSpec& m, const FileType& ft);
