@@ -38,7 +38,7 @@ bool positional(const OptionRow& row) { return !row.name.starts_with("-"); }
 
 // The names of a table's entries, blank-separated.
 template <class Entries>
-std::string names_of(const Entries& entries) {
+std::string word_list(const Entries& entries) {
   std::string out;
   for (const auto& e : entries) out += (out.empty() ? "" : " ") + std::string(e.name);
   return out;
@@ -64,9 +64,9 @@ struct Values {
 
 Values values_of(const OptionRow& row) {
   Values v{profile_kind(row.complete), row.complete == Complete::file || row.kind == Kind::output, ""};
-  if (row.complete == Complete::format) v.words = names_of(io::formats());
-  if (row.complete == Complete::weight_format) v.words = names_of(file_types());
-  if (row.complete == Complete::kv_type) v.words = names_of(kv_types());
+  if (row.complete == Complete::format) v.words = word_list(io::formats());
+  if (row.complete == Complete::weight_format) v.words = word_list(file_types());
+  if (row.complete == Complete::kv_type) v.words = word_list(kv_types());
   if (row.complete == Complete::choices) v.words = std::string(row.choices);
   v.stores = v.files = row.complete == Complete::model;
   return v;
