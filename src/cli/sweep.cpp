@@ -133,8 +133,6 @@ Runner parse_command(const Command& command, const std::vector<std::string>& arg
   return runner;
 }
 
-// The columns of a sweep's command lines together (a device without [prefill] gives decode fewer columns than
-// one with it): the first line's columns in order, a column new to a later line placed after the one before it.
 // The swept keys and their values, for the title: "device = phone8g, apple-m2-24g x context = 1024 ... 32768 (32
 // values)" (four values at most are listed).
 std::string axes_text(const std::vector<io::SweepAxis>& axes) {
@@ -147,6 +145,8 @@ std::string axes_text(const std::vector<io::SweepAxis>& axes) {
   return fmt::format("{}", fmt::join(parts, " x "));
 }
 
+// The columns of a sweep's command lines together (a device without [prefill] gives decode fewer columns than
+// one with it): the first line's columns in order, a column new to a later line placed after the one before it.
 // maps[j][k] is where line j's column k goes; a column titled differently by two lines ("fits 2048", "fits 8192")
 // is titled by its key.
 struct SweepColumns {

@@ -72,9 +72,10 @@ LoraAdapter lora_adapter(const ModelSpec& m, std::uint32_t rank, const std::vect
 LoraAdapter lora_adapter(const std::vector<LoraMatrix>& matrices, double merged_bytes_per_weight) {
   LoraAdapter a;
   for (const LoraMatrix& m : matrices) {
+    const double weights = static_cast<double>(m.shape.d_in * m.shape.d_out);
     a.adapter_bytes += m.adapter_bytes;
-    a.merged_weights += static_cast<double>(m.shape.d_in * m.shape.d_out);
-    a.merged_bytes += static_cast<double>(m.shape.d_in * m.shape.d_out) * merged_bytes_per_weight;
+    a.merged_weights += weights;
+    a.merged_bytes += weights * merged_bytes_per_weight;
   }
   return a;
 }

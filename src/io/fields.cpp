@@ -85,6 +85,23 @@ const toml::node* Fields::find(std::string_view key) {
   return table_->get(key);
 }
 
+namespace {
+
+// What is wrong with `v` as a number of `range` ("must be ..."), or nullopt: the one rule of a profile's numbers
+// (Fields::optional_number) and of a sweep's values set in place (number_acceptable).
+std::optional<std::string> number_problem(double v, Range range) {
+  if (!std::isfinite(v)) return "must be a finite number (got " + show(v) + ")";
+  if (std::abs(v) > kMaxMagnitude) return fmt::format("must be at most {:g} in magnitude (got {})", kMaxMagnitude, v);
+  if (v != 0 && !std::isnormal(v)) return fmt::format("must be 0 or a normal number (got {}, a denormal)", v);
+  if ((range == Range::positive || range == Range::unit_interval) && v > 0 && v < kMinPositive) {
+    return fmt::format("must be at least {:g} (got {})", kMinPositive, v);
+  }
+  if (!in_range(v, range)) return "must be " + range_text(range) + " (got " + show(v) + ")";
+  return std::nullopt;
+}
+
+}  // namespace
+
 std::optional<double> Fields::optional_number(std::string_view key, Range range) {
   const toml::node* n = find(key);
   if (!n) return std::nullopt;
@@ -96,21 +113,11 @@ std::optional<double> Fields::optional_number(std::string_view key, Range range)
   } else {
     fail(key, "must be a number, not " + type_name(*n));
   }
-  if (!std::isfinite(v)) fail(key, "must be a finite number (got " + show(v) + ")");
-  if (std::abs(v) > kMaxMagnitude) fail(key, fmt::format("must be at most {:g} in magnitude (got {})", kMaxMagnitude, v));
-  if (v != 0 && !std::isnormal(v)) fail(key, fmt::format("must be 0 or a normal number (got {}, a denormal)", v));
-  if ((range == Range::positive || range == Range::unit_interval) && v > 0 && v < kMinPositive) {
-    fail(key, fmt::format("must be at least {:g} (got {})", kMinPositive, v));
-  }
-  if (!in_range(v, range)) fail(key, "must be " + range_text(range) + " (got " + show(v) + ")");
+  if (const std::optional<std::string> problem = number_problem(v, range)) fail(key, *problem);
   return v;
 }
 
-bool number_acceptable(double v, Range range) {
-  return std::isfinite(v) && std::abs(v) <= kMaxMagnitude && (v == 0 || std::isnormal(v)) &&
-         !((range == Range::positive || range == Range::unit_interval) && v > 0 && v < kMinPositive) &&
-         in_range(v, range);
-}
+bool number_acceptable(double v, Range range) { return !number_problem(v, range); }
 
 double Fields::number(std::string_view key, Range range) {
   auto v = optional_number(key, range);

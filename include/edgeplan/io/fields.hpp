@@ -95,7 +95,8 @@ class Fields {
   std::vector<std::string> read_;
 };
 
-// Whether Fields::number accepts v for `range`: finite, at most kMaxMagnitude in magnitude, in range.
+// Whether Fields::number accepts v for `range`: finite, at most kMaxMagnitude in magnitude, 0 or normal, a positive
+// one at least kMinPositive, in range.
 bool number_acceptable(double v, Range range);
 
 // The number a --set VALUE gives when it is a TOML integer or float (as Fields::number reads it); nullopt when
